@@ -1,0 +1,19 @@
+// Runs every test/**/*.test.ts with node's test runner (TypeScript through tsx), one file at a time:
+// the end-to-end tests each start a real browser, and this machine has 2 cores.
+// Extra arguments are file filters: `npm test -- corpus` runs the files whose path contains "corpus".
+import { spawnSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+
+function find(dir) {
+  return readdirSync(dir, { withFileTypes: true }).flatMap(e =>
+    e.isDirectory() ? (e.name === 'fixtures' ? [] : find(join(dir, e.name))) : e.name.endsWith('.test.ts') ? [join(dir, e.name)] : []);
+}
+const filters = process.argv.slice(2);
+const files = find('test').filter(f => !filters.length || filters.some(x => f.includes(x))).sort();
+if (!files.length) {
+  console.error(`no test files match ${filters.join(' ')}`);
+  process.exit(1);
+}
+const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=1', '--test-timeout=300000', ...files], { stdio: 'inherit' });
+process.exit(result.status ?? 1);

@@ -1,0 +1,34 @@
+/**
+ * What a connection kind can do (DESIGN.md, "One tool layer, many fronts,
+ * many connections"). A tool lists the capabilities it needs; a connection
+ * that lacks one makes the call fail with `capability_unavailable` naming
+ * the kinds that have it.
+ */
+import { ToolError } from '../tools/errors.js';
+
+export type Capability = 'trustedInput' | 'screenshot' | 'snapshot' | 'evaluate' | 'webmcp' | 'userscripts' | 'console';
+
+export type ConnectionKind = 'launch' | 'cdp' | 'extension' | 'userscript';
+
+/** Which connection kinds offer which capability (the kinds not built yet included, per DESIGN.md). */
+export const CAPABILITIES_BY_KIND: Record<ConnectionKind, readonly Capability[]> = {
+  launch: ['trustedInput', 'screenshot', 'snapshot', 'evaluate', 'webmcp', 'console'],
+  cdp: ['trustedInput', 'screenshot', 'snapshot', 'evaluate', 'webmcp', 'console'],
+  extension: ['screenshot', 'snapshot', 'evaluate', 'webmcp', 'userscripts', 'console'],
+  userscript: ['evaluate', 'webmcp', 'userscripts'],
+};
+
+/**
+ * @throws ToolError capability_unavailable when `have` lacks one of `needs`.
+ */
+export function requireCapabilities(needs: readonly Capability[], kind: ConnectionKind, have: ReadonlySet<Capability>): void {
+  for (const need of needs) {
+    if (have.has(need)) continue;
+    const kinds = (Object.keys(CAPABILITIES_BY_KIND) as ConnectionKind[]).filter(k => CAPABILITIES_BY_KIND[k].includes(need));
+    throw new ToolError(
+      'capability_unavailable',
+      `The ${kind} connection cannot do this: it lacks the "${need}" capability.`,
+      `Connect through a kind that has it: ${kinds.join(', ')}.`,
+    );
+  }
+}

@@ -1,0 +1,162 @@
+/**
+ * The `launch` connection: tabwright starts a Chromium-family browser with
+ * playwright-core and owns it (issue #2, "The launch connection").
+ *
+ * - lazily, on the first tool that needs a browser;
+ * - persistent profile under the data dir by default, or a temporary one
+ *   (`--isolated`, removed on close), or `--user-data-dir`;
+ * - always `--enable-features=WebMCP`; `--no-sandbox` as root; the
+ *   background-networking switches that keep a closed network quiet.
+ */
+import { mkdirSync } from 'node:fs';
+import { chromium, type Browser, type BrowserContext } from 'playwright-core';
+import type { Config } from '../../config.js';
+import { logger } from '../../log.js';
+import { firstLine, ToolError } from '../../tools/errors.js';
+import { CAPABILITIES_BY_KIND, type Capability } from '../capabilities.js';
+import type { BrowserConnection } from '../connection.js';
+import { findBrowser, installHint } from './findBrowser.js';
+
+const log = logger('launch');
+
+/** Switches every launch gets, before the user's own. */
+export const BASE_ARGS = [
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--no-default-browser-check',
+];
+
+/**
+ * Merges every `--enable-features=` / `--disable-features=` switch into one
+ * each (Chromium reads only the last of each), so a user's own
+ * `--enable-features=X` does not switch WebMCP off.
+ */
+export function mergeFeatureSwitches(args: string[]): string[] {
+  const enable = new Set<string>();
+  const disable = new Set<string>();
+  const rest: string[] = [];
+  for (const arg of args) {
+    const m = /^--(enable|disable)-features=(.*)$/.exec(arg);
+    if (!m) rest.push(arg);
+    else for (const f of m[2]!.split(',').filter(Boolean)) (m[1] === 'enable' ? enable : disable).add(f);
+  }
+  for (const f of enable) disable.delete(f);
+  if (enable.size) rest.push(`--enable-features=${[...enable].join(',')}`);
+  if (disable.size) rest.push(`--disable-features=${[...disable].join(',')}`);
+  return rest;
+}
+
+/** The full switch list for a launch (exported for tests and `get_bridge_status`). */
+export function launchArgs(config: Config): string[] {
+  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  return mergeFeatureSwitches([...BASE_ARGS, ...(isRoot ? ['--no-sandbox'] : []), '--enable-features=WebMCP', ...config.browserArgs]);
+}
+
+export class LaunchConnection implements BrowserConnection {
+  readonly kind = 'launch' as const;
+  readonly capabilities: ReadonlySet<Capability> = new Set(CAPABILITIES_BY_KIND.launch);
+  private starting: Promise<BrowserContext> | undefined;
+  private ctx: BrowserContext | undefined;
+  private browser: Browser | undefined;
+  private version: string | undefined;
+  private readonly listeners: Array<() => void> = [];
+  private closing = false;
+
+  constructor(private readonly config: Config) {}
+
+  context(): Promise<BrowserContext> {
+    if (this.closing) return Promise.reject(new ToolError('browser_unavailable', 'The server is shutting down.', 'Start the server again.'));
+    this.starting ??= this.start().catch(error => {
+      this.starting = undefined;
+      throw error;
+    });
+    return this.starting;
+  }
+
+  isRunning(): boolean {
+    return this.ctx !== undefined;
+  }
+
+  browserVersion(): string | undefined {
+    return this.version;
+  }
+
+  onDisconnect(listener: () => void): void {
+    this.listeners.push(listener);
+  }
+
+  private async start(): Promise<BrowserContext> {
+    const executablePath = findBrowser(this.config.browser);
+    const args = launchArgs(this.config);
+    const common = {
+      executablePath,
+      headless: this.config.headless,
+      args,
+      // Playwright's own default switches stay; we only drop the ones that hide the browser from the user.
+      ignoreDefaultArgs: ['--enable-automation'],
+      handleSIGINT: false,
+      handleSIGTERM: false,
+      handleSIGHUP: false,
+      timeout: 60_000,
+    };
+    const contextOptions = { viewport: this.config.viewport, acceptDownloads: true };
+    log.info(`launching ${executablePath} headless=${this.config.headless} isolated=${this.config.isolated}`);
+    let ctx: BrowserContext;
+    try {
+      if (this.config.isolated) {
+        this.browser = await chromium.launch(common);
+        ctx = await this.browser.newContext(contextOptions);
+      } else {
+        mkdirSync(this.config.userDataDir, { recursive: true, mode: 0o700 });
+        ctx = await chromium.launchPersistentContext(this.config.userDataDir, { ...common, ...contextOptions });
+        this.browser = ctx.browser() ?? undefined;
+      }
+    } catch (error) {
+      const message = firstLine(error instanceof Error ? error.message : String(error));
+      const locked = /ProcessSingleton|profile.*in use|SingletonLock|existing browser session/i.test(String(error));
+      throw new ToolError(
+        'browser_unavailable',
+        locked
+          ? `The browser profile ${this.config.userDataDir} is in use by another browser process.`
+          : `The browser at ${executablePath} failed to start: ${message}`,
+        locked
+          ? 'Close the other browser or tabwright using this profile, or pass --isolated or --user-data-dir DIR.'
+          : `Check the executable (TABWRIGHT_BROWSER), add switches with --browser-arg, or reinstall: ${installHint()}.`,
+      );
+    }
+    this.version = this.browser ? `${this.browser.browserType().name()} ${this.browser.version()}` : undefined;
+    this.ctx = ctx;
+    ctx.on('close', () => this.disconnected(ctx));
+    log.info(`browser up: ${this.version}`);
+    return ctx;
+  }
+
+  private disconnected(ctx: BrowserContext): void {
+    if (this.ctx !== ctx) return;
+    this.ctx = undefined;
+    this.starting = undefined;
+    log.info('browser closed');
+    for (const listener of this.listeners) listener();
+  }
+
+  async close(): Promise<void> {
+    this.closing = true;
+    const starting = this.starting;
+    this.starting = undefined;
+    const ctx = this.ctx ?? (await starting?.catch(() => undefined));
+    this.ctx = undefined;
+    try {
+      await ctx?.close();
+    } catch (error) {
+      log.warn('closing the browser context failed:', error);
+    }
+    try {
+      await this.browser?.close();
+    } catch (error) {
+      log.warn('closing the browser failed:', error);
+    }
+    this.browser = undefined;
+  }
+}

@@ -1,0 +1,40 @@
+/** The flags every serving command shares (`tabwright mcp`, `tabwright-mcp`), and serving from them. */
+import { Command, Option } from 'commander';
+import { resolveConfig, type ConfigFlags } from './config.js';
+import { setLogFile } from './log.js';
+import { runMcpServer } from './serve.js';
+import { ToolError } from './tools/errors.js';
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+/** Adds the browser and output options shared by every serving command. */
+export function addServerOptions(cmd: Command): Command {
+  return cmd
+    .option('--browser <path>', 'browser executable (env TABWRIGHT_BROWSER; default: auto-detect on PATH)')
+    .option('--headless', 'run the browser headless (default when there is no display)')
+    .option('--headed', 'show the browser window (default when a display exists)')
+    .option('--isolated', 'use a temporary profile, removed on exit (env TABWRIGHT_ISOLATED=1)')
+    .option('--user-data-dir <dir>', 'browser profile folder (env TABWRIGHT_USER_DATA_DIR; default <data dir>/profile)')
+    .option('--browser-arg <arg>', 'extra browser switch, repeatable (env TABWRIGHT_BROWSER_ARGS, space-separated)', collect)
+    .option('--viewport <WxH>', 'viewport size (env TABWRIGHT_VIEWPORT; default 1280x720)')
+    .option('--workspace <dir>', 'folder whose .tabwright/ receives snapshots and screenshots (env TABWRIGHT_WORKSPACE; default cwd)')
+    .addOption(new Option('--output <mode>', 'default output of snapshots and screenshots (env TABWRIGHT_OUTPUT)').choices(['auto', 'inline', 'file']))
+    .option('--log-file <file>', 'write logs to this file instead of stderr (env TABWRIGHT_LOG_FILE)');
+}
+
+/** Serves MCP on stdio with the given flags; exits 2 with a message for bad flags. */
+export async function serveFromFlags(flags: ConfigFlags & { logFile?: string }): Promise<void> {
+  if (flags.logFile) setLogFile(flags.logFile);
+  let config;
+  try {
+    config = resolveConfig(flags);
+  } catch (error) {
+    if (error instanceof ToolError) {
+      process.stderr.write(`tabwright: ${error.message}\n${error.hint}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
+  await runMcpServer(config);
+}
+

@@ -1,0 +1,117 @@
+/**
+ * Server configuration: command-line flags over environment variables over
+ * defaults (issue #2, "The launch connection"; README "Configuration").
+ */
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { ToolError } from './tools/errors.js';
+
+export type OutputMode = 'auto' | 'inline' | 'file';
+
+/** Everything the server needs to know before the first tool call. */
+export interface Config {
+  /** Browser executable; undefined = auto-detect on PATH. */
+  browser?: string;
+  /** true = headless, false = headed. */
+  headless: boolean;
+  /** Temporary profile removed on exit instead of the persistent one. */
+  isolated: boolean;
+  /** Profile directory for the persistent profile. */
+  userDataDir: string;
+  /** Extra Chromium switches. */
+  browserArgs: string[];
+  /** Viewport in CSS pixels. */
+  viewport: { width: number; height: number };
+  /** Folder whose `.tabwright/` receives files the tools write. */
+  workspace: string;
+  /** Default `output` of get_page_context and take_screenshot. */
+  output: OutputMode;
+  /** Config folder (pairing key, rules, endpoint file). */
+  configDir: string;
+  /** Data folder (script store, managed browser profile). */
+  dataDir: string;
+}
+
+/** Flags as commander hands them over; every field optional. */
+export interface ConfigFlags {
+  browser?: string;
+  headless?: boolean;
+  headed?: boolean;
+  isolated?: boolean;
+  userDataDir?: string;
+  browserArg?: string[];
+  viewport?: string;
+  workspace?: string;
+  output?: string;
+}
+
+type Env = Record<string, string | undefined>;
+
+/** `$TABWRIGHT_CONFIG_DIR`, else `$XDG_CONFIG_HOME/tabwright`, else `~/.config/tabwright` (DESIGN.md). */
+export function configDir(env: Env = process.env): string {
+  if (env.TABWRIGHT_CONFIG_DIR) return resolve(env.TABWRIGHT_CONFIG_DIR);
+  return join(env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'tabwright');
+}
+
+/** `$TABWRIGHT_DATA_DIR`, else `$XDG_DATA_HOME/tabwright`, else `~/.local/share/tabwright` (DESIGN.md). */
+export function dataDir(env: Env = process.env): string {
+  if (env.TABWRIGHT_DATA_DIR) return resolve(env.TABWRIGHT_DATA_DIR);
+  return join(env.XDG_DATA_HOME || join(homedir(), '.local', 'share'), 'tabwright');
+}
+
+/** True when a headed browser can show a window here (macOS, Windows, or a Linux display). */
+export function hasDisplay(env: Env = process.env, platform: NodeJS.Platform = process.platform): boolean {
+  if (platform === 'darwin' || platform === 'win32') return true;
+  return Boolean(env.DISPLAY || env.WAYLAND_DISPLAY);
+}
+
+/**
+ * Parses `WxH` (e.g. `1280x720`) into a viewport.
+ * @throws ToolError invalid_arguments for anything else or sizes outside 100..10000.
+ */
+export function parseViewport(text: string): { width: number; height: number } {
+  const m = /^\s*(\d{2,5})\s*[xX×]\s*(\d{2,5})\s*$/.exec(text);
+  const width = m ? Number(m[1]) : NaN;
+  const height = m ? Number(m[2]) : NaN;
+  if (!m || width < 100 || height < 100 || width > 10000 || height > 10000) {
+    throw new ToolError('invalid_arguments', `Viewport "${text}" is not WIDTHxHEIGHT.`, 'Use e.g. --viewport 1280x720 (100..10000 pixels each side).');
+  }
+  return { width, height };
+}
+
+/** Splits `TABWRIGHT_BROWSER_ARGS` on whitespace; double quotes group words. */
+export function splitArgs(text: string | undefined): string[] {
+  if (!text) return [];
+  const out: string[] = [];
+  for (const m of text.matchAll(/"([^"]*)"|(\S+)/g)) out.push(m[1] ?? m[2]!);
+  return out;
+}
+
+/**
+ * Builds the configuration.
+ * @throws ToolError invalid_arguments for a bad viewport or output mode.
+ */
+export function resolveConfig(flags: ConfigFlags = {}, env: Env = process.env): Config {
+  const outputText = flags.output ?? env.TABWRIGHT_OUTPUT ?? 'auto';
+  if (!['auto', 'inline', 'file'].includes(outputText)) {
+    throw new ToolError('invalid_arguments', `Output mode "${outputText}" is unknown.`, 'Use auto, inline or file (--output or TABWRIGHT_OUTPUT).');
+  }
+  let headless = !hasDisplay(env);
+  if (env.TABWRIGHT_HEADLESS === '1' || env.TABWRIGHT_HEADLESS === 'true') headless = true;
+  if (env.TABWRIGHT_HEADLESS === '0' || env.TABWRIGHT_HEADLESS === 'false') headless = false;
+  if (flags.headless) headless = true;
+  if (flags.headed) headless = false;
+  const data = dataDir(env);
+  return {
+    browser: flags.browser ?? (env.TABWRIGHT_BROWSER || undefined),
+    headless,
+    isolated: Boolean(flags.isolated) || env.TABWRIGHT_ISOLATED === '1',
+    userDataDir: resolve(flags.userDataDir ?? env.TABWRIGHT_USER_DATA_DIR ?? join(data, 'profile')),
+    browserArgs: [...splitArgs(env.TABWRIGHT_BROWSER_ARGS), ...(flags.browserArg ?? [])],
+    viewport: parseViewport(flags.viewport ?? env.TABWRIGHT_VIEWPORT ?? '1280x720'),
+    workspace: resolve(flags.workspace ?? env.TABWRIGHT_WORKSPACE ?? process.cwd()),
+    output: outputText as OutputMode,
+    configDir: configDir(env),
+    dataDir: data,
+  };
+}

@@ -1,0 +1,89 @@
+/**
+ * The MCP front: one McpServer per connection, every registry tool
+ * registered from its declaration, each call a thin adapter over invokeTool
+ * (STYLE.md; MCP-SDK-V2.md "Create a server and register a tool").
+ */
+import { McpServer, type McpRequestContext } from '@modelcontextprotocol/server';
+import * as z from 'zod';
+import type { Config } from '../config.js';
+import type { Session } from '../session/session.js';
+import type { CallContext, ClientInfo } from '../tools/context.js';
+import type { AnyTool } from '../tools/define.js';
+import { invokeTool } from '../tools/invoke.js';
+import { TOOLS } from '../tools/registry.js';
+import { VERSION } from '../version.js';
+
+/** JSON Schema of a tool's input, as tools/list, docs/tools.md and `tabwright schema` show it. */
+export function inputJsonSchema(tool: AnyTool): Record<string, unknown> {
+  const schema = z.toJSONSchema(tool.input, { io: 'input', target: 'draft-2020-12' }) as Record<string, unknown>;
+  delete schema.$schema;
+  return schema;
+}
+
+/**
+ * A Standard Schema that advertises the tool's real JSON Schema but lets
+ * every value through, so that invalid input reaches invokeTool and comes
+ * back as our `invalid_arguments` error (type + hint) rather than the SDK's
+ * untyped "Input validation error".
+ */
+function advertisedSchema(tool: AnyTool) {
+  const json = inputJsonSchema(tool);
+  return {
+    '~standard': {
+      version: 1 as const,
+      vendor: 'tabwright',
+      validate: (value: unknown) => ({ value: (value ?? {}) as Record<string, unknown> }),
+      jsonSchema: { input: () => json, output: () => json },
+    },
+  };
+}
+
+const INSTRUCTIONS = [
+  'tabwright drives a real browser. Typical loop: navigate → get_page_context (snapshot with refs like e12) → click/type/fill_form by ref → check what changed.',
+  'Refs are valid for the document they came from; after a navigation take a new snapshot. Tools default to the active tab; pass tabId for another.',
+  'Pages may offer their own tools: list_webmcp_tools, then call_webmcp_tool.',
+].join('\n');
+
+/** Builds the server for one MCP connection (stdio) or request (HTTP). */
+export function buildServer(session: Session, config: Config, request: McpRequestContext): McpServer {
+  const server = new McpServer({ name: 'tabwright', version: VERSION }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+  for (const tool of TOOLS) {
+    server.registerTool(
+      tool.name,
+      {
+        title: tool.title,
+        description: tool.description,
+        inputSchema: advertisedSchema(tool),
+        annotations: {
+          title: tool.title,
+          readOnlyHint: tool.consent === 'observe',
+          destructiveHint: tool.name === 'close_tab' || tool.name === 'execute',
+          idempotentHint: tool.consent === 'observe',
+          openWorldHint: true,
+        },
+      },
+      async (args, ctx) => {
+        const token = ctx.mcpReq._meta?.progressToken;
+        const client: ClientInfo = {
+          protocolVersion: server.server.getNegotiatedProtocolVersion(),
+          era: request.era,
+          name: server.server.getClientVersion()?.name,
+          version: server.server.getClientVersion()?.version,
+        };
+        const call: CallContext = {
+          session,
+          config,
+          signal: ctx.mcpReq.signal,
+          client,
+          async progress(done, total, message) {
+            if (token === undefined) return;
+            await ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, progress: done, total, message } });
+          },
+        };
+        const res = await invokeTool(tool, args, call);
+        return res.build();
+      },
+    );
+  }
+  return server;
+}

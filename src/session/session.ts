@@ -1,0 +1,161 @@
+/**
+ * The session: the tabs of one browser connection, which one is active, the
+ * element refs issued for them, and the in-page runtime injected into every
+ * document (DESIGN.md, "session + policy").
+ */
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { BrowserContext, Page } from 'playwright-core';
+import type { BrowserConnection } from '../browser/connection.js';
+import type { Config } from '../config.js';
+import { logger } from '../log.js';
+import { ToolError } from '../tools/errors.js';
+import { RefRegistry } from './refs.js';
+import { Tab } from './tab.js';
+
+const log = logger('session');
+
+/** The bundled in-page runtime (built by scripts/build.mjs from src/page). */
+export const RUNTIME_PATH = fileURLToPath(new URL('../page/runtime.js', import.meta.url));
+
+export class Session {
+  readonly refs = new RefRegistry();
+  private readonly tabs = new Map<number, Tab>();
+  private readonly registering = new WeakMap<Page, Promise<Tab>>();
+  private nextTabId = 1;
+  private activeId: number | undefined;
+  private ctx: Promise<BrowserContext> | undefined;
+
+  constructor(
+    readonly connection: BrowserConnection,
+    readonly config: Config,
+  ) {
+    connection.onDisconnect(() => {
+      for (const tab of this.tabs.values()) this.forget(tab);
+      this.ctx = undefined;
+    });
+  }
+
+  /** The browser context, launching the browser on first use. */
+  context(): Promise<BrowserContext> {
+    this.ctx ??= this.setUp().catch(error => {
+      this.ctx = undefined;
+      throw error;
+    });
+    return this.ctx;
+  }
+
+  private async setUp(): Promise<BrowserContext> {
+    const ctx = await this.connection.context();
+    if (existsSync(RUNTIME_PATH)) await ctx.addInitScript({ path: RUNTIME_PATH });
+    else log.warn(`in-page runtime missing at ${RUNTIME_PATH}; run npm run build`);
+    ctx.on('page', page => void this.register(page));
+    for (const page of ctx.pages()) await this.register(page);
+    return ctx;
+  }
+
+  /** Returns the Tab for a page, creating it on first sight. */
+  register(page: Page): Promise<Tab> {
+    let pending = this.registering.get(page);
+    if (!pending) {
+      pending = this.createTab(page);
+      this.registering.set(page, pending);
+    }
+    return pending;
+  }
+
+  private async createTab(page: Page): Promise<Tab> {
+    const tab = new Tab(this.nextTabId++, page);
+    this.tabs.set(tab.id, tab);
+    tab.onDocument(old => this.refs.dropDocument(old));
+    page.on('close', () => this.forget(tab));
+    const opener = await page.opener().catch(() => null);
+    if (opener) tab.openerTabId = (await this.register(opener)).id;
+    await tab.attach();
+    this.activeId ??= tab.id;
+    log.debug(`tab ${tab.id} registered (opener ${tab.openerTabId ?? '-'})`);
+    return tab;
+  }
+
+  private forget(tab: Tab): void {
+    if (!this.tabs.has(tab.id)) return;
+    tab.closed = true;
+    this.tabs.delete(tab.id);
+    this.refs.dropDocument(tab.instanceId);
+    if (this.activeId === tab.id) {
+      const opener = tab.openerTabId !== undefined ? this.tabs.get(tab.openerTabId) : undefined;
+      this.activeId = opener?.id ?? [...this.tabs.keys()].pop();
+    }
+  }
+
+  /** The active tab's id, if any tab is open. */
+  get activeTabId(): number | undefined {
+    return this.activeId;
+  }
+
+  /** Open tabs in tabId order (no browser launch). */
+  openTabs(): Tab[] {
+    return [...this.tabs.values()].sort((a, b) => a.id - b.id);
+  }
+
+  /** Whether the browser is up. */
+  get running(): boolean {
+    return this.connection.isRunning();
+  }
+
+  /**
+   * The tab to act on: `tabId`, or the active one (opening a tab if none is open).
+   * @throws ToolError tab_not_found for an unknown or closed tabId.
+   */
+  async tab(tabId?: number): Promise<Tab> {
+    const ctx = await this.context();
+    if (tabId !== undefined) {
+      const tab = this.tabs.get(tabId);
+      if (!tab || tab.closed) throw tabNotFound(tabId);
+      return tab;
+    }
+    const active = this.activeId !== undefined ? this.tabs.get(this.activeId) : undefined;
+    if (active && !active.closed) return active;
+    return this.openTab(ctx);
+  }
+
+  /** Opens a new tab (about:blank) and makes it active unless `background`. */
+  async openTab(ctx?: BrowserContext, background = false): Promise<Tab> {
+    const page = await (ctx ?? (await this.context())).newPage();
+    const tab = await this.register(page);
+    if (!background) this.activeId = tab.id;
+    return tab;
+  }
+
+  /**
+   * Makes a tab active and brings it to the front.
+   * @throws ToolError tab_not_found
+   */
+  async focusTab(tabId: number): Promise<Tab> {
+    const tab = await this.tab(tabId);
+    this.activeId = tab.id;
+    await tab.page.bringToFront();
+    return tab;
+  }
+
+  /**
+   * Closes a tab (beforeunload handlers do not run). The active tab falls
+   * back to the closed tab's opener, else the newest open tab.
+   * @throws ToolError tab_not_found
+   */
+  async closeTab(tabId: number): Promise<void> {
+    const tab = await this.tab(tabId);
+    await tab.page.close();
+    this.forget(tab);
+  }
+
+  /** Closes the browser (and with it every tab). */
+  async close(): Promise<void> {
+    await this.connection.close();
+  }
+}
+
+/** The error for a tabId that is not open. */
+export function tabNotFound(tabId: number): ToolError {
+  return new ToolError('tab_not_found', `There is no open tab ${tabId}.`, 'Call list_tabs for the open tabs and their tabIds.');
+}

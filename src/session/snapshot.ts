@@ -1,0 +1,98 @@
+/**
+ * Snapshots and ref resolution (DESIGN.md, "snapshot"; issue #2,
+ * `get_page_context`).
+ *
+ * The snapshot is Playwright's AI-mode aria snapshot (YAML-like lines, one
+ * node each, iframe content nested under its iframe). Playwright's per-frame
+ * refs (`e5`, `f1e3`) are rewritten to tabwright refs that are unique in the
+ * process (see refs.ts), so one ref names tab, document and element.
+ */
+import type { Locator } from 'playwright-core';
+import { firstLine, ToolError } from '../tools/errors.js';
+import type { Session } from './session.js';
+import type { Tab } from './tab.js';
+
+export interface Snapshot {
+  /** The snapshot text with tabwright refs. */
+  text: string;
+  /** Number of refs in it. */
+  refCount: number;
+  /** Document revision it was taken on. */
+  revision: number;
+  instanceId: string;
+}
+
+const REF_PATTERN = /\[ref=([a-z0-9]+)\]/g;
+
+/**
+ * Takes a snapshot of the whole page, or of the first element matching
+ * `selector` (a CSS or Playwright selector).
+ * @throws ToolError invalid_arguments when `selector` is malformed or matches nothing.
+ */
+export async function takeSnapshot(session: Session, tab: Tab, opts: { selector?: string; timeoutMs?: number } = {}): Promise<Snapshot> {
+  const timeout = opts.timeoutMs ?? 15_000;
+  const instanceId = tab.instanceId;
+  const revision = tab.revision;
+  let raw: string;
+  if (opts.selector) {
+    const locator = tab.page.locator(opts.selector);
+    let count: number;
+    try {
+      count = await locator.count();
+    } catch (error) {
+      throw new ToolError('invalid_arguments', `The selector is not valid: ${firstLine(String(error))}`, 'Pass a CSS selector such as "main" or "#results", or omit selector for the whole page.');
+    }
+    if (count === 0) throw new ToolError('invalid_arguments', 'The selector matches no element on the page.', 'Check the selector against the page, or omit it for the whole page.');
+    raw = await locator.first().ariaSnapshot({ mode: 'ai', timeout });
+    tab.lastSnapshotScoped = true;
+  } else {
+    raw = await tab.page.ariaSnapshot({ mode: 'ai', timeout });
+    tab.lastSnapshotScoped = false;
+  }
+  let refCount = 0;
+  const text = raw.replace(REF_PATTERN, (_, ariaRef: string) => {
+    refCount++;
+    return `[ref=${session.refs.assign(tab.id, instanceId, ariaRef)}]`;
+  });
+  return { text, refCount, revision, instanceId };
+}
+
+/** What a ref resolves to. */
+export interface ResolvedRef {
+  tab: Tab;
+  locator: Locator;
+}
+
+/**
+ * Resolves a ref to its element. Never resolves to an element of another
+ * document: a ref from an older revision or a closed tab is `stale_ref`.
+ * @throws ToolError stale_ref, invalid_arguments (not a ref), tab_not_found.
+ */
+export async function resolveRef(session: Session, ref: string): Promise<ResolvedRef> {
+  const found = session.refs.lookup(ref);
+  const retake = 'Call get_page_context for a fresh snapshot and use its refs.';
+  if (found.status === 'unknown') {
+    throw new ToolError('invalid_arguments', `"${ref.slice(0, 40)}" is not a ref tabwright issued.`, `Refs look like e12 and come from get_page_context. ${retake}`);
+  }
+  if (found.status === 'stale') {
+    throw new ToolError('stale_ref', `Ref ${ref} belongs to a document that has since been replaced or closed.`, retake);
+  }
+  const { tabId, instanceId, ariaRef } = found.target;
+  const tab = await session.tab(tabId).catch(() => {
+    throw new ToolError('stale_ref', `Ref ${ref} belongs to tab ${tabId}, which is closed.`, retake);
+  });
+  if (tab.instanceId !== instanceId) {
+    throw new ToolError('stale_ref', `Ref ${ref} is from an older revision of tab ${tabId} (now revision ${tab.revision}).`, retake);
+  }
+  if (tab.lastSnapshotScoped) {
+    // Playwright resolves refs against the newest snapshot of the frame; after a
+    // selector-scoped snapshot, refresh the whole page so refs outside it resolve.
+    await tab.page.ariaSnapshot({ mode: 'ai', timeout: 15_000 });
+    tab.lastSnapshotScoped = false;
+  }
+  const locator = tab.page.getByRef(ariaRef);
+  if ((await locator.count()) === 0) {
+    throw new ToolError('stale_ref', `The element of ref ${ref} is no longer on the page (it was removed or re-rendered).`, retake);
+  }
+  return { tab, locator };
+}

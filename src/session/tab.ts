@@ -1,0 +1,196 @@
+/**
+ * One page target and its documents (DESIGN.md, "tab" and "document").
+ *
+ * - `id`: small integer, never reused in a process.
+ * - `instanceId`: opaque id of the loaded document (Chromium's loader id).
+ * - `revision`: starts at 1, +1 each time the main frame's document is
+ *   replaced; unchanged by same-document navigation (pushState, #hash).
+ *
+ * The tab keeps its own CDP session: document changes come from
+ * `Page.frameNavigated` (cross-document only; same-document navigations are
+ * `Page.navigatedWithinDocument`), and title/URL come from
+ * `Target.getTargetInfo`, which the browser answers even while the page's
+ * main thread is stuck in a loop.
+ */
+import type { CDPSession, Dialog, Page } from 'playwright-core';
+import { logger } from '../log.js';
+import { ConsoleBuffer, levelOf } from './consoleBuffer.js';
+
+const log = logger('tab');
+
+/** A dialog the page opened, as reported to the caller. */
+export interface DialogRecord {
+  seq: number;
+  type: string;
+  message: string;
+  defaultValue?: string;
+  /** What tabwright did with it. */
+  action: 'dismissed' | 'accepted';
+}
+
+export interface TabInfo {
+  tabId: number;
+  url: string;
+  title: string;
+  active: boolean;
+  instanceId: string;
+  revision: number;
+  openerTabId?: number;
+}
+
+export class Tab {
+  readonly console = new ConsoleBuffer();
+  readonly dialogs: DialogRecord[] = [];
+  instanceId = 'pending';
+  revision = 1;
+  openerTabId: number | undefined;
+  /** True when the newest snapshot covered only a `selector` (see resolveRef). */
+  lastSnapshotScoped = false;
+  closed = false;
+  private cdp: CDPSession | undefined;
+  private cachedTitle = '';
+  private dialogSeq = 0;
+  private readonly documentListeners: Array<(oldInstanceId: string) => void> = [];
+
+  constructor(
+    readonly id: number,
+    readonly page: Page,
+  ) {
+    page.on('console', msg => {
+      const loc = msg.location();
+      this.console.push({
+        level: levelOf(msg.type()),
+        kind: 'console',
+        text: msg.text(),
+        source: loc.url ? { url: loc.url, line: loc.lineNumber, column: loc.columnNumber } : undefined,
+        timestamp: Date.now(),
+        revision: this.revision,
+      });
+    });
+    page.on('pageerror', error => {
+      this.console.push({
+        level: 'error',
+        kind: 'exception',
+        text: error.stack || `${error.name}: ${error.message}`,
+        timestamp: Date.now(),
+        revision: this.revision,
+      });
+    });
+    page.on('dialog', dialog => void this.onDialog(dialog));
+    page.on('close', () => {
+      this.closed = true;
+    });
+  }
+
+  /** Attaches the tab's CDP session; call once before use. */
+  async attach(): Promise<void> {
+    try {
+      this.cdp = await this.page.context().newCDPSession(this.page);
+      this.cdp.on('Page.frameNavigated', event => {
+        if (event.frame.parentId) return;
+        this.newDocument(event.frame.loaderId);
+      });
+      await this.cdp.send('Page.enable');
+      const { frameTree } = await this.cdp.send('Page.getFrameTree');
+      if (this.instanceId === 'pending') this.instanceId = frameTree.frame.loaderId;
+    } catch (error) {
+      if (!this.closed) log.warn(`tab ${this.id}: CDP attach failed:`, error);
+      if (this.instanceId === 'pending') this.instanceId = `doc-${this.id}-1`;
+    }
+  }
+
+  private newDocument(loaderId: string): void {
+    if (loaderId === this.instanceId) return;
+    const old = this.instanceId;
+    this.instanceId = loaderId;
+    if (old !== 'pending') this.revision += 1;
+    this.lastSnapshotScoped = false;
+    for (const listener of this.documentListeners) listener(old);
+  }
+
+  /** Called with the old instanceId whenever the document is replaced. */
+  onDocument(listener: (oldInstanceId: string) => void): void {
+    this.documentListeners.push(listener);
+  }
+
+  private async onDialog(dialog: Dialog): Promise<void> {
+    // Dialogs never block a call: tabwright answers them at once and reports them
+    // in the result of the call that caused them (issue #2; P3 adds handle_dialog).
+    const accept = dialog.type() === 'alert';
+    this.dialogs.push({
+      seq: ++this.dialogSeq,
+      type: dialog.type(),
+      message: dialog.message(),
+      defaultValue: dialog.type() === 'prompt' ? dialog.defaultValue() : undefined,
+      action: accept ? 'accepted' : 'dismissed',
+    });
+    if (this.dialogs.length > 100) this.dialogs.shift();
+    try {
+      await (accept ? dialog.accept() : dialog.dismiss());
+    } catch (error) {
+      log.debug('dialog already closed', error);
+    }
+  }
+
+  /** Sequence number of the newest dialog (0 when none). */
+  get lastDialogSeq(): number {
+    return this.dialogSeq;
+  }
+
+  /** The tab's CDP session (undefined if attaching failed). */
+  get session(): CDPSession | undefined {
+    return this.cdp;
+  }
+
+  /**
+   * URL and title without touching the page's main thread (a busy page still answers).
+   * Falls back to Playwright's cached URL and the last title seen.
+   */
+  async urlAndTitle(): Promise<{ url: string; title: string }> {
+    if (this.cdp && !this.closed) {
+      try {
+        const info = await withTimeout(this.cdp.send('Target.getTargetInfo'), 1000);
+        if (info) {
+          this.cachedTitle = info.targetInfo.title;
+          return { url: info.targetInfo.url, title: info.targetInfo.title };
+        }
+      } catch (error) {
+        log.debug('Target.getTargetInfo failed', error);
+      }
+    }
+    return { url: this.page.url(), title: this.cachedTitle };
+  }
+
+  async info(active: boolean): Promise<TabInfo> {
+    const { url, title } = await this.urlAndTitle();
+    return { tabId: this.id, url, title, active, instanceId: this.instanceId, revision: this.revision, openerTabId: this.openerTabId };
+  }
+
+  /**
+   * True when the page's main thread answers a trivial evaluation within `ms`.
+   * A page stuck in a loop answers false.
+   */
+  async responsive(ms = 500): Promise<boolean> {
+    if (!this.cdp || this.closed) return false;
+    const answer = await withTimeout(this.cdp.send('Runtime.evaluate', { expression: '1', returnByValue: true }).then(() => true, () => false), ms);
+    return answer === true;
+  }
+
+  /** Stops the JavaScript that is running on the page's main thread (a loop), if any. */
+  async terminateExecution(): Promise<void> {
+    if (!this.cdp || this.closed) return;
+    if (await this.responsive()) return; // nothing is running; terminating would hit the next script
+    await this.cdp.send('Runtime.terminateExecution').catch(error => log.debug('terminateExecution failed', error));
+  }
+}
+
+/** Resolves to the promise's value, or undefined after `ms` milliseconds. */
+export function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout;
+  return Promise.race([
+    promise.finally(() => clearTimeout(timer)),
+    new Promise<undefined>(resolve => {
+      timer = setTimeout(() => resolve(undefined), ms);
+    }),
+  ]);
+}

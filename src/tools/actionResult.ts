@@ -1,0 +1,64 @@
+/**
+ * What changed during an action (issue #2: "Each returns what changed:
+ * navigation (new URL, revision), dialogs opened, new console errors, and,
+ * only when `snapshot: true` is passed, a fresh snapshot").
+ */
+import * as z from 'zod';
+import { takeSnapshot } from '../session/snapshot.js';
+import type { Session } from '../session/session.js';
+import type { Tab } from '../session/tab.js';
+import type { ToolResponse } from './response.js';
+
+/** The `snapshot` flag every action tool accepts. */
+export const snapshotFlag = z.boolean().optional().describe('Return a fresh snapshot of the page after the action (costs tokens; default false)');
+
+/** Longest wait for a navigation the action started, in ms. */
+const SETTLE_MS = 10_000;
+
+/**
+ * Runs `action` on `tab` and reports on `res` what it changed. `label` is
+ * the first line of the text ("Clicked e5").
+ */
+export async function runAction(session: Session, tab: Tab, label: string, res: ToolResponse, opts: { snapshot?: boolean }, action: () => Promise<void>): Promise<void> {
+  const before = {
+    url: tab.page.url(),
+    revision: tab.revision,
+    consoleSeq: tab.console.lastSeq,
+    dialogSeq: tab.lastDialogSeq,
+    tabIds: new Set(session.openTabs().map(t => t.id)),
+  };
+  await action();
+  if (!tab.closed) await tab.page.waitForLoadState('domcontentloaded', { timeout: SETTLE_MS }).catch(() => undefined);
+  res.text(label).set('tabId', tab.id);
+
+  if (tab.closed) {
+    res.text(`Tab ${tab.id} closed during the action; the active tab is now ${session.activeTabId ?? 'none'}.`).set('tabClosed', true);
+  } else {
+    const url = tab.page.url();
+    if (url !== before.url || tab.revision !== before.revision) {
+      const replaced = tab.revision !== before.revision;
+      res.text(`${replaced ? 'Navigated' : 'URL changed (same document)'} to ${url} (revision ${tab.revision}).`);
+      res.set('navigation', { url, revision: tab.revision, instanceId: tab.instanceId, sameDocument: !replaced });
+    }
+    res.set('revision', tab.revision);
+  }
+  const dialogs = tab.dialogs.filter(d => d.seq > before.dialogSeq).map(({ seq: _seq, ...d }) => d);
+  if (dialogs.length) {
+    res.set('dialogs', dialogs);
+    for (const d of dialogs) res.text(`A ${d.type} dialog opened ("${d.message.slice(0, 200)}") and was ${d.action}.`);
+  }
+  const errors = tab.console.errorsSince(before.consoleSeq);
+  if (errors.length) {
+    res.set('consoleErrors', errors.map(e => ({ seq: e.seq, text: e.text.slice(0, 500) })));
+    res.text(`${errors.length} new console error${errors.length > 1 ? 's' : ''}: ${errors.slice(0, 3).map(e => e.text.split('\n')[0]!.slice(0, 200)).join(' | ')}`);
+  }
+  const opened = session.openTabs().filter(t => !before.tabIds.has(t.id));
+  if (opened.length) {
+    res.set('newTabs', opened.map(t => ({ tabId: t.id, openerTabId: t.openerTabId })));
+    res.text(`New tab${opened.length > 1 ? 's' : ''} opened: ${opened.map(t => t.id).join(', ')} (the active tab stays ${session.activeTabId}).`);
+  }
+  if (opts.snapshot && !tab.closed) {
+    const snap = await takeSnapshot(session, tab);
+    res.set('snapshot', snap.text).text(`\n${snap.text}`);
+  }
+}

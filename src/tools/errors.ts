@@ -1,0 +1,65 @@
+/**
+ * Tool errors with stable `type` strings (issue #2, "Errors"; docs/errors.md).
+ * Numbers and messages may change between releases; types do not.
+ */
+
+/** Every error type a tool can return. Adding one means documenting it in docs/errors.md. */
+export const ERROR_TYPES = [
+  'browser_unavailable',
+  'tab_not_found',
+  'stale_ref',
+  'element_not_actionable',
+  'timeout',
+  'cancelled',
+  'navigation_failed',
+  'invalid_arguments',
+  'evaluation_failed',
+  'result_too_large',
+  'webmcp_tool_not_found',
+  'capability_unavailable',
+  'internal',
+] as const;
+
+export type ErrorType = (typeof ERROR_TYPES)[number];
+
+/** The wire shape of an error: `structuredContent.error` of an `isError` result. */
+export interface ToolErrorData {
+  type: ErrorType;
+  message: string;
+  hint: string;
+}
+
+/**
+ * An error a tool reports to its caller. `message` says what went wrong,
+ * `hint` says what to do next. Never put typed text or evaluated source in
+ * either (issue #2).
+ */
+export class ToolError extends Error {
+  constructor(
+    readonly type: ErrorType,
+    message: string,
+    readonly hint: string,
+  ) {
+    super(message);
+    this.name = 'ToolError';
+  }
+
+  toData(): ToolErrorData {
+    return { type: this.type, message: this.message, hint: this.hint };
+  }
+}
+
+/** Converts anything thrown by a handler to a ToolError; unknown errors become `internal`. */
+export function toToolError(error: unknown): ToolError {
+  if (error instanceof ToolError) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  if (/Target page, context or browser has been closed|Target closed|Browser has been closed/i.test(message)) {
+    return new ToolError('tab_not_found', 'The tab or browser closed during the call.', 'Call list_tabs to see the open tabs.');
+  }
+  return new ToolError('internal', firstLine(message), 'This is a tabwright bug if it repeats; run with TABWRIGHT_LOG=debug and report the log.');
+}
+
+/** The first line of a (Playwright) error message, without its call log. */
+export function firstLine(message: string): string {
+  return message.split('\n')[0]!.replace(/^\w+\.\w+: /, '').trim();
+}

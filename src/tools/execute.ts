@@ -1,0 +1,122 @@
+/**
+ * execute (issue #2): run the body of an async function in a page and
+ * return its value as JSON, with a size cap and a timeout that also stops a
+ * runaway loop.
+ */
+import { readFileSync } from 'node:fs';
+import { Script } from 'node:vm';
+import * as z from 'zod';
+import { RUNTIME_PATH } from '../session/session.js';
+import type { Tab } from '../session/tab.js';
+import { defineTool } from './define.js';
+import { toToolError, ToolError } from './errors.js';
+import { tabIdField } from './schemas.js';
+
+export const DEFAULT_MAX_BYTES = 16 * 1024;
+export const MAX_MAX_BYTES = 2 * 1024 * 1024;
+
+interface RunResult {
+  ok: boolean;
+  json?: string;
+  bytes?: number;
+  tooLarge?: number;
+  error?: { name: string; message: string };
+}
+
+/**
+ * Wraps user code as an async arrow function: a single expression returns
+ * its value; anything else is a function body (use `return`).
+ * @throws ToolError invalid_arguments on a syntax error (the source is not echoed).
+ */
+export function wrapCode(code: string): string {
+  const asExpression = `async () => (\n${code}\n)`;
+  try {
+    new Script(`(${asExpression})`);
+    return asExpression;
+  } catch {
+    // not a single expression
+  }
+  const asBody = `async () => {\n${code}\n}`;
+  try {
+    new Script(`(${asBody})`);
+    return asBody;
+  } catch (error) {
+    const message = error instanceof SyntaxError ? error.message : 'syntax error';
+    throw new ToolError('invalid_arguments', `The code does not parse: ${message}.`, 'Pass one expression, or a function body that uses return.');
+  }
+}
+
+let runtimeSource: string | undefined;
+
+async function runInPage(tab: Tab, fn: string, maxBytes: number): Promise<RunResult> {
+  const expression = `globalThis.__tabwright ? globalThis.__tabwright.run(${fn}, ${maxBytes}) : 'runtime-missing'`;
+  const first = await tab.page.evaluate(expression) as RunResult | 'runtime-missing';
+  if (first !== 'runtime-missing') return first;
+  // Documents that existed before the session injected its runtime (the first tab of a profile).
+  runtimeSource ??= readFileSync(RUNTIME_PATH, 'utf8');
+  await tab.page.evaluate(runtimeSource);
+  return await tab.page.evaluate(expression) as RunResult;
+}
+
+export const execute = defineTool({
+  name: 'execute',
+  title: 'Execute JavaScript',
+  description:
+    'Run JavaScript in a tab\'s page (main frame) as the body of an async function: a single expression returns its value, await works, otherwise use return. ' +
+    'Returns {value} as JSON (DOM nodes are described, cycles marked). Results over maxBytes fail with result_too_large; return less.',
+  needs: ['evaluate'],
+  consent: 'sensitive',
+  launchesBrowser: true,
+  input: z.object({
+    tabId: tabIdField,
+    code: z.string().min(1).max(1_000_000).describe('JavaScript: one expression (its value is returned) or an async function body with return'),
+    timeoutSec: z.number().int().min(1).max(300).optional().describe('Time limit in seconds, 1..300 (default 30); a runaway script is stopped'),
+    maxBytes: z.number().int().min(1024).max(MAX_MAX_BYTES).optional().describe(`Largest JSON result in bytes, 1024..${MAX_MAX_BYTES} (default ${DEFAULT_MAX_BYTES})`),
+  }),
+  async handle({ tabId, code, timeoutSec, maxBytes }, { session, signal }, res) {
+    const fn = wrapCode(code);
+    const tab = await session.tab(tabId);
+    const limit = maxBytes ?? DEFAULT_MAX_BYTES;
+    const seconds = timeoutSec ?? 30;
+    let timer: NodeJS.Timeout | undefined;
+    let onAbort: (() => void) | undefined;
+    const stop = new Promise<'timeout' | 'cancelled'>(resolve => {
+      timer = setTimeout(() => resolve('timeout'), seconds * 1000);
+      onAbort = () => resolve('cancelled');
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+    const run = runInPage(tab, fn, limit).then(
+      result => ({ result }),
+      error => ({ error }),
+    );
+    const outcome = await Promise.race([run, stop]).finally(() => {
+      clearTimeout(timer);
+      if (onAbort) signal.removeEventListener('abort', onAbort);
+    });
+    if (outcome === 'timeout' || outcome === 'cancelled') {
+      const stuck = !(await tab.responsive());
+      if (stuck) await tab.terminateExecution();
+      if (outcome === 'cancelled') throw new ToolError('cancelled', 'The call was cancelled.', 'Send it again if still wanted.');
+      throw new ToolError(
+        'timeout',
+        `The code did not finish within ${seconds} s${stuck ? '; it was busy (a loop) and has been stopped' : ''}.`,
+        'Make the code finish sooner, or raise timeoutSec (up to 300).',
+      );
+    }
+    if ('error' in outcome) {
+      const err = toToolError(outcome.error);
+      if (err.type !== 'internal') throw err;
+      throw new ToolError('evaluation_failed', `The page could not run the code: ${err.message}`, 'Check the tab is showing a page (not a crashed or closed one) and try again.');
+    }
+    const result = outcome.result;
+    if (result.error) {
+      throw new ToolError('evaluation_failed', `The page threw ${result.error.name}: ${result.error.message.slice(0, 2000)}`, 'Fix the code; the message is the page\'s own.');
+    }
+    if (result.tooLarge !== undefined) {
+      throw new ToolError('result_too_large', `The result is ${result.tooLarge} bytes of JSON, over maxBytes ${limit}.`, `Return less (select fields, slice arrays), or raise maxBytes (up to ${MAX_MAX_BYTES}).`);
+    }
+    const value: unknown = JSON.parse(result.json ?? 'null');
+    res.merge({ tabId: tab.id, value, bytes: result.bytes });
+    res.text(result.json ?? 'null');
+  },
+});

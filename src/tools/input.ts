@@ -1,0 +1,219 @@
+/**
+ * Element and keyboard tools (issue #2): click, type, fill_form,
+ * select_option, press_key, hover, scroll. Each reports what changed
+ * (actionResult.ts) and takes refs from get_page_context.
+ */
+import * as z from 'zod';
+import type { Locator } from 'playwright-core';
+import { resolveRef, type ResolvedRef } from '../session/snapshot.js';
+import { actionError } from './actionErrors.js';
+import { runAction, snapshotFlag } from './actionResult.js';
+import { defineTool } from './define.js';
+import { ToolError } from './errors.js';
+import { refField, tabIdField, timeoutMsField } from './schemas.js';
+
+const ACTION_TIMEOUT = 5_000;
+const modifiers = z.array(z.enum(['Alt', 'Control', 'ControlOrMeta', 'Meta', 'Shift'])).max(5).optional()
+  .describe('Keys held during the click');
+
+async function act(what: string, fn: () => Promise<unknown>): Promise<void> {
+  try {
+    await fn();
+  } catch (error) {
+    throw actionError(error, what);
+  }
+}
+
+export const click = defineTool({
+  name: 'click',
+  title: 'Click',
+  description: 'Click an element by ref (scrolls it into view first). Fails with element_not_actionable when it is hidden, disabled or covered.',
+  needs: ['trustedInput'],
+  consent: 'interact',
+  launchesBrowser: true,
+  input: z.object({
+    ref: refField,
+    button: z.enum(['left', 'right', 'middle']).optional().describe('Mouse button (default left)'),
+    doubleClick: z.boolean().optional().describe('Double-click instead of a single click'),
+    modifiers,
+    timeoutMs: timeoutMsField(ACTION_TIMEOUT),
+    snapshot: snapshotFlag,
+  }),
+  async handle({ ref, button, doubleClick, modifiers: mods, timeoutMs, snapshot }, { session }, res) {
+    const { tab, locator } = await resolveRef(session, ref);
+    const opts = { button, modifiers: mods, timeout: timeoutMs ?? ACTION_TIMEOUT };
+    await runAction(session, tab, `${doubleClick ? 'Double-clicked' : 'Clicked'} ${ref}.`, res, { snapshot }, () =>
+      act(`click ${ref}`, () => (doubleClick ? locator.dblclick(opts) : locator.click(opts))));
+  },
+});
+
+export const type = defineTool({
+  name: 'type',
+  title: 'Type text',
+  description: 'Replace the text of an input, textarea or contenteditable element by ref; submit: true presses Enter afterwards.',
+  needs: ['trustedInput'],
+  consent: 'interact',
+  launchesBrowser: true,
+  input: z.object({
+    ref: refField,
+    text: z.string().max(100_000).describe('Text to enter (replaces the current value)'),
+    submit: z.boolean().optional().describe('Press Enter after typing (default false)'),
+    timeoutMs: timeoutMsField(ACTION_TIMEOUT),
+    snapshot: snapshotFlag,
+  }),
+  async handle({ ref, text, submit, timeoutMs, snapshot }, { session }, res) {
+    const { tab, locator } = await resolveRef(session, ref);
+    const timeout = timeoutMs ?? ACTION_TIMEOUT;
+    await runAction(session, tab, `Typed ${text.length} characters into ${ref}${submit ? ' and pressed Enter' : ''}.`, res, { snapshot }, async () => {
+      await act(`type into ${ref}`, () => locator.fill(text, { timeout }));
+      if (submit) await act(`press Enter in ${ref}`, () => locator.press('Enter', { timeout }));
+    });
+  },
+});
+
+/** Fills one field according to what the element is. */
+async function fillField(locator: Locator, ref: string, value: string | boolean | string[], timeout: number): Promise<void> {
+  const kind = await locator.evaluate(el => {
+    const tag = el.tagName.toLowerCase();
+    const t = (el.getAttribute('type') ?? '').toLowerCase();
+    const role = el.getAttribute('role') ?? '';
+    if (tag === 'select') return 'select';
+    if ((tag === 'input' && (t === 'checkbox' || t === 'radio')) || ['checkbox', 'radio', 'switch', 'menuitemcheckbox'].includes(role)) return 'check';
+    return 'text';
+  });
+  if (kind === 'select') {
+    await act(`select options in ${ref}`, () => locator.selectOption(Array.isArray(value) ? value : String(value), { timeout }));
+  } else if (kind === 'check') {
+    if (typeof value !== 'boolean' && value !== 'true' && value !== 'false') {
+      throw new ToolError('invalid_arguments', `Field ${ref} is a checkbox or radio; its value must be true or false.`, 'Pass value: true to check it, false to uncheck it.');
+    }
+    await act(`check ${ref}`, () => locator.setChecked(value === true || value === 'true', { timeout }));
+  } else {
+    if (typeof value !== 'string') {
+      throw new ToolError('invalid_arguments', `Field ${ref} takes text; its value must be a string.`, 'Pass the text as a string.');
+    }
+    await act(`fill ${ref}`, () => locator.fill(value, { timeout }));
+  }
+}
+
+export const fillForm = defineTool({
+  name: 'fill_form',
+  title: 'Fill form',
+  description: 'Fill several fields at once: text inputs and textareas get text, checkboxes and radios true/false, selects an option value or label (or a list for multi-selects).',
+  needs: ['trustedInput'],
+  consent: 'interact',
+  launchesBrowser: true,
+  input: z.object({
+    fields: z.array(z.object({
+      ref: refField,
+      value: z.union([z.string().max(100_000), z.boolean(), z.array(z.string())]).describe('Text, true/false for checkboxes and radios, or option value(s) for selects'),
+    })).min(1).max(200).describe('Fields to fill, in order'),
+    timeoutMs: timeoutMsField(ACTION_TIMEOUT),
+    snapshot: snapshotFlag,
+  }),
+  async handle({ fields, timeoutMs, snapshot }, { session }, res) {
+    const resolved: Array<{ ref: string; value: string | boolean | string[] } & ResolvedRef> = [];
+    for (const field of fields) resolved.push({ ...field, ...(await resolveRef(session, field.ref)) });
+    const tab = resolved[0]!.tab;
+    if (resolved.some(f => f.tab !== tab)) {
+      throw new ToolError('invalid_arguments', 'The fields belong to different tabs.', 'Call fill_form once per tab.');
+    }
+    await runAction(session, tab, `Filled ${fields.length} field${fields.length > 1 ? 's' : ''}.`, res, { snapshot }, async () => {
+      for (const f of resolved) await fillField(f.locator, f.ref, f.value, timeoutMs ?? ACTION_TIMEOUT);
+    });
+    res.set('filled', fields.length);
+  },
+});
+
+export const selectOption = defineTool({
+  name: 'select_option',
+  title: 'Select option',
+  description: 'Choose options of a <select> by value or visible label (several for a multi-select). Returns the values now selected.',
+  needs: ['trustedInput'],
+  consent: 'interact',
+  launchesBrowser: true,
+  input: z.object({
+    ref: refField,
+    values: z.array(z.string()).min(1).max(500).describe('Option values or labels to select'),
+    timeoutMs: timeoutMsField(ACTION_TIMEOUT),
+    snapshot: snapshotFlag,
+  }),
+  async handle({ ref, values, timeoutMs, snapshot }, { session }, res) {
+    const { tab, locator } = await resolveRef(session, ref);
+    let selected: string[] = [];
+    await runAction(session, tab, `Selected options in ${ref}.`, res, { snapshot }, () =>
+      act(`select options in ${ref}`, async () => {
+        selected = await locator.selectOption(values, { timeout: timeoutMs ?? ACTION_TIMEOUT });
+      }));
+    res.set('selected', selected).text(`Now selected: ${selected.join(', ')}`);
+  },
+});
+
+export const pressKey = defineTool({
+  name: 'press_key',
+  title: 'Press key',
+  description: 'Press a key or chord in a tab (on the focused element): e.g. Enter, Escape, ArrowDown, Control+A, Shift+Tab.',
+  needs: ['trustedInput'],
+  consent: 'interact',
+  launchesBrowser: true,
+  input: z.object({
+    key: z.string().min(1).max(100).describe('Key name (Playwright keyboard names), optionally with modifiers: "Control+Enter"'),
+    tabId: tabIdField,
+    snapshot: snapshotFlag,
+  }),
+  async handle({ key, tabId, snapshot }, { session }, res) {
+    const tab = await session.tab(tabId);
+    await runAction(session, tab, `Pressed ${key}.`, res, { snapshot }, () => act(`press ${key}`, () => tab.page.keyboard.press(key)));
+  },
+});
+
+export const hover = defineTool({
+  name: 'hover',
+  title: 'Hover',
+  description: 'Move the mouse over an element by ref (opens hover menus and tooltips).',
+  needs: ['trustedInput'],
+  consent: 'interact',
+  launchesBrowser: true,
+  input: z.object({ ref: refField, timeoutMs: timeoutMsField(ACTION_TIMEOUT), snapshot: snapshotFlag }),
+  async handle({ ref, timeoutMs, snapshot }, { session }, res) {
+    const { tab, locator } = await resolveRef(session, ref);
+    await runAction(session, tab, `Hovered ${ref}.`, res, { snapshot }, () => act(`hover ${ref}`, () => locator.hover({ timeout: timeoutMs ?? ACTION_TIMEOUT })));
+  },
+});
+
+export const scroll = defineTool({
+  name: 'scroll',
+  title: 'Scroll',
+  description: 'Scroll the page by dx/dy pixels (no arguments: 600 px down), or scroll an element (ref) into view; with ref and dx/dy, scroll inside that element. Returns the page scroll position.',
+  needs: [],
+  consent: 'observe',
+  launchesBrowser: true,
+  input: z.object({
+    tabId: tabIdField,
+    ref: refField.optional(),
+    dx: z.number().min(-1e6).max(1e6).optional().describe('Horizontal pixels (positive: right)'),
+    dy: z.number().min(-1e6).max(1e6).optional().describe('Vertical pixels (positive: down)'),
+    snapshot: snapshotFlag,
+  }),
+  async handle({ tabId, ref, dx, dy, snapshot }, { session }, res) {
+    const resolved = ref ? await resolveRef(session, ref) : undefined;
+    const tab = resolved?.tab ?? (await session.tab(tabId));
+    if (resolved && tabId !== undefined && resolved.tab.id !== tabId) {
+      throw new ToolError('invalid_arguments', `Ref ${ref} belongs to tab ${resolved.tab.id}, not tab ${tabId}.`, 'Omit tabId when passing a ref.');
+    }
+    const by = { left: dx ?? 0, top: dy ?? (resolved || dx !== undefined ? 0 : 600) };
+    await runAction(session, tab, ref ? `Scrolled ${ref}${dx || dy ? ' by' : ' into view'}.` : `Scrolled by ${by.left},${by.top}.`, res, { snapshot }, async () => {
+      if (resolved && dx === undefined && dy === undefined) {
+        await act(`scroll ${ref} into view`, () => resolved.locator.scrollIntoViewIfNeeded({ timeout: ACTION_TIMEOUT }));
+      } else if (resolved) {
+        await act(`scroll inside ${ref}`, () => resolved.locator.evaluate((el, b) => el.scrollBy({ ...b, behavior: 'instant' }), by));
+      } else {
+        await tab.page.evaluate(b => window.scrollBy({ ...b, behavior: 'instant' }), by);
+      }
+    });
+    const pos = await tab.page.evaluate(() => ({ x: window.scrollX, y: window.scrollY, maxY: document.documentElement.scrollHeight - window.innerHeight }));
+    res.set('scroll', pos).text(`Page scroll position: ${Math.round(pos.x)},${Math.round(pos.y)} of max ${Math.max(0, Math.round(pos.maxY))}.`);
+  },
+});
+
+export const inputTools = [click, type, fillForm, selectOption, pressKey, hover, scroll];

@@ -1,0 +1,48 @@
+/**
+ * invokeTool: the one place that validates input, checks capabilities and
+ * runs a tool, for every front (STYLE.md, "One declarative definition per
+ * tool"). The consent gate (issue #5) slots in here.
+ */
+import * as z from 'zod';
+import { requireCapabilities } from '../browser/capabilities.js';
+import { logger } from '../log.js';
+import type { CallContext } from './context.js';
+import type { AnyTool } from './define.js';
+import { toToolError, ToolError } from './errors.js';
+import { ToolResponse } from './response.js';
+
+const log = logger('invoke');
+
+/** Turns zod issues into one readable line; values the caller sent are never echoed. */
+export function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .map(issue => `${issue.path.length ? issue.path.join('.') : '(arguments)'}: ${issue.message}`)
+    .join('; ');
+}
+
+/**
+ * Runs `tool` with raw `args`. Never throws: failures come back as a
+ * response with an error (`invalid_arguments`, `capability_unavailable`,
+ * `cancelled`, or what the handler raised).
+ */
+export async function invokeTool(tool: AnyTool, args: unknown, call: CallContext): Promise<ToolResponse> {
+  const res = new ToolResponse();
+  const started = Date.now();
+  try {
+    const parsed = tool.input.safeParse(args ?? {});
+    if (!parsed.success) {
+      throw new ToolError('invalid_arguments', `Invalid arguments for ${tool.name}: ${describeIssues(parsed.error)}.`, `See the ${tool.name} input schema (tools/list or \`tabwright schema\`).`);
+    }
+    requireCapabilities(tool.needs, call.session.connection.kind, call.session.connection.capabilities);
+    if (call.signal.aborted) throw new ToolError('cancelled', 'The call was cancelled before it started.', 'Send the call again if it is still wanted.');
+    await tool.handle(parsed.data, call, res);
+  } catch (error) {
+    const toolError = call.signal.aborted && !(error instanceof ToolError)
+      ? new ToolError('cancelled', 'The call was cancelled.', 'Send the call again if it is still wanted.')
+      : toToolError(error);
+    if (toolError.type === 'internal') log.error(`${tool.name} failed:`, error);
+    res.fail(toolError);
+  }
+  log.debug(`${tool.name} ${res.failed ? `failed (${res.failed.type})` : 'ok'} in ${Date.now() - started} ms`);
+  return res;
+}

@@ -1,0 +1,47 @@
+/** get_page_context (issue #2): the compact accessibility snapshot agents read. */
+import * as z from 'zod';
+import { takeSnapshot } from '../session/snapshot.js';
+import { INLINE_TEXT_CAP, stamp, writeArtifact } from './artifacts.js';
+import { defineTool } from './define.js';
+import { outputField, tabIdField } from './schemas.js';
+
+/** Landmark and heading lines of a snapshot: the outline a file summary shows. */
+function outline(snapshot: string, max = 30): string[] {
+  const lines = snapshot.split('\n').filter(l => /^\s*- (heading|navigation|main|banner|contentinfo|complementary|form|search|region|dialog|table)\b/.test(l));
+  return lines.slice(0, max).map(l => l.replace(/\s*\[cursor=pointer\]/g, ''));
+}
+
+export const getPageContext = defineTool({
+  name: 'get_page_context',
+  title: 'Get page context',
+  description:
+    'Snapshot of a tab as a compact accessibility tree, with a ref (e.g. e12) on every actionable node for click, type and the other element tools. ' +
+    'Refs stay valid until the document is replaced (navigation, reload). Narrow a large page with selector.',
+  needs: ['snapshot'],
+  consent: 'observe',
+  launchesBrowser: true,
+  input: z.object({
+    tabId: tabIdField,
+    selector: z.string().min(1).max(1000).optional().describe('CSS selector of the part to snapshot (first match), e.g. "main" or "#results"; default the whole page'),
+    output: outputField,
+  }),
+  async handle({ tabId, selector, output }, { session, config }, res) {
+    const tab = await session.tab(tabId);
+    const snap = await takeSnapshot(session, tab, { selector });
+    const { url, title } = await tab.urlAndTitle();
+    const header = `Tab ${tab.id} · revision ${snap.revision} · ${url}\nTitle: ${title}${selector ? `\nScope: ${selector}` : ''}`;
+    const bytes = Buffer.byteLength(snap.text);
+    const mode = output ?? config.output;
+    res.merge({ tabId: tab.id, url, title, revision: snap.revision, instanceId: snap.instanceId, refCount: snap.refCount, bytes });
+    if (mode === 'inline' || (mode === 'auto' && bytes <= INLINE_TEXT_CAP)) {
+      res.set('snapshot', snap.text).text(`${header}\n\n${snap.text}`);
+      return;
+    }
+    const path = writeArtifact(config.workspace, 'context', `tab${tab.id}-r${snap.revision}-${stamp()}.yaml`, `# ${header.replace(/\n/g, '\n# ')}\n${snap.text}\n`);
+    res.set('path', path);
+    const why = mode === 'file' ? 'as asked (output: file)' : `because it is ${Math.round(bytes / 1024)} KB, over the ${INLINE_TEXT_CAP / 1024} KB inline cap`;
+    res.text(`${header}\n\nSnapshot written to ${path} ${why}: ${snap.text.split('\n').length} lines, ${snap.refCount} refs, ${bytes} bytes.`);
+    const lines = outline(snap.text);
+    if (lines.length) res.text(`Outline (pass a selector to get_page_context to snapshot one part inline):\n${lines.join('\n')}`);
+  },
+});

@@ -1,0 +1,28 @@
+/** Every tool, in the order tools/list shows them. */
+import { getConsoleContext } from './console.js';
+import type { AnyTool } from './define.js';
+import { execute } from './execute.js';
+import { inputTools } from './input.js';
+import { navigate } from './navigation.js';
+import { getPageContext } from './pageContext.js';
+import { takeScreenshot } from './screenshot.js';
+import { getBridgeStatus } from './status.js';
+import { tabTools } from './tabs.js';
+import { webmcpTools } from './webmcp.js';
+
+export const TOOLS: readonly AnyTool[] = [
+  ...tabTools,
+  navigate,
+  getPageContext,
+  ...inputTools,
+  takeScreenshot,
+  execute,
+  getConsoleContext,
+  ...webmcpTools,
+  getBridgeStatus,
+] as unknown as AnyTool[];
+
+/** The tool with this name, if any. */
+export function findTool(name: string): AnyTool | undefined {
+  return TOOLS.find(t => t.name === name);
+}

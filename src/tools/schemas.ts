@@ -1,0 +1,11 @@
+/** Input fields shared by several tools, each described once. */
+import * as z from 'zod';
+
+export const tabIdField = z.number().int().positive().optional().describe('Tab to act on (from list_tabs); default: the active tab');
+export const refField = z.string().min(1).max(64).describe('Element ref from the latest get_page_context snapshot, e.g. "e12"');
+export const timeoutMsField = (defaultMs: number) =>
+  z.number().int().min(100).max(300_000).optional().describe(`How long to wait, in ms (default ${defaultMs})`);
+export const outputField = z.enum(['auto', 'inline', 'file']).optional()
+  .describe('inline: in the response; file: written under <workspace>/.tabwright/ and the path returned; auto (default): inline unless too large');
+export const waitUntilField = z.enum(['commit', 'domcontentloaded', 'load', 'networkidle']).optional()
+  .describe('When the navigation counts as done (default domcontentloaded)');

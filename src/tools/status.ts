@@ -1,0 +1,35 @@
+/** get_bridge_status (issue #2): what tabwright is connected to. Never starts the browser. */
+import * as z from 'zod';
+import { VERSION } from '../version.js';
+import { defineTool } from './define.js';
+
+export const getBridgeStatus = defineTool({
+  name: 'get_bridge_status',
+  title: 'Get bridge status',
+  description: 'Connection kind, browser version, whether the browser is running, tab count, server version and the negotiated MCP protocol revision. Does not start the browser.',
+  needs: [],
+  consent: 'observe',
+  launchesBrowser: false,
+  input: z.object({}),
+  async handle(_input, { session, config, client }, res) {
+    const status = {
+      connection: session.connection.kind,
+      browserRunning: session.running,
+      browserVersion: session.connection.browserVersion() ?? null,
+      tabCount: session.openTabs().length,
+      activeTabId: session.activeTabId ?? null,
+      serverVersion: VERSION,
+      protocolVersion: client.protocolVersion ?? null,
+      era: client.era ?? null,
+      headless: config.headless,
+      profile: config.isolated ? 'isolated' : config.userDataDir,
+      capabilities: [...session.connection.capabilities],
+      workspace: config.workspace,
+    };
+    res.merge(status);
+    res.text(
+      `tabwright ${VERSION} · ${status.connection} connection · browser ${status.browserRunning ? `running (${status.browserVersion})` : 'not started yet'} · ` +
+      `${status.tabCount} tab${status.tabCount === 1 ? '' : 's'} · MCP ${status.protocolVersion ?? 'n/a'}`,
+    );
+  },
+});

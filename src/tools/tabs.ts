@@ -1,0 +1,105 @@
+/** Tab tools: list_tabs, open_tab, close_tab, focus_tab, reload_tab (issue #2). */
+import * as z from 'zod';
+import type { Session } from '../session/session.js';
+import type { Tab } from '../session/tab.js';
+import { defineTool } from './define.js';
+import { gotoUrl, pageLoadError, urlField } from './navigation.js';
+import type { ToolResponse } from './response.js';
+import { tabIdField, timeoutMsField, waitUntilField } from './schemas.js';
+
+/** Adds a tab's info to the response (fields and one line of text). */
+async function reportTab(session: Session, tab: Tab, res: ToolResponse, verb: string): Promise<void> {
+  const info = await tab.info(session.activeTabId === tab.id);
+  res.merge({ ...info });
+  res.text(`${verb} tab ${info.tabId}: ${info.url} "${info.title}" (revision ${info.revision}${info.active ? ', active' : ''}).`);
+}
+
+export const listTabs = defineTool({
+  name: 'list_tabs',
+  title: 'List tabs',
+  description: 'List the open tabs: tabId, url, title, whether active, and the document instanceId and revision. Does not start the browser.',
+  needs: [],
+  consent: 'observe',
+  launchesBrowser: false,
+  input: z.object({}),
+  async handle(_input, { session }, res) {
+    const tabs = await Promise.all(session.openTabs().map(tab => tab.info(tab.id === session.activeTabId)));
+    res.set('tabs', tabs);
+    if (!tabs.length) res.text(session.running ? 'No tabs are open.' : 'The browser is not running yet; no tabs. Any page tool (e.g. navigate) starts it.');
+    for (const t of tabs) res.text(`${t.active ? '*' : ' '} [${t.tabId}] ${t.title || '(no title)'} — ${t.url} (revision ${t.revision})`);
+  },
+});
+
+export const openTab = defineTool({
+  name: 'open_tab',
+  title: 'Open tab',
+  description: 'Open a new tab, optionally loading a URL. It becomes the active tab unless background is true.',
+  needs: [],
+  consent: 'interact',
+  launchesBrowser: true,
+  input: z.object({
+    url: urlField.optional().describe('Absolute URL to load (http, https, file, about, data); default about:blank'),
+    background: z.boolean().optional().describe('Open without making it the active tab (default false)'),
+    waitUntil: waitUntilField,
+    timeoutMs: timeoutMsField(30_000),
+  }),
+  async handle({ url, background, waitUntil, timeoutMs }, { session }, res) {
+    const tab = await session.openTab(undefined, background ?? false);
+    if (url) {
+      const status = await gotoUrl(tab, url, { waitUntil, timeoutMs });
+      res.set('status', status);
+    }
+    await reportTab(session, tab, res, 'Opened');
+  },
+});
+
+export const closeTab = defineTool({
+  name: 'close_tab',
+  title: 'Close tab',
+  description: 'Close a tab. If it was active, its opener (or the newest remaining tab) becomes active.',
+  needs: [],
+  consent: 'interact',
+  launchesBrowser: false,
+  input: z.object({ tabId: z.number().int().positive().describe('Tab to close (from list_tabs)') }),
+  async handle({ tabId }, { session }, res) {
+    await session.closeTab(tabId);
+    res.set('closedTabId', tabId).set('activeTabId', session.activeTabId);
+    res.text(`Closed tab ${tabId}. Active tab: ${session.activeTabId ?? 'none'}.`);
+  },
+});
+
+export const focusTab = defineTool({
+  name: 'focus_tab',
+  title: 'Focus tab',
+  description: 'Make a tab the active one (the default for tools without tabId) and bring it to the front.',
+  needs: [],
+  consent: 'interact',
+  launchesBrowser: false,
+  input: z.object({ tabId: z.number().int().positive().describe('Tab to activate (from list_tabs)') }),
+  async handle({ tabId }, { session }, res) {
+    const tab = await session.focusTab(tabId);
+    await reportTab(session, tab, res, 'Focused');
+  },
+});
+
+export const reloadTab = defineTool({
+  name: 'reload_tab',
+  title: 'Reload tab',
+  description: 'Reload a tab (a new document: the revision goes up and earlier refs become stale).',
+  needs: [],
+  consent: 'interact',
+  launchesBrowser: true,
+  input: z.object({ tabId: tabIdField, waitUntil: waitUntilField, timeoutMs: timeoutMsField(30_000) }),
+  async handle({ tabId, waitUntil, timeoutMs }, { session }, res) {
+    const tab = await session.tab(tabId);
+    try {
+      const response = await tab.page.reload({ waitUntil: waitUntil ?? 'domcontentloaded', timeout: timeoutMs ?? 30_000 });
+      res.set('status', response?.status() ?? 0);
+    } catch (error) {
+      throw await pageLoadError(tab, error, 'reload the tab', timeoutMs ?? 30_000);
+    }
+    await reportTab(session, tab, res, 'Reloaded');
+  },
+});
+
+export const tabTools = [listTabs, openTab, closeTab, focusTab, reloadTab];

@@ -1,0 +1,203 @@
+/**
+ * list_webmcp_tools and call_webmcp_tool (issue #2): tools pages register
+ * through `document.modelContext.registerTool` or declare with
+ * `<form toolname>`, read and called through the browser's native WebMCP
+ * (Playwright's frame.webmcp). Arguments are validated against the tool's
+ * inputSchema with ajv before dispatch. The consent gate and the polyfill
+ * for browsers without native WebMCP come with issue #5.
+ */
+import { Ajv, type ValidateFunction } from 'ajv';
+import * as z from 'zod';
+import type { Frame } from 'playwright-core';
+import { errors } from 'playwright-core';
+import type { Tab } from '../session/tab.js';
+import { withTimeout } from '../session/tab.js';
+import { defineTool } from './define.js';
+import { firstLine, ToolError } from './errors.js';
+import { tabIdField, timeoutMsField } from './schemas.js';
+
+/** One WebMCP tool as tabwright reports it. */
+export interface WebMcpToolInfo {
+  tabId: number;
+  origin: string;
+  /** Frame URL when the tool lives in a child frame. */
+  frameUrl?: string;
+  name: string;
+  description: string;
+  inputSchema?: unknown;
+  annotations: { readOnlyHint?: boolean; consequentialHint?: boolean; untrustedContentHint?: boolean };
+  source: 'native' | 'polyfill' | 'agentscript';
+}
+
+interface FrameTool {
+  frame: Frame;
+  info: WebMcpToolInfo;
+}
+
+function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return url;
+  }
+}
+
+function unsupported(error: unknown): boolean {
+  return /without WebMCP support|modelContext|not supported|is not a function/i.test(String(error));
+}
+
+/**
+ * Lists the tools of every frame of a tab, main frame first.
+ * @throws ToolError capability_unavailable when the browser has no WebMCP.
+ */
+export async function frameTools(tab: Tab, timeoutMs = 5_000): Promise<FrameTool[]> {
+  const out: FrameTool[] = [];
+  const frames = tab.page.frames();
+  for (const frame of frames) {
+    let tools;
+    try {
+      tools = await frame.webmcp.tools({ timeout: timeoutMs });
+    } catch (error) {
+      if (frame === tab.page.mainFrame() && unsupported(error)) {
+        throw new ToolError('capability_unavailable', 'This browser does not offer native WebMCP.', 'Use a Chromium with --enable-features=WebMCP (tabwright adds it to browsers it launches); the polyfill for other browsers is planned.');
+      }
+      if (frame === tab.page.mainFrame()) throw error;
+      continue; // a detached or cross-origin child frame without WebMCP
+    }
+    for (const tool of tools) {
+      out.push({
+        frame,
+        info: {
+          tabId: tab.id,
+          origin: originOf(frame.url()),
+          frameUrl: frame === tab.page.mainFrame() ? undefined : frame.url(),
+          name: tool.name,
+          description: tool.description,
+          inputSchema: tool.inputSchema,
+          annotations: {
+            readOnlyHint: tool.annotations?.readOnly,
+            consequentialHint: tool.annotations?.consequential,
+            untrustedContentHint: tool.annotations?.untrustedContent,
+          },
+          source: 'native',
+        },
+      });
+    }
+  }
+  return out;
+}
+
+const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false });
+const validators = new Map<string, ValidateFunction>();
+
+/**
+ * Validates `args` against a tool's inputSchema.
+ * @throws ToolError invalid_arguments listing what is wrong (paths and rules, not values).
+ */
+export function validateArguments(toolName: string, schema: unknown, args: unknown): void {
+  if (!schema || typeof schema !== 'object') return;
+  const key = JSON.stringify(schema);
+  let validate = validators.get(key);
+  if (!validate) {
+    try {
+      validate = ajv.compile(schema as object);
+    } catch {
+      return; // the page's schema is not valid JSON Schema: let the page judge the input
+    }
+    if (validators.size > 500) validators.clear();
+    validators.set(key, validate);
+  }
+  if (validate(args)) return;
+  const problems = (validate.errors ?? []).slice(0, 10).map(e => `${e.instancePath || '(arguments)'} ${e.message ?? 'is invalid'}`);
+  throw new ToolError('invalid_arguments', `Arguments for WebMCP tool "${toolName}" do not match its inputSchema: ${problems.join('; ')}.`, 'Call list_webmcp_tools for the schema and send arguments that match it.');
+}
+
+export const listWebmcpTools = defineTool({
+  name: 'list_webmcp_tools',
+  title: 'List WebMCP tools',
+  description: 'Tools the pages registered through WebMCP (document.modelContext.registerTool or <form toolname>): name, description, inputSchema, annotations. Without tabId, every open tab.',
+  needs: ['webmcp'],
+  consent: 'observe',
+  launchesBrowser: false,
+  input: z.object({ tabId: tabIdField.describe('Only this tab (default: every open tab)') }),
+  async handle({ tabId }, { session }, res) {
+    const tabs = tabId !== undefined ? [await session.tab(tabId)] : session.openTabs();
+    const tools: WebMcpToolInfo[] = [];
+    const skipped: Array<{ tabId: number; reason: string }> = [];
+    for (const tab of tabs) {
+      try {
+        const found = await withTimeout(frameTools(tab), 6_000);
+        if (!found) skipped.push({ tabId: tab.id, reason: 'the page did not answer (busy)' });
+        else tools.push(...found.map(f => f.info));
+      } catch (error) {
+        if (error instanceof ToolError && error.type === 'capability_unavailable') throw error;
+        skipped.push({ tabId: tab.id, reason: firstLine(String(error)) });
+      }
+    }
+    res.set('tools', tools);
+    if (skipped.length) res.set('skipped', skipped);
+    res.text(`${tools.length} WebMCP tool${tools.length === 1 ? '' : 's'}${tabId !== undefined ? ` in tab ${tabId}` : ` in ${tabs.length} tab${tabs.length === 1 ? '' : 's'}`}.`);
+    for (const t of tools) {
+      const hints = Object.entries(t.annotations).filter(([, v]) => v).map(([k]) => k).join(', ');
+      res.text(`- [tab ${t.tabId}] ${t.name}: ${t.description}${hints ? ` (${hints})` : ''}\n  input: ${JSON.stringify(t.inputSchema ?? {})}`);
+    }
+    for (const s of skipped) res.text(`Tab ${s.tabId} skipped: ${s.reason}`);
+  },
+});
+
+export const callWebmcpTool = defineTool({
+  name: 'call_webmcp_tool',
+  title: 'Call WebMCP tool',
+  description: 'Call a tool a page registered through WebMCP, with arguments checked against its inputSchema first. Returns the tool\'s content (text, images).',
+  needs: ['webmcp'],
+  consent: 'interact',
+  launchesBrowser: true,
+  input: z.object({
+    tabId: tabIdField,
+    name: z.string().min(1).max(128).describe('Tool name from list_webmcp_tools'),
+    arguments: z.record(z.string(), z.unknown()).optional().describe('Arguments matching the tool\'s inputSchema (default {})'),
+    timeoutMs: timeoutMsField(30_000),
+  }),
+  async handle({ tabId, name, arguments: args, timeoutMs }, { session }, res) {
+    const tab = await session.tab(tabId);
+    const found = (await frameTools(tab)).find(t => t.info.name === name);
+    if (!found) {
+      throw new ToolError('webmcp_tool_not_found', `Tab ${tab.id} has no WebMCP tool named "${name.slice(0, 128)}".`, 'Call list_webmcp_tools for the tools this page offers now (pages add and remove tools as they change).');
+    }
+    const input = args ?? {};
+    validateArguments(name, found.info.inputSchema, input);
+    const timeout = timeoutMs ?? 30_000;
+    const started = Date.now();
+    let result: unknown;
+    try {
+      result = await found.frame.webmcp.callTool(name, input as Parameters<Frame['webmcp']['callTool']>[1], { timeout });
+    } catch (error) {
+      if (error instanceof errors.TimeoutError) {
+        throw new ToolError('timeout', `WebMCP tool "${name}" did not answer within ${timeout} ms.`, 'The tool may wait for the person at the browser (a declarative form without toolautosubmit waits for a submit), or be slow; pass a larger timeoutMs.');
+      }
+      const message = firstLine(String(error instanceof Error ? error.message : error));
+      if (/No WebMCP tool named/i.test(message)) {
+        throw new ToolError('webmcp_tool_not_found', `WebMCP tool "${name}" went away before the call.`, 'Call list_webmcp_tools again.');
+      }
+      throw new ToolError('evaluation_failed', `WebMCP tool "${name}" failed: ${message.slice(0, 2000)}`, 'The error is the page\'s own; check the arguments or the page state.');
+    }
+    const ms = Date.now() - started;
+    const content = (result as { content?: unknown[] } | null)?.content;
+    if ((result as { isError?: boolean } | null)?.isError) {
+      const text = Array.isArray(content) ? content.map(c => (c as { text?: string }).text ?? '').join(' ') : '';
+      throw new ToolError('evaluation_failed', `WebMCP tool "${name}" reported an error: ${text.slice(0, 2000)}`, 'The error is the page\'s own; check the arguments or the page state.');
+    }
+    res.merge({ tabId: tab.id, name, result, ms });
+    if (Array.isArray(content)) {
+      for (const block of content as Array<Record<string, unknown>>) {
+        if (block.type === 'text' && typeof block.text === 'string') res.text(block.text);
+        else if (block.type === 'image' && typeof block.data === 'string') res.image(block.data, String(block.mimeType ?? 'image/png'));
+        else res.text(JSON.stringify(block));
+      }
+    } else {
+      res.text(JSON.stringify(result ?? null));
+    }
+  },
+});
+
+export const webmcpTools = [listWebmcpTools, callWebmcpTool];

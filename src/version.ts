@@ -1,0 +1,11 @@
+/** The package version, read once from package.json next to dist/. */
+import { readFileSync } from 'node:fs';
+
+export const VERSION: string = (() => {
+  try {
+    const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+    return pkg.version;
+  } catch {
+    return '0.0.0';
+  }
+})();
