@@ -108,12 +108,13 @@ export class Session {
    * @throws ToolError tab_not_found for an unknown or closed tabId.
    */
   async tab(tabId?: number): Promise<Tab> {
-    const ctx = await this.context();
     if (tabId !== undefined) {
+      // An explicit tab exists only once the browser runs: never launch for it.
       const tab = this.tabs.get(tabId);
       if (!tab || tab.closed) throw tabNotFound(tabId);
       return tab;
     }
+    const ctx = await this.context();
     const active = this.activeId !== undefined ? this.tabs.get(this.activeId) : undefined;
     if (active && !active.closed) return active;
     return this.openTab(ctx);

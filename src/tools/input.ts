@@ -190,7 +190,7 @@ export const scroll = defineTool({
   launchesBrowser: true,
   input: z.object({
     tabId: tabIdField,
-    ref: refField.optional(),
+    ref: refField.optional().describe('Element to scroll into view, or to scroll inside with dx/dy (ref from get_page_context)'),
     dx: z.number().min(-1e6).max(1e6).optional().describe('Horizontal pixels (positive: right)'),
     dy: z.number().min(-1e6).max(1e6).optional().describe('Vertical pixels (positive: down)'),
     snapshot: snapshotFlag,

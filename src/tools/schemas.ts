@@ -1,7 +1,9 @@
 /** Input fields shared by several tools, each described once. */
 import * as z from 'zod';
 
-export const tabIdField = z.number().int().positive().optional().describe('Tab to act on (from list_tabs); default: the active tab');
+/** A tabId as list_tabs reports it. */
+export const tabIdRequired = z.number().int().min(1).max(1_000_000);
+export const tabIdField = tabIdRequired.optional().describe('Tab to act on (from list_tabs); default: the active tab');
 export const refField = z.string().min(1).max(64).describe('Element ref from the latest get_page_context snapshot, e.g. "e12"');
 export const timeoutMsField = (defaultMs: number) =>
   z.number().int().min(100).max(300_000).optional().describe(`How long to wait, in ms (default ${defaultMs})`);

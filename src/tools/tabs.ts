@@ -5,7 +5,7 @@ import type { Tab } from '../session/tab.js';
 import { defineTool } from './define.js';
 import { gotoUrl, pageLoadError, urlField } from './navigation.js';
 import type { ToolResponse } from './response.js';
-import { tabIdField, timeoutMsField, waitUntilField } from './schemas.js';
+import { tabIdField, tabIdRequired, timeoutMsField, waitUntilField } from './schemas.js';
 
 /** Adds a tab's info to the response (fields and one line of text). */
 async function reportTab(session: Session, tab: Tab, res: ToolResponse, verb: string): Promise<void> {
@@ -60,7 +60,7 @@ export const closeTab = defineTool({
   needs: [],
   consent: 'interact',
   launchesBrowser: false,
-  input: z.object({ tabId: z.number().int().positive().describe('Tab to close (from list_tabs)') }),
+  input: z.object({ tabId: tabIdRequired.describe('Tab to close (from list_tabs)') }),
   async handle({ tabId }, { session }, res) {
     await session.closeTab(tabId);
     res.set('closedTabId', tabId).set('activeTabId', session.activeTabId);
@@ -75,7 +75,7 @@ export const focusTab = defineTool({
   needs: [],
   consent: 'interact',
   launchesBrowser: false,
-  input: z.object({ tabId: z.number().int().positive().describe('Tab to activate (from list_tabs)') }),
+  input: z.object({ tabId: tabIdRequired.describe('Tab to activate (from list_tabs)') }),
   async handle({ tabId }, { session }, res) {
     const tab = await session.focusTab(tabId);
     await reportTab(session, tab, res, 'Focused');
