@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Sets up a clone on Debian/Ubuntu: installs Debian's chromium when no Chromium-family browser
+# is found (tabwright never downloads a browser), then installs the npm dependencies (npm ci).
+# Used by the README's quick start and by .ci/run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+have_browser() {
+  if [ -n "${TABWRIGHT_BROWSER:-}" ]; then [ -x "${TABWRIGHT_BROWSER}" ]; return; fi
+  for b in chromium chromium-browser google-chrome google-chrome-stable microsoft-edge brave-browser; do
+    command -v "$b" >/dev/null 2>&1 && return 0
+  done
+  return 1
+}
+
+if ! have_browser; then
+  if ! command -v apt-get >/dev/null 2>&1; then
+    echo "setup: no Chromium-family browser found and no apt-get here; install Chromium or Chrome and set TABWRIGHT_BROWSER" >&2
+    exit 1
+  fi
+  echo "setup: installing Debian's chromium package (no browser found)" >&2
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null \
+    || DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium-browser >/dev/null
+fi
+
+node -e 'const [maj] = process.versions.node.split(".").map(Number); if (maj < 20) { console.error(`setup: Node ${process.versions.node} is too old; tabwright needs Node 20 or newer`); process.exit(1); }'
+npm ci --no-audit --no-fund
