@@ -41,7 +41,7 @@ export function searchBooks(query: string): Book[] {
   });
 }
 
-/** `£14.00` */
+/** A price in pounds as the shop shows it: `£14.00`. */
 export function formatPrice(price: number): string {
   return `£${price.toFixed(2)}`;
 }

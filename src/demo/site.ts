@@ -16,10 +16,19 @@ export { SEARCH_TOOL } from './appScript.js';
 /** Name of the declarative WebMCP tool (the newsletter form). */
 export const NEWSLETTER_TOOL = 'join_newsletter';
 
+/** A newsletter sign-up the site received (POST /newsletter). */
+export interface Signup {
+  name: string;
+  email: string;
+  interest: string;
+}
+
 /** A running demo site. */
 export interface DemoSite {
   /** `http://127.0.0.1:<port>` */
   origin: string;
+  /** Sign-ups received so far, oldest first (lets the demo check a form really arrived). */
+  readonly signups: readonly Signup[];
   /** Stops the server and drops open connections. */
   close(): Promise<void>;
 }
@@ -46,10 +55,14 @@ function readForm(req: IncomingMessage): Promise<URLSearchParams> {
   });
 }
 
-async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function handle(req: IncomingMessage, res: ServerResponse, signups: Signup[]): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://127.0.0.1');
   const path = url.pathname;
-  if (req.method === 'POST' && path === '/newsletter') return send(res, 200, HTML, newsletterThanksPage(await readForm(req)));
+  if (req.method === 'POST' && path === '/newsletter') {
+    const form = await readForm(req);
+    signups.push({ name: form.get('name') ?? '', email: form.get('email') ?? '', interest: form.get('interest') ?? '' });
+    return send(res, 200, HTML, newsletterThanksPage(form));
+  }
   if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, 'text/plain', 'Method not allowed');
   if (path === '/') return send(res, 200, HTML, homePage());
   if (path === '/catalogue') return send(res, 200, HTML, cataloguePage());
@@ -72,8 +85,9 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
 
 /** Starts the site on 127.0.0.1, port chosen by the system (or `port`). */
 export async function startDemoSite(port = 0): Promise<DemoSite> {
+  const signups: Signup[] = [];
   const server = createServer((req, res) => {
-    handle(req, res).catch(error => {
+    handle(req, res, signups).catch(error => {
       if (!res.headersSent) send(res, 500, 'text/plain', `Server error: ${error instanceof Error ? error.message : String(error)}`);
       else res.destroy();
     });
@@ -86,6 +100,7 @@ export async function startDemoSite(port = 0): Promise<DemoSite> {
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     origin,
+    signups,
     close: () => new Promise<void>(resolve => {
       server.closeAllConnections();
       server.close(() => resolve());
