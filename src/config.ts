@@ -96,6 +96,9 @@ export function resolveConfig(flags: ConfigFlags = {}, env: Env = process.env): 
   if (!['auto', 'inline', 'file'].includes(outputText)) {
     throw new ToolError('invalid_arguments', `Output mode "${outputText}" is unknown.`, 'Use auto, inline or file (--output or TABWRIGHT_OUTPUT).');
   }
+  if (flags.isolated && flags.userDataDir) {
+    throw new ToolError('invalid_arguments', '--isolated and --user-data-dir exclude each other.', 'Use --isolated for a temporary profile, or --user-data-dir DIR for a persistent one.');
+  }
   let headless = !hasDisplay(env);
   if (env.TABWRIGHT_HEADLESS === '1' || env.TABWRIGHT_HEADLESS === 'true') headless = true;
   if (env.TABWRIGHT_HEADLESS === '0' || env.TABWRIGHT_HEADLESS === 'false') headless = false;

@@ -42,6 +42,7 @@ export async function runMcpServer(config: Config): Promise<void> {
     return shuttingDown;
   };
 
+  void handle.closed.then(() => shutdown('MCP connection closed'));
   process.stdin.on('end', () => void shutdown('stdin closed'));
   process.stdin.on('close', () => void shutdown('stdin closed'));
   process.on('SIGINT', () => void shutdown('SIGINT', 130));

@@ -15,7 +15,7 @@ export interface ConsoleEntry {
   /** `console` for console.* calls, `exception` for uncaught errors and rejections. */
   kind: 'console' | 'exception';
   text: string;
-  /** Where the message came from, when the browser says. */
+  /** Where the message came from, when the browser says; line and column count from 1 (as DevTools shows them). */
   source?: { url: string; line: number; column: number };
   /** Milliseconds since the epoch. */
   timestamp: number;

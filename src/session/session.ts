@@ -120,11 +120,16 @@ export class Session {
     return this.openTab(ctx);
   }
 
-  /** Opens a new tab (about:blank) and makes it active unless `background`. */
+  /**
+   * Opens a new tab (about:blank) and makes it active unless `background`;
+   * a background tab leaves the active one in front of the window.
+   */
   async openTab(ctx?: BrowserContext, background = false): Promise<Tab> {
     const page = await (ctx ?? (await this.context())).newPage();
     const tab = await this.register(page);
-    if (!background) this.activeId = tab.id;
+    const active = this.activeId !== undefined ? this.tabs.get(this.activeId) : undefined;
+    if (!background || !active || active === tab) this.activeId = tab.id;
+    else await active.page.bringToFront().catch(() => undefined);
     return tab;
   }
 

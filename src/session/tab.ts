@@ -47,6 +47,8 @@ export class Tab {
   /** True when the newest snapshot covered only a `selector` (see resolveRef). */
   lastSnapshotScoped = false;
   closed = false;
+  /** How many new windows the page asked for (window.open, target=_blank), counted from `Page.windowOpen`. */
+  windowOpens = 0;
   private cdp: CDPSession | undefined;
   private cachedTitle = '';
   private dialogSeq = 0;
@@ -62,7 +64,7 @@ export class Tab {
         level: levelOf(msg.type()),
         kind: 'console',
         text: msg.text(),
-        source: loc.url ? { url: loc.url, line: loc.lineNumber, column: loc.columnNumber } : undefined,
+        source: loc.url ? { url: loc.url, line: loc.lineNumber + 1, column: loc.columnNumber + 1 } : undefined,
         timestamp: Date.now(),
         revision: this.revision,
       });
@@ -71,7 +73,9 @@ export class Tab {
       this.console.push({
         level: 'error',
         kind: 'exception',
-        text: error.stack || `${error.name}: ${error.message}`,
+        // A rejection with a non-Error value arrives with an empty name and stack.
+        text: error.stack || (error.name ? `${error.name}: ${error.message}` : error.message),
+        source: sourceOfStack(error.stack),
         timestamp: Date.now(),
         revision: this.revision,
       });
@@ -89,6 +93,9 @@ export class Tab {
       this.cdp.on('Page.frameNavigated', event => {
         if (event.frame.parentId) return;
         this.newDocument(event.frame.loaderId);
+      });
+      this.cdp.on('Page.windowOpen', () => {
+        this.windowOpens += 1;
       });
       await this.cdp.send('Page.enable');
       const { frameTree } = await this.cdp.send('Page.getFrameTree');
@@ -176,12 +183,32 @@ export class Tab {
     return answer === true;
   }
 
-  /** Stops the JavaScript that is running on the page's main thread (a loop), if any. */
+  /**
+   * Stops the JavaScript that is running on the page's main thread (a loop), if any.
+   * Gives up after 2 s: while a navigation of the stuck page is pending, the
+   * browser holds the command back.
+   */
   async terminateExecution(): Promise<void> {
     if (!this.cdp || this.closed) return;
     if (await this.responsive()) return; // nothing is running; terminating would hit the next script
-    await this.cdp.send('Runtime.terminateExecution').catch(error => log.debug('terminateExecution failed', error));
+    await withTimeout(this.cdp.send('Runtime.terminateExecution').catch(error => log.debug('terminateExecution failed', error)), 2000);
   }
+
+  /**
+   * When the page's main thread does not answer (a script stuck in a loop),
+   * stops that script. Returns whether the page was stuck.
+   */
+  async stopIfStuck(): Promise<boolean> {
+    if (!this.cdp || this.closed || (await this.responsive())) return false;
+    await this.terminateExecution();
+    return true;
+  }
+}
+
+/** The innermost `url:line:column` of a V8 stack trace (both numbers count from 1), if any. */
+export function sourceOfStack(stack: string | undefined): { url: string; line: number; column: number } | undefined {
+  const m = /^\s+at (?:.*? \()?(.+?):(\d+):(\d+)\)?$/m.exec(stack ?? '');
+  return m ? { url: m[1]!, line: Number(m[2]), column: Number(m[3]) } : undefined;
 }
 
 /** Resolves to the promise's value, or undefined after `ms` milliseconds. */

@@ -4,6 +4,7 @@
  * reach an error (issue #2).
  */
 import { errors } from 'playwright-core';
+import type { Tab } from '../session/tab.js';
 import { firstLine, ToolError } from './errors.js';
 
 const REASONS: Array<[RegExp, string]> = [
@@ -40,4 +41,31 @@ export function actionError(error: unknown, what: string): ToolError {
     return new ToolError('invalid_arguments', firstLine(text).replace(/"[^"]{40,}"/, '"…"'), 'Use key names such as Enter, Tab, ArrowDown, Control+A (Playwright keyboard names).');
   }
   return new ToolError('element_not_actionable', `Could not ${what}.`, 'Take a fresh snapshot (get_page_context) and try again with a current ref.');
+}
+
+/**
+ * After a call on `tab` failed: when the page's main thread is stuck (a
+ * script in an endless loop), stops that script and returns a `timeout`
+ * error saying so; otherwise undefined.
+ * @param what  a short description of the call, e.g. "take a snapshot".
+ */
+export async function stuckPageError(tab: Tab, what: string): Promise<ToolError | undefined> {
+  if (!(await tab.stopIfStuck())) return undefined;
+  return new ToolError('timeout', `Could not ${what}: the page's script was stuck (an endless loop) and has been stopped.`, 'The page may be half-updated; take a fresh snapshot (get_page_context) before going on.');
+}
+
+/**
+ * Settles like `promise`, or rejects with a Playwright TimeoutError after
+ * `ms` (for Playwright calls that take no timeout, e.g. keyboard.press).
+ */
+export async function within<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new errors.TimeoutError(`Timeout ${ms}ms exceeded.`)), ms);
+  });
+  try {
+    return await Promise.race([promise, expired]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

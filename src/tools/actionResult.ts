@@ -7,6 +7,7 @@ import * as z from 'zod';
 import { takeSnapshot } from '../session/snapshot.js';
 import type { Session } from '../session/session.js';
 import type { Tab } from '../session/tab.js';
+import { ToolError } from './errors.js';
 import type { ToolResponse } from './response.js';
 
 /** The `snapshot` flag every action tool accepts. */
@@ -14,6 +15,33 @@ export const snapshotFlag = z.boolean().optional().describe('Return a fresh snap
 
 /** Longest wait for a navigation the action started, in ms. */
 const SETTLE_MS = 10_000;
+/** Longest wait for a tab the action opened to show up in the session, in ms. */
+const NEW_TAB_MS = 5_000;
+
+/**
+ * Waits until `count` tabs not in `known` are open (the browser announces a
+ * window before its page is ready), or `ms` passes.
+ */
+async function waitForNewTabs(session: Session, known: Set<number>, count: number, ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (session.openTabs().filter(t => !known.has(t.id)).length < count && Date.now() < deadline) {
+    await new Promise(resolve => setTimeout(resolve, 25));
+  }
+}
+
+/**
+ * Runs `action`; when it fails because the page's main thread is stuck (a
+ * handler that never returns), stops that script so the tab answers again
+ * and says so in the error.
+ */
+async function unstuck(tab: Tab, action: () => Promise<void>): Promise<void> {
+  try {
+    await action();
+  } catch (error) {
+    if (!(error instanceof ToolError) || !['timeout', 'element_not_actionable'].includes(error.type) || !(await tab.stopIfStuck())) throw error;
+    throw new ToolError('timeout', `${error.message.replace(/\.$/, '')}: the page's script was stuck and has been stopped.`, 'The page runs an endless script (e.g. in an event handler); its state may be incomplete. Take a fresh snapshot before going on.');
+  }
+}
 
 /**
  * Runs `action` on `tab` and reports on `res` what it changed. `label` is
@@ -26,8 +54,10 @@ export async function runAction(session: Session, tab: Tab, label: string, res: 
     consoleSeq: tab.console.lastSeq,
     dialogSeq: tab.lastDialogSeq,
     tabIds: new Set(session.openTabs().map(t => t.id)),
+    windowOpens: tab.windowOpens,
   };
-  await action();
+  await unstuck(tab, action);
+  if (tab.windowOpens > before.windowOpens) await waitForNewTabs(session, before.tabIds, tab.windowOpens - before.windowOpens, NEW_TAB_MS);
   if (!tab.closed) await tab.page.waitForLoadState('domcontentloaded', { timeout: SETTLE_MS }).catch(() => undefined);
   res.text(label).set('tabId', tab.id);
 

@@ -41,7 +41,8 @@ export function wrapCode(code: string): string {
     new Script(`(${asBody})`);
     return asBody;
   } catch (error) {
-    const message = error instanceof SyntaxError ? error.message : 'syntax error';
+    // V8 quotes the offending identifier ("Unexpected identifier 'token'"): a piece of the source, so it is dropped.
+    const message = error instanceof SyntaxError ? error.message.replace(/ '[^']*[\p{L}\p{N}_$][^']*'/gu, '') : 'syntax error';
     throw new ToolError('invalid_arguments', `The code does not parse: ${message}.`, 'Pass one expression, or a function body that uses return.');
   }
 }

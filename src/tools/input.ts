@@ -6,7 +6,7 @@
 import * as z from 'zod';
 import type { Locator } from 'playwright-core';
 import { resolveRef, type ResolvedRef } from '../session/snapshot.js';
-import { actionError } from './actionErrors.js';
+import { actionError, within } from './actionErrors.js';
 import { runAction, snapshotFlag } from './actionResult.js';
 import { defineTool } from './define.js';
 import { ToolError } from './errors.js';
@@ -163,7 +163,7 @@ export const pressKey = defineTool({
   }),
   async handle({ key, tabId, snapshot }, { session }, res) {
     const tab = await session.tab(tabId);
-    await runAction(session, tab, `Pressed ${key}.`, res, { snapshot }, () => act(`press ${key}`, () => tab.page.keyboard.press(key)));
+    await runAction(session, tab, `Pressed ${key}.`, res, { snapshot }, () => act(`press ${key}`, () => within(tab.page.keyboard.press(key), ACTION_TIMEOUT)));
   },
 });
 
@@ -206,12 +206,15 @@ export const scroll = defineTool({
       if (resolved && dx === undefined && dy === undefined) {
         await act(`scroll ${ref} into view`, () => resolved.locator.scrollIntoViewIfNeeded({ timeout: ACTION_TIMEOUT }));
       } else if (resolved) {
-        await act(`scroll inside ${ref}`, () => resolved.locator.evaluate((el, b) => el.scrollBy({ ...b, behavior: 'instant' }), by));
+        await act(`scroll inside ${ref}`, () => within(resolved.locator.evaluate((el, b) => el.scrollBy({ ...b, behavior: 'instant' }), by, { timeout: ACTION_TIMEOUT }), ACTION_TIMEOUT));
       } else {
-        await tab.page.evaluate(b => window.scrollBy({ ...b, behavior: 'instant' }), by);
+        await act('scroll the page', () => within(tab.page.evaluate(b => window.scrollBy({ ...b, behavior: 'instant' }), by), ACTION_TIMEOUT));
       }
     });
-    const pos = await tab.page.evaluate(() => ({ x: window.scrollX, y: window.scrollY, maxY: document.documentElement.scrollHeight - window.innerHeight }));
+    let pos = { x: 0, y: 0, maxY: 0 };
+    await act('read the scroll position', async () => {
+      pos = await within(tab.page.evaluate(() => ({ x: window.scrollX, y: window.scrollY, maxY: document.documentElement.scrollHeight - window.innerHeight })), ACTION_TIMEOUT);
+    });
     res.set('scroll', pos).text(`Page scroll position: ${Math.round(pos.x)},${Math.round(pos.y)} of max ${Math.max(0, Math.round(pos.maxY))}.`);
   },
 });

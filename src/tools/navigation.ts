@@ -19,11 +19,29 @@ export const urlField = z.string().min(1).max(8192).refine(text => {
   }
 }, 'must be an absolute http, https, file, about or data URL');
 
+/** Longest wait for the error page Chromium shows after a failed load, in ms. */
+const ERROR_PAGE_MS = 2_000;
+
+/**
+ * Waits until the tab's document is no longer `previousInstanceId` (or
+ * ERROR_PAGE_MS pass). Chromium commits its error page a moment after
+ * Playwright reports the failed load; a navigation started before that
+ * commit is interrupted by it.
+ */
+async function awaitErrorPage(tab: Tab, previousInstanceId: string): Promise<void> {
+  const deadline = Date.now() + ERROR_PAGE_MS;
+  while (tab.instanceId === previousInstanceId && !tab.closed && Date.now() < deadline) {
+    await new Promise(resolve => setTimeout(resolve, 25));
+  }
+}
+
 /**
  * Turns a failed load into a ToolError. A timeout on a page whose main
- * thread is stuck stops that script, so the tab answers again.
+ * thread is stuck stops that script, so the tab answers again. With
+ * `previousInstanceId` (the document before the load), a network failure
+ * returns only once the browser's error page has replaced it.
  */
-export async function pageLoadError(tab: Tab, error: unknown, what: string, timeoutMs: number): Promise<ToolError> {
+export async function pageLoadError(tab: Tab, error: unknown, what: string, timeoutMs: number, previousInstanceId?: string): Promise<ToolError> {
   if (error instanceof ToolError) return error;
   if (error instanceof errors.TimeoutError) {
     const stuck = !(await tab.responsive());
@@ -36,6 +54,7 @@ export async function pageLoadError(tab: Tab, error: unknown, what: string, time
   }
   const message = firstLine(error instanceof Error ? error.message : String(error));
   const netError = /net::[A-Z_]+/.exec(message)?.[0];
+  if (netError && netError !== 'net::ERR_ABORTED' && previousInstanceId !== undefined) await awaitErrorPage(tab, previousInstanceId);
   return new ToolError('navigation_failed', `Could not ${what}: ${netError ?? message}.`, 'Check that the URL is right and the site is reachable from this machine.');
 }
 
@@ -45,11 +64,27 @@ export async function pageLoadError(tab: Tab, error: unknown, what: string, time
  */
 export async function gotoUrl(tab: Tab, url: string, opts: { waitUntil?: WaitUntil; timeoutMs?: number }): Promise<number> {
   const timeout = opts.timeoutMs ?? 30_000;
+  const previous = tab.instanceId;
   try {
     const response = await tab.page.goto(url, { waitUntil: opts.waitUntil ?? 'domcontentloaded', timeout });
     return response?.status() ?? 0;
   } catch (error) {
-    throw await pageLoadError(tab, error, `load ${url.slice(0, 200)}`, timeout);
+    throw await pageLoadError(tab, error, `load ${url.slice(0, 200)}`, timeout, previous);
+  }
+}
+
+/**
+ * Whether the tab's session history has an entry to go `direction` to. Asks
+ * the browser (not the page), so a busy page still answers; true when the
+ * browser cannot say.
+ */
+export async function hasHistoryEntry(tab: Tab, direction: 'back' | 'forward'): Promise<boolean> {
+  if (!tab.session) return true;
+  try {
+    const { currentIndex, entries } = await tab.session.send('Page.getNavigationHistory');
+    return direction === 'back' ? currentIndex > 0 : currentIndex < entries.length - 1;
+  } catch {
+    return true;
   }
 }
 
@@ -68,18 +103,21 @@ export const navigate = defineTool({
   }),
   async handle({ tabId, url, waitUntil, timeoutMs }, { session }, res) {
     const tab = await session.tab(tabId);
+    // A stuck script would hold the navigation (and any attempt to stop it) forever.
+    await tab.stopIfStuck();
     const timeout = timeoutMs ?? 30_000;
     let status: number;
     if (url === 'back' || url === 'forward') {
+      if (!(await hasHistoryEntry(tab, url))) {
+        throw new ToolError('navigation_failed', `There is no history entry to go ${url} to.`, 'Load a URL with navigate instead.');
+      }
       let response;
+      const previous = tab.instanceId;
       try {
         const opts = { waitUntil: waitUntil ?? 'domcontentloaded', timeout } as const;
         response = url === 'back' ? await tab.page.goBack(opts) : await tab.page.goForward(opts);
       } catch (error) {
-        throw await pageLoadError(tab, error, `go ${url}`, timeout);
-      }
-      if (response === null && tab.page.url() === 'about:blank') {
-        throw new ToolError('navigation_failed', `There is no history entry to go ${url} to.`, 'Load a URL with navigate instead.');
+        throw await pageLoadError(tab, error, `go ${url}`, timeout, previous);
       }
       status = response?.status() ?? 0;
     } else {

@@ -1,8 +1,11 @@
 /** get_page_context (issue #2): the compact accessibility snapshot agents read. */
 import * as z from 'zod';
-import { takeSnapshot } from '../session/snapshot.js';
+import { errors } from 'playwright-core';
+import { takeSnapshot, type Snapshot } from '../session/snapshot.js';
+import { stuckPageError } from './actionErrors.js';
 import { INLINE_TEXT_CAP, stamp, writeArtifact } from './artifacts.js';
 import { defineTool } from './define.js';
+import { ToolError } from './errors.js';
 import { outputField, tabIdField } from './schemas.js';
 
 /** Landmark and heading lines of a snapshot: the outline a file summary shows. */
@@ -27,7 +30,16 @@ export const getPageContext = defineTool({
   }),
   async handle({ tabId, selector, output }, { session, config }, res) {
     const tab = await session.tab(tabId);
-    const snap = await takeSnapshot(session, tab, { selector });
+    let snap: Snapshot;
+    try {
+      snap = await takeSnapshot(session, tab, { selector });
+    } catch (error) {
+      if (error instanceof ToolError) throw error;
+      const stuck = await stuckPageError(tab, 'take a snapshot');
+      if (stuck) throw stuck;
+      if (error instanceof errors.TimeoutError) throw new ToolError('timeout', 'Could not take a snapshot within the time limit.', 'The page may be very large or busy; pass a selector to snapshot one part, or try again.');
+      throw error;
+    }
     const { url, title } = await tab.urlAndTitle();
     const header = `Tab ${tab.id} · revision ${snap.revision} · ${url}\nTitle: ${title}${selector ? `\nScope: ${selector}` : ''}`;
     const bytes = Buffer.byteLength(snap.text);

@@ -1,11 +1,35 @@
 /** take_screenshot (issue #2): any tab, the viewport, the full page or one element. */
 import * as z from 'zod';
+import type { Session } from '../session/session.js';
 import { resolveRef } from '../session/snapshot.js';
-import { actionError } from './actionErrors.js';
+import type { Tab } from '../session/tab.js';
+import { actionError, stuckPageError } from './actionErrors.js';
 import { INLINE_IMAGE_CAP, stamp, writeArtifact } from './artifacts.js';
 import { defineTool } from './define.js';
 import { ToolError } from './errors.js';
 import { outputField, refField, tabIdField } from './schemas.js';
+
+let frontQueue: Promise<unknown> = Promise.resolve();
+
+/**
+ * Runs `capture` with `tab` brought to the front of its window: Chromium
+ * paints only the front tab, and capturing any other waits forever. The
+ * active tab goes back to the front afterwards. Captures run one at a time.
+ */
+export function inFront<T>(session: Session, tab: Tab, capture: () => Promise<T>): Promise<T> {
+  const run = async () => {
+    await tab.page.bringToFront();
+    try {
+      return await capture();
+    } finally {
+      const active = session.openTabs().find(t => t.id === session.activeTabId);
+      if (active && active !== tab && !active.closed) await active.page.bringToFront().catch(() => undefined);
+    }
+  };
+  const result = frontQueue.then(run, run);
+  frontQueue = result.catch(() => undefined);
+  return result;
+}
 
 export const takeScreenshot = defineTool({
   name: 'take_screenshot',
@@ -31,9 +55,10 @@ export const takeScreenshot = defineTool({
     const opts = { type, quality: type === 'jpeg' ? (quality ?? 80) : undefined, timeout: 30_000 } as const;
     let image: Buffer;
     try {
-      image = resolved ? await resolved.locator.screenshot(opts) : await tab.page.screenshot({ ...opts, fullPage: fullPage ?? false });
+      image = await inFront(session, tab, () => (resolved ? resolved.locator.screenshot(opts) : tab.page.screenshot({ ...opts, fullPage: fullPage ?? false })));
     } catch (error) {
-      throw actionError(error, ref ? `screenshot ${ref}` : `screenshot tab ${tab.id}`);
+      const what = ref ? `screenshot ${ref}` : `screenshot tab ${tab.id}`;
+      throw (await stuckPageError(tab, what)) ?? actionError(error, what);
     }
     const mimeType = `image/${type}`;
     const base64 = image.toString('base64');

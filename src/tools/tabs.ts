@@ -92,11 +92,14 @@ export const reloadTab = defineTool({
   input: z.object({ tabId: tabIdField, waitUntil: waitUntilField, timeoutMs: timeoutMsField(30_000) }),
   async handle({ tabId, waitUntil, timeoutMs }, { session }, res) {
     const tab = await session.tab(tabId);
+    // A stuck script would hold the reload (and any attempt to stop it) forever.
+    await tab.stopIfStuck();
+    const previous = tab.instanceId;
     try {
       const response = await tab.page.reload({ waitUntil: waitUntil ?? 'domcontentloaded', timeout: timeoutMs ?? 30_000 });
       res.set('status', response?.status() ?? 0);
     } catch (error) {
-      throw await pageLoadError(tab, error, 'reload the tab', timeoutMs ?? 30_000);
+      throw await pageLoadError(tab, error, 'reload the tab', timeoutMs ?? 30_000, previous);
     }
     await reportTab(session, tab, res, 'Reloaded');
   },

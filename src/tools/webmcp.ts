@@ -12,6 +12,7 @@ import type { Frame } from 'playwright-core';
 import { errors } from 'playwright-core';
 import type { Tab } from '../session/tab.js';
 import { withTimeout } from '../session/tab.js';
+import { stuckPageError } from './actionErrors.js';
 import { defineTool } from './define.js';
 import { firstLine, ToolError } from './errors.js';
 import { tabIdField, timeoutMsField } from './schemas.js';
@@ -160,7 +161,17 @@ export const callWebmcpTool = defineTool({
   }),
   async handle({ tabId, name, arguments: args, timeoutMs }, { session }, res) {
     const tab = await session.tab(tabId);
-    const found = (await frameTools(tab)).find(t => t.info.name === name);
+    let tools: FrameTool[];
+    try {
+      tools = await frameTools(tab);
+    } catch (error) {
+      if (error instanceof ToolError) throw error;
+      const stuck = await stuckPageError(tab, 'list the page\'s WebMCP tools');
+      if (stuck) throw stuck;
+      if (error instanceof errors.TimeoutError) throw new ToolError('timeout', 'The page did not list its WebMCP tools in time.', 'The page may be busy; try again in a moment.');
+      throw error;
+    }
+    const found = tools.find(t => t.info.name === name);
     if (!found) {
       throw new ToolError('webmcp_tool_not_found', `Tab ${tab.id} has no WebMCP tool named "${name.slice(0, 128)}".`, 'Call list_webmcp_tools for the tools this page offers now (pages add and remove tools as they change).');
     }
@@ -173,6 +184,8 @@ export const callWebmcpTool = defineTool({
       result = await found.frame.webmcp.callTool(name, input as Parameters<Frame['webmcp']['callTool']>[1], { timeout });
     } catch (error) {
       if (error instanceof errors.TimeoutError) {
+        const stuck = await stuckPageError(tab, `call WebMCP tool "${name}"`);
+        if (stuck) throw stuck;
         throw new ToolError('timeout', `WebMCP tool "${name}" did not answer within ${timeout} ms.`, 'The tool may wait for the person at the browser (a declarative form without toolautosubmit waits for a submit), or be slow; pass a larger timeoutMs.');
       }
       const message = firstLine(String(error instanceof Error ? error.message : error));

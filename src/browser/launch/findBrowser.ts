@@ -42,27 +42,29 @@ export function installHint(platform: NodeJS.Platform = process.platform): strin
 
 /**
  * Returns the executable path.
- * @param explicit `--browser` or `TABWRIGHT_BROWSER`; must exist when given.
+ * @param explicit `--browser` or `TABWRIGHT_BROWSER`: a path, or a bare name looked up on PATH; must exist when given.
  * @throws ToolError browser_unavailable naming TABWRIGHT_BROWSER and the install command.
  */
 export function findBrowser(explicit: string | undefined, env: Record<string, string | undefined> = process.env): string {
+  const dirs = (env.PATH ?? '').split(delimiter).filter(Boolean);
+  const exts = process.platform === 'win32' ? ['.exe', ''] : [''];
+  const onPath = (name: string) => {
+    for (const dir of dirs) for (const ext of exts) if (isExecutable(join(dir, name + ext))) return join(dir, name + ext);
+    return undefined;
+  };
   if (explicit) {
     if (isExecutable(explicit)) return explicit;
+    const found = /[\\/]/.test(explicit) ? undefined : onPath(explicit); // a bare name: look it up on PATH
+    if (found) return found;
     throw new ToolError(
       'browser_unavailable',
       `The browser executable "${explicit}" (from --browser or TABWRIGHT_BROWSER) does not exist or is not executable.`,
       `Point TABWRIGHT_BROWSER at a Chromium-family browser, or install one: ${installHint()}.`,
     );
   }
-  const dirs = (env.PATH ?? '').split(delimiter).filter(Boolean);
-  const exts = process.platform === 'win32' ? ['.exe', ''] : [''];
   for (const name of BROWSER_NAMES) {
-    for (const dir of dirs) {
-      for (const ext of exts) {
-        const candidate = join(dir, name + ext);
-        if (isExecutable(candidate)) return candidate;
-      }
-    }
+    const found = onPath(name);
+    if (found) return found;
   }
   for (const candidate of WELL_KNOWN[process.platform] ?? []) if (isExecutable(candidate)) return candidate;
   throw new ToolError(

@@ -116,6 +116,13 @@ export class LaunchConnection implements BrowserConnection {
     } catch (error) {
       const message = firstLine(error instanceof Error ? error.message : String(error));
       const locked = /ProcessSingleton|profile.*in use|SingletonLock|existing browser session/i.test(String(error));
+      if (!this.config.headless && /Missing X server|cannot open display|\$DISPLAY/i.test(String(error))) {
+        throw new ToolError(
+          'browser_unavailable',
+          'The browser could not open a window: there is no usable display.',
+          'Run headless (pass --headless, or drop --headed / TABWRIGHT_HEADLESS=0), or start under a display (e.g. xvfb-run).',
+        );
+      }
       throw new ToolError(
         'browser_unavailable',
         locked

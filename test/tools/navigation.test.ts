@@ -1,0 +1,199 @@
+// navigate end to end: URLs, back/forward, HTTP status, waitUntil, and the
+// failure modes (refused connection, bad URL, a page whose script never ends).
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { call, callError, connect, type Connected } from '../fixtures/mcp.js';
+import { startSite, type Site } from '../fixtures/site.js';
+import { closedPort, evaluate } from './helpers.js';
+
+interface NavResult {
+  tabId: number;
+  url: string;
+  title: string;
+  status: number;
+  revision: number;
+  instanceId: string;
+}
+
+let site: Site;
+let server: Connected;
+
+before(async () => {
+  site = await startSite();
+  site.page('/a', '<title>Page A</title><h1>A</h1>');
+  site.page('/b', '<title>Page B</title><h1>B</h1>');
+  site.route('/missing', (_req, res) => {
+    res.writeHead(404, { 'content-type': 'text/html' });
+    res.end('<title>Not here</title><h1>Nothing at this address</h1>');
+  });
+  site.route('/broken', (_req, res) => {
+    res.writeHead(500, { 'content-type': 'text/html' });
+    res.end('<title>Oops</title><h1>Server error</h1>');
+  });
+  site.route('/redirect', (_req, res) => {
+    res.writeHead(302, { location: '/b' });
+    res.end();
+  });
+  // The image holds the load event back for a while; DOMContentLoaded comes first.
+  site.page('/slow-load', '<title>Slow</title><img src="/slow.png"><script>window.dcl = document.readyState</script>');
+  site.route('/slow.png', (_req, res) => {
+    setTimeout(() => {
+      res.writeHead(200, { 'content-type': 'image/png' });
+      res.end();
+    }, 700);
+  });
+  site.page('/loop', '<title>Loop</title><h1>stuck</h1><script>while (true) {}</script><p>after</p>');
+  server = await connect();
+});
+after(async () => {
+  await server?.close();
+  await site?.close();
+});
+
+test('navigate to a URL: final URL, title, status, revision', async () => {
+  const a = await call<NavResult>(server.client, 'navigate', { url: `${site.origin}/a` });
+  assert.equal(a.tabId, 1);
+  assert.equal(a.url, `${site.origin}/a`);
+  assert.equal(a.title, 'Page A');
+  assert.equal(a.status, 200);
+  assert.equal(typeof a.instanceId, 'string');
+  const b = await call<NavResult>(server.client, 'navigate', { url: `${site.origin}/b`, tabId: a.tabId });
+  assert.equal(b.title, 'Page B');
+  assert.equal(b.revision, a.revision + 1);
+  assert.notEqual(b.instanceId, a.instanceId);
+});
+
+test('an error page reports its HTTP status', async () => {
+  const missing = await call<NavResult>(server.client, 'navigate', { url: `${site.origin}/missing` });
+  assert.equal(missing.status, 404);
+  assert.equal(missing.title, 'Not here');
+  assert.equal(missing.url, `${site.origin}/missing`);
+  const broken = await call<NavResult>(server.client, 'navigate', { url: `${site.origin}/broken` });
+  assert.equal(broken.status, 500);
+});
+
+test('a redirect reports the final URL and status', async () => {
+  const res = await call<NavResult>(server.client, 'navigate', { url: `${site.origin}/redirect` });
+  assert.equal(res.url, `${site.origin}/b`);
+  assert.equal(res.status, 200);
+  assert.equal(res.title, 'Page B');
+});
+
+test('back and forward move through history, each a new revision', async () => {
+  const { tabId } = await call<NavResult>(server.client, 'open_tab', { url: `${site.origin}/a` });
+  const b = await call<NavResult>(server.client, 'navigate', { tabId, url: `${site.origin}/b` });
+  const back = await call<NavResult>(server.client, 'navigate', { tabId, url: 'back' });
+  assert.equal(back.url, `${site.origin}/a`);
+  assert.equal(back.title, 'Page A');
+  assert.equal(back.status, 200);
+  assert.equal(back.revision, b.revision + 1);
+  const forward = await call<NavResult>(server.client, 'navigate', { tabId, url: 'forward' });
+  assert.equal(forward.url, `${site.origin}/b`);
+  assert.equal(forward.title, 'Page B');
+  assert.equal(forward.revision, b.revision + 2);
+
+  const noForward = await callError(server.client, 'navigate', { tabId, url: 'forward' });
+  assert.equal(noForward.type, 'navigation_failed');
+  // The failed call did not move the tab.
+  const tabs = (await call<{ tabs: NavResult[] }>(server.client, 'list_tabs')).tabs;
+  const now = tabs.find(t => t.tabId === tabId)!;
+  assert.equal(now.url, `${site.origin}/b`);
+  assert.equal(now.revision, forward.revision);
+});
+
+test('back into the blank page a tab started on, then no further', async () => {
+  const blank = await call<NavResult>(server.client, 'open_tab');
+  const a = await call<NavResult>(server.client, 'navigate', { tabId: blank.tabId, url: `${site.origin}/a` });
+  const back = await call<NavResult>(server.client, 'navigate', { tabId: blank.tabId, url: 'back' });
+  assert.equal(back.url, 'about:blank');
+  assert.equal(back.status, 0);
+  assert.equal(back.revision, a.revision + 1);
+  const none = await callError(server.client, 'navigate', { tabId: blank.tabId, url: 'back' });
+  assert.equal(none.type, 'navigation_failed');
+});
+
+test('back over a same-document entry keeps the revision', async () => {
+  const a = await call<NavResult>(server.client, 'navigate', { url: `${site.origin}/a` });
+  await evaluate(server.client, 'location.hash = "part"');
+  const back = await call<NavResult>(server.client, 'navigate', { url: 'back' });
+  assert.equal(back.url, `${site.origin}/a`);
+  assert.equal(back.revision, a.revision);
+  assert.equal(back.instanceId, a.instanceId);
+});
+
+test('waitUntil chooses when the navigation counts as done', async () => {
+  const loaded = await call<NavResult>(server.client, 'navigate', { url: `${site.origin}/slow-load`, waitUntil: 'load' });
+  assert.equal(loaded.status, 200);
+  assert.equal(await evaluate(server.client, 'document.readyState'), 'complete');
+
+  const committed = await call<NavResult>(server.client, 'navigate', { url: `${site.origin}/a`, waitUntil: 'commit' });
+  assert.equal(committed.status, 200);
+  assert.equal(committed.url, `${site.origin}/a`);
+
+  const idle = await call<NavResult>(server.client, 'navigate', { url: `${site.origin}/slow-load`, waitUntil: 'networkidle' });
+  assert.equal(idle.status, 200);
+  assert.equal(await evaluate(server.client, 'document.readyState'), 'complete');
+
+  const dcl = await call<NavResult>(server.client, 'navigate', { url: `${site.origin}/slow-load`, waitUntil: 'domcontentloaded' });
+  assert.equal(dcl.status, 200);
+  assert.equal(await evaluate(server.client, 'window.dcl'), 'loading');
+
+  assert.equal((await callError(server.client, 'navigate', { url: `${site.origin}/a`, waitUntil: 'soon' })).type, 'invalid_arguments');
+});
+
+test('a refused connection is navigation_failed', async () => {
+  const port = await closedPort();
+  const err = await callError(server.client, 'navigate', { url: `http://127.0.0.1:${port}/` });
+  assert.equal(err.type, 'navigation_failed');
+  assert.ok(err.hint.length > 0);
+});
+
+test('a navigation right after a failed one is not cut short by the error page', async () => {
+  for (let i = 0; i < 5; i++) {
+    const port = await closedPort();
+    assert.equal((await callError(server.client, 'navigate', { url: `http://127.0.0.1:${port}/` })).type, 'navigation_failed');
+    const next = await call<NavResult>(server.client, 'navigate', { url: `${site.origin}/a` });
+    assert.equal(next.status, 200);
+    assert.equal(next.title, 'Page A');
+  }
+});
+
+test('a malformed or disallowed URL is invalid_arguments', async () => {
+  for (const url of ['not a url', '/relative/path', 'javascript:alert(1)', 'ftp://127.0.0.1/file', '']) {
+    const err = await callError(server.client, 'navigate', { url });
+    assert.equal(err.type, 'invalid_arguments', url);
+  }
+  assert.equal((await callError(server.client, 'navigate', {})).type, 'invalid_arguments');
+  assert.equal((await callError(server.client, 'navigate', { url: `${site.origin}/a`, timeoutMs: 5 })).type, 'invalid_arguments');
+});
+
+test('a page stuck in an endless script: timeout, the server keeps answering, the tab recovers', async () => {
+  const { tabId } = await call<NavResult>(server.client, 'open_tab');
+  let navDone = false;
+  const nav = callError(server.client, 'navigate', { tabId, url: `${site.origin}/loop`, timeoutMs: 4000 }).finally(() => {
+    navDone = true;
+  });
+
+  // While the navigation waits on the stuck page, other calls answer.
+  await new Promise(resolve => setTimeout(resolve, 500));
+  const tabs = await call<{ tabs: NavResult[] }>(server.client, 'list_tabs');
+  assert.ok(tabs.tabs.some(t => t.tabId === tabId));
+  const status = await call<{ browserRunning: boolean }>(server.client, 'get_bridge_status');
+  assert.equal(status.browserRunning, true);
+  assert.equal(navDone, false, 'list_tabs and get_bridge_status answered while navigate was still waiting');
+
+  const err = await nav;
+  assert.equal(err.type, 'timeout');
+
+  // After the timeout too, the server answers, even about the stuck tab.
+  const after = (await call<{ tabs: NavResult[] }>(server.client, 'list_tabs')).tabs.find(t => t.tabId === tabId)!;
+  assert.equal(after.url, `${site.origin}/loop`);
+  await call(server.client, 'get_bridge_status');
+
+  // The loop was stopped: the tab runs code and navigates again.
+  assert.equal(await evaluate(server.client, '6 * 7', tabId), 42);
+  const next = await call<NavResult>(server.client, 'navigate', { tabId, url: `${site.origin}/a` });
+  assert.equal(next.status, 200);
+  assert.equal(next.title, 'Page A');
+  assert.equal(next.revision, after.revision + 1);
+});

@@ -1,0 +1,186 @@
+// get_page_context end to end: refs on actionable nodes, selector scoping,
+// and the inline / file / auto output modes with the 64 KB inline cap.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { call, callError, connect, type Connected } from '../fixtures/mcp.js';
+import { startSite, type Site } from '../fixtures/site.js';
+import { refOf } from './helpers.js';
+
+interface PageContext {
+  tabId: number;
+  url: string;
+  title: string;
+  revision: number;
+  instanceId: string;
+  refCount: number;
+  bytes: number;
+  snapshot?: string;
+  path?: string;
+}
+
+const FORM_PAGE = `<!doctype html><title>Shop</title>
+<header><nav><a href="/home">Home</a> <a href="/about">About us</a></nav></header>
+<main>
+  <h1>Order</h1>
+  <form id="order">
+    <label>Name <input name="name"></label>
+    <label>Notes <textarea name="notes"></textarea></label>
+    <label><input type="checkbox" name="gift"> Gift wrap</label>
+    <label>Size <select name="size"><option>Small</option><option>Large</option></select></label>
+    <fieldset><legend>Speed</legend>
+      <label><input type="radio" name="speed" value="slow"> Slow</label>
+      <label><input type="radio" name="speed" value="fast"> Fast</label>
+    </fieldset>
+    <button type="submit">Place order</button>
+  </form>
+</main>
+<aside id="side"><h2>Help</h2><a href="/faq">FAQ</a><button>Chat with us</button></aside>
+<footer><p>Plain footer text</p></footer>`;
+
+/** A page whose snapshot is well over 64 KB. */
+function bigPage(): string {
+  const rows = Array.from({ length: 2500 }, (_, i) => `<li><a href="/item/${i}">Catalogue item number ${i}</a> <button>Add ${i}</button></li>`);
+  return `<!doctype html><title>Catalogue</title><main><h1>Catalogue</h1><ul>${rows.join('')}</ul></main><section id="tail"><h2>End</h2><button>Last button</button></section>`;
+}
+
+let site: Site;
+let server: Connected;
+
+before(async () => {
+  site = await startSite();
+  site.page('/form', FORM_PAGE);
+  site.page('/big', bigPage());
+  server = await connect();
+});
+after(async () => {
+  await server?.close();
+  await site?.close();
+});
+
+test('every actionable node carries a ref; header fields describe the tab', async () => {
+  const nav = await call<{ tabId: number; revision: number; instanceId: string }>(server.client, 'navigate', { url: `${site.origin}/form` });
+  const ctx = await call<PageContext>(server.client, 'get_page_context');
+  assert.equal(ctx.tabId, nav.tabId);
+  assert.equal(ctx.url, `${site.origin}/form`);
+  assert.equal(ctx.title, 'Shop');
+  assert.equal(ctx.revision, nav.revision);
+  assert.equal(ctx.instanceId, nav.instanceId);
+  assert.equal(ctx.path, undefined);
+  const snap = ctx.snapshot!;
+  assert.equal(ctx.bytes, Buffer.byteLength(snap));
+  assert.equal(ctx.refCount, [...snap.matchAll(/\[ref=e\d+\]/g)].length);
+
+  const actionable: Array<[string, string]> = [
+    ['link', 'Home'], ['link', 'About us'], ['link', 'FAQ'],
+    ['textbox', 'Name'], ['textbox', 'Notes'], ['checkbox', 'Gift wrap'], ['combobox', 'Size'],
+    ['radio', 'Slow'], ['radio', 'Fast'], ['button', 'Place order'], ['button', 'Chat with us'],
+  ];
+  const refs = actionable.map(([role, name]) => refOf(snap, role, name));
+  assert.equal(new Set(refs).size, refs.length, 'refs are distinct');
+
+  // The snapshot in the text content matches the structured one.
+  const raw = await server.client.callTool({ name: 'get_page_context', arguments: {} });
+  const text = (raw.content as Array<{ type: string; text: string }>)[0]!.text;
+  assert.ok(text.includes(refOf(snap, 'button', 'Place order')));
+});
+
+test('within one document an element keeps its ref across snapshots', async () => {
+  const first = await call<PageContext>(server.client, 'get_page_context');
+  const second = await call<PageContext>(server.client, 'get_page_context');
+  assert.equal(refOf(second.snapshot!, 'button', 'Place order'), refOf(first.snapshot!, 'button', 'Place order'));
+  assert.equal(refOf(second.snapshot!, 'link', 'FAQ'), refOf(first.snapshot!, 'link', 'FAQ'));
+  assert.equal(second.revision, first.revision);
+});
+
+test('a new document gets new refs', async () => {
+  const before = await call<PageContext>(server.client, 'get_page_context');
+  await call(server.client, 'reload_tab');
+  const after = await call<PageContext>(server.client, 'get_page_context');
+  assert.equal(after.revision, before.revision + 1);
+  assert.notEqual(refOf(after.snapshot!, 'button', 'Place order'), refOf(before.snapshot!, 'button', 'Place order'));
+});
+
+test('selector scopes the snapshot to the first match', async () => {
+  const ctx = await call<PageContext>(server.client, 'get_page_context', { selector: '#side' });
+  const snap = ctx.snapshot!;
+  refOf(snap, 'link', 'FAQ');
+  refOf(snap, 'button', 'Chat with us');
+  assert.ok(!snap.includes('Place order'), snap);
+  assert.ok(!snap.includes('Home'), snap);
+  assert.equal(ctx.refCount, [...snap.matchAll(/\[ref=e\d+\]/g)].length);
+
+  // Refs match the whole-page snapshot's.
+  const full = await call<PageContext>(server.client, 'get_page_context');
+  assert.equal(refOf(full.snapshot!, 'button', 'Chat with us'), refOf(snap, 'button', 'Chat with us'));
+
+  const label = await call<PageContext>(server.client, 'get_page_context', { selector: 'label' });
+  refOf(label.snapshot!, 'textbox', 'Name');
+  assert.ok(!label.snapshot!.includes('Notes'), 'only the first match');
+});
+
+test('a selector that matches nothing, or does not parse, is invalid_arguments', async () => {
+  assert.equal((await callError(server.client, 'get_page_context', { selector: '#no-such-element' })).type, 'invalid_arguments');
+  assert.equal((await callError(server.client, 'get_page_context', { selector: 'div[[[' })).type, 'invalid_arguments');
+  assert.equal((await callError(server.client, 'get_page_context', { selector: '' })).type, 'invalid_arguments');
+  assert.equal((await callError(server.client, 'get_page_context', { output: 'stdout' })).type, 'invalid_arguments');
+});
+
+test('output: file writes the snapshot under <workspace>/.tabwright/context/', async () => {
+  const inline = await call<PageContext>(server.client, 'get_page_context', { output: 'inline' });
+  const ctx = await call<PageContext>(server.client, 'get_page_context', { output: 'file' });
+  assert.equal(ctx.snapshot, undefined);
+  assert.ok(ctx.path);
+  assert.equal(dirname(ctx.path), join(server.workspace, '.tabwright', 'context'));
+  assert.ok(existsSync(ctx.path));
+  const file = readFileSync(ctx.path, 'utf8');
+  assert.ok(file.includes(inline.snapshot!), 'the file holds the snapshot');
+  assert.equal(ctx.refCount, inline.refCount);
+  assert.equal(ctx.bytes, inline.bytes);
+});
+
+test('auto: a snapshot over 64 KB goes to a file; inline forces it into the response', async () => {
+  await call(server.client, 'navigate', { url: `${site.origin}/big` });
+  const auto = await call<PageContext>(server.client, 'get_page_context');
+  assert.ok(auto.bytes > 64 * 1024, `snapshot is ${auto.bytes} bytes`);
+  assert.equal(auto.snapshot, undefined);
+  assert.ok(auto.path);
+  assert.equal(dirname(auto.path), join(server.workspace, '.tabwright', 'context'));
+  const file = readFileSync(auto.path, 'utf8');
+  const ref = refOf(file, 'button', 'Last button');
+  refOf(file, 'link', 'Catalogue item number 2499');
+  assert.ok(auto.refCount >= 5000);
+
+  // The refs in the file are live: they act on this document.
+  const clicked = await call<{ tabId: number }>(server.client, 'click', { ref });
+  assert.equal(clicked.tabId, auto.tabId);
+
+  const inline = await call<PageContext>(server.client, 'get_page_context', { output: 'inline' });
+  assert.equal(inline.path, undefined);
+  assert.equal(inline.bytes, auto.bytes);
+  assert.equal(Buffer.byteLength(inline.snapshot!), inline.bytes);
+
+  // A selector brings the same page under the cap, inline.
+  const scoped = await call<PageContext>(server.client, 'get_page_context', { selector: '#tail' });
+  assert.ok(scoped.bytes < 64 * 1024);
+  assert.equal(scoped.path, undefined);
+  assert.equal(refOf(scoped.snapshot!, 'button', 'Last button'), ref);
+});
+
+test('TABWRIGHT_OUTPUT sets the default output mode', async () => {
+  const other = await connect({ env: { TABWRIGHT_OUTPUT: 'file' } });
+  try {
+    await call(other.client, 'navigate', { url: `${site.origin}/form` });
+    const ctx = await call<PageContext>(other.client, 'get_page_context');
+    assert.equal(ctx.snapshot, undefined);
+    assert.ok(ctx.path && existsSync(ctx.path));
+    assert.equal(dirname(ctx.path), join(other.workspace, '.tabwright', 'context'));
+    refOf(readFileSync(ctx.path, 'utf8'), 'button', 'Place order');
+    // An explicit output still wins.
+    const inline = await call<PageContext>(other.client, 'get_page_context', { output: 'inline' });
+    refOf(inline.snapshot!, 'button', 'Place order');
+  } finally {
+    await other.close();
+  }
+});

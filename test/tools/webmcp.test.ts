@@ -1,0 +1,221 @@
+// list_webmcp_tools and call_webmcp_tool end to end against Chromium's native
+// WebMCP: an imperative tool (document.modelContext.registerTool) and a
+// declarative one (<form toolname>), schema checks before dispatch, and errors.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { call, callError, connect, type Connected } from '../fixtures/mcp.js';
+import { startSite, type Site } from '../fixtures/site.js';
+import { callRaw, evaluate } from './helpers.js';
+
+interface ToolInfo {
+  tabId: number;
+  origin: string;
+  frameUrl?: string;
+  name: string;
+  description: string;
+  inputSchema?: Record<string, unknown>;
+  annotations: { readOnlyHint?: boolean; consequentialHint?: boolean; untrustedContentHint?: boolean };
+  source: string;
+}
+
+const ADD_SCHEMA = {
+  type: 'object',
+  properties: { a: { type: 'number', description: 'First addend' }, b: { type: 'number', description: 'Second addend' } },
+  required: ['a', 'b'],
+  additionalProperties: false,
+};
+
+const TOOLS_PAGE = `<!doctype html><title>Calculator</title>
+<h1>Calculator</h1>
+<form id="note" toolname="add_note" tooldescription="Add a note to the board" toolautosubmit>
+  <label>Text <input name="text" required toolparamdescription="What the note says"></label>
+  <label>Colour <select name="colour"><option value="yellow">Yellow</option><option value="pink">Pink</option></select></label>
+  <button>Add</button>
+</form>
+<ul id="board"></ul>
+<script>
+  window.calls = { add: 0, boom: 0, refuse: 0 };
+  document.modelContext.registerTool({
+    name: 'add',
+    description: 'Add two numbers',
+    inputSchema: ${JSON.stringify(ADD_SCHEMA)},
+    annotations: { readOnlyHint: true },
+    execute: async ({ a, b }) => {
+      calls.add++;
+      return { content: [{ type: 'text', text: String(a + b) }] };
+    },
+  });
+  document.modelContext.registerTool({
+    name: 'boom',
+    description: 'Always fails',
+    inputSchema: { type: 'object', properties: {} },
+    execute: async () => {
+      calls.boom++;
+      throw new Error('the calculator caught fire');
+    },
+  });
+  document.modelContext.registerTool({
+    name: 'refuse',
+    description: 'Reports an error result',
+    inputSchema: { type: 'object', properties: {} },
+    execute: async () => {
+      calls.refuse++;
+      return { isError: true, content: [{ type: 'text', text: 'not today' }] };
+    },
+  });
+  document.getElementById('note').addEventListener('submit', event => {
+    event.preventDefault();
+    const data = new FormData(event.target);
+    const li = document.createElement('li');
+    li.textContent = data.get('colour') + ': ' + data.get('text');
+    document.getElementById('board').append(li);
+    if (event.agentInvoked) event.respondWith(Promise.resolve('Added note "' + data.get('text') + '"'));
+  });
+</script>`;
+
+const OTHER_PAGE = `<!doctype html><title>Clock</title>
+<script>
+  document.modelContext.registerTool({
+    name: 'what_time',
+    description: 'Tells the time',
+    inputSchema: { type: 'object', properties: {} },
+    annotations: { readOnlyHint: true },
+    execute: async () => ({ content: [{ type: 'text', text: 'tea time' }] }),
+  });
+</script>`;
+
+let site: Site;
+let server: Connected;
+let calcTab: number;
+
+before(async () => {
+  site = await startSite();
+  site.page('/calc', TOOLS_PAGE);
+  site.page('/clock', OTHER_PAGE);
+  site.page('/plain', '<!doctype html><title>Plain</title><p>no tools here</p>');
+  server = await connect();
+});
+after(async () => {
+  await server?.close();
+  await site?.close();
+});
+
+async function calls(): Promise<{ add: number; boom: number; refuse: number }> {
+  return await evaluate(server.client, 'window.calls', calcTab);
+}
+
+test('without tabs, list_webmcp_tools answers empty and does not start the browser', async () => {
+  const res = await call<{ tools: ToolInfo[] }>(server.client, 'list_webmcp_tools');
+  assert.deepEqual(res.tools, []);
+  assert.equal((await call<{ browserRunning: boolean }>(server.client, 'get_bridge_status')).browserRunning, false);
+});
+
+test('lists imperative and declarative tools with schema and annotations', async () => {
+  calcTab = (await call<{ tabId: number }>(server.client, 'navigate', { url: `${site.origin}/calc` })).tabId;
+  const { tools } = await call<{ tools: ToolInfo[] }>(server.client, 'list_webmcp_tools', { tabId: calcTab });
+  assert.deepEqual(tools.map(t => t.name).sort(), ['add', 'add_note', 'boom', 'refuse']);
+
+  const add = tools.find(t => t.name === 'add')!;
+  assert.equal(add.tabId, calcTab);
+  assert.equal(add.origin, site.origin);
+  assert.equal(add.frameUrl, undefined);
+  assert.equal(add.description, 'Add two numbers');
+  assert.deepEqual(add.inputSchema, ADD_SCHEMA);
+  assert.equal(add.annotations.readOnlyHint, true);
+  assert.equal(add.source, 'native');
+
+  const note = tools.find(t => t.name === 'add_note')!;
+  assert.equal(note.description, 'Add a note to the board');
+  assert.notEqual(note.annotations.readOnlyHint, true);
+  assert.deepEqual(note.inputSchema?.required, ['text']);
+  const props = note.inputSchema?.properties as Record<string, { type: string; description?: string; enum?: string[] }>;
+  assert.equal(props.text?.type, 'string');
+  assert.equal(props.text?.description, 'What the note says');
+  assert.deepEqual(props.colour?.enum, ['yellow', 'pink']);
+
+  assert.notEqual(tools.find(t => t.name === 'boom')!.annotations.readOnlyHint, true);
+});
+
+test('call_webmcp_tool returns the tool\'s content', async () => {
+  const raw = await callRaw(server.client, 'call_webmcp_tool', { name: 'add', arguments: { a: 2, b: 40 } });
+  assert.notEqual(raw.isError, true, JSON.stringify(raw));
+  const res = raw.structuredContent as { tabId: number; name: string; result: { content: Array<{ type: string; text: string }> } };
+  assert.equal(res.tabId, calcTab);
+  assert.equal(res.name, 'add');
+  assert.deepEqual(res.result.content, [{ type: 'text', text: '42' }]);
+  assert.deepEqual(raw.content.filter(c => c.type === 'text').map(c => c.text), ['42']);
+  assert.equal((await calls()).add, 1);
+});
+
+test('a declarative form tool fills and submits the form', async () => {
+  const res = await call<{ result: unknown }>(server.client, 'call_webmcp_tool', { tabId: calcTab, name: 'add_note', arguments: { text: 'buy milk', colour: 'pink' } });
+  assert.equal(res.result, 'Added note "buy milk"');
+  assert.deepEqual(await evaluate(server.client, '[...document.querySelectorAll("#board li")].map(li => li.textContent)', calcTab), ['pink: buy milk']);
+});
+
+test('arguments that fail the inputSchema are invalid_arguments and never reach the page', async () => {
+  const before = await calls();
+  const bad: Array<Record<string, unknown>> = [
+    {},
+    { a: 1 },
+    { a: 'one', b: 2 },
+    { a: 1, b: 2, c: 3 },
+  ];
+  for (const args of bad) {
+    const err = await callError(server.client, 'call_webmcp_tool', { name: 'add', arguments: args });
+    assert.equal(err.type, 'invalid_arguments', JSON.stringify(args));
+  }
+  const noText = await callError(server.client, 'call_webmcp_tool', { name: 'add_note', arguments: { colour: 'pink' } });
+  assert.equal(noText.type, 'invalid_arguments');
+  const badColour = await callError(server.client, 'call_webmcp_tool', { name: 'add_note', arguments: { text: 'x', colour: 'green' } });
+  assert.equal(badColour.type, 'invalid_arguments');
+  // arguments itself must be an object.
+  assert.equal((await callError(server.client, 'call_webmcp_tool', { name: 'add', arguments: [1, 2] })).type, 'invalid_arguments');
+
+  assert.deepEqual(await calls(), before, 'no execute ran');
+  assert.deepEqual(await evaluate(server.client, 'document.querySelectorAll("#board li").length', calcTab), 1, 'no form was submitted');
+});
+
+test('an unknown tool name is webmcp_tool_not_found', async () => {
+  const err = await callError(server.client, 'call_webmcp_tool', { name: 'subtract', arguments: {} });
+  assert.equal(err.type, 'webmcp_tool_not_found');
+  assert.match(err.hint, /list_webmcp_tools/);
+});
+
+test('a tool whose execute throws, or reports isError, is evaluation_failed', async () => {
+  const thrown = await callError(server.client, 'call_webmcp_tool', { name: 'boom' });
+  assert.equal(thrown.type, 'evaluation_failed');
+  const refused = await callError(server.client, 'call_webmcp_tool', { name: 'refuse', arguments: {} });
+  assert.equal(refused.type, 'evaluation_failed');
+  assert.ok(refused.message.includes('not today'), refused.message);
+  const counts = await calls();
+  assert.equal(counts.boom, 1);
+  assert.equal(counts.refuse, 1);
+});
+
+test('without tabId, list_webmcp_tools covers every open tab', async () => {
+  const clock = await call<{ tabId: number }>(server.client, 'open_tab', { url: `${site.origin}/clock` });
+  const plain = await call<{ tabId: number }>(server.client, 'open_tab', { url: `${site.origin}/plain`, background: true });
+  const { tools } = await call<{ tools: ToolInfo[] }>(server.client, 'list_webmcp_tools');
+  const byTab = (id: number) => tools.filter(t => t.tabId === id).map(t => t.name).sort();
+  assert.deepEqual(byTab(calcTab), ['add', 'add_note', 'boom', 'refuse']);
+  assert.deepEqual(byTab(clock.tabId), ['what_time']);
+  assert.deepEqual(byTab(plain.tabId), []);
+  assert.equal(tools.length, 5);
+
+  // call_webmcp_tool defaults to the active tab (the clock); tabId picks another.
+  const time = await call<{ tabId: number; result: { content: Array<{ text: string }> } }>(server.client, 'call_webmcp_tool', { name: 'what_time' });
+  assert.equal(time.tabId, clock.tabId);
+  assert.equal(time.result.content[0]!.text, 'tea time');
+  assert.equal((await callError(server.client, 'call_webmcp_tool', { name: 'add', arguments: { a: 1, b: 2 } })).type, 'webmcp_tool_not_found');
+  const sum = await call<{ tabId: number }>(server.client, 'call_webmcp_tool', { tabId: calcTab, name: 'add', arguments: { a: 1, b: 2 } });
+  assert.equal(sum.tabId, calcTab);
+});
+
+test('tools belong to their document: after navigating away they are gone', async () => {
+  await call(server.client, 'navigate', { tabId: calcTab, url: `${site.origin}/plain` });
+  const { tools } = await call<{ tools: ToolInfo[] }>(server.client, 'list_webmcp_tools', { tabId: calcTab });
+  assert.deepEqual(tools, []);
+  assert.equal((await callError(server.client, 'call_webmcp_tool', { tabId: calcTab, name: 'add', arguments: { a: 1, b: 2 } })).type, 'webmcp_tool_not_found');
+  assert.equal((await callError(server.client, 'list_webmcp_tools', { tabId: 777 })).type, 'tab_not_found');
+});
