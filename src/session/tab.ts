@@ -159,7 +159,8 @@ export class Tab {
         const info = await withTimeout(this.cdp.send('Target.getTargetInfo'), 1000);
         if (info) {
           this.cachedTitle = info.targetInfo.title;
-          return { url: info.targetInfo.url, title: info.targetInfo.title };
+          // Right at a commit the browser may not know the new URL yet (empty); Playwright's does.
+          return { url: info.targetInfo.url || this.page.url(), title: info.targetInfo.title };
         }
       } catch (error) {
         log.debug('Target.getTargetInfo failed', error);

@@ -83,6 +83,12 @@ const COUNTER_PAGE = (label: string) => `<!doctype html><title>${label}</title>
 <h1>${label}</h1>
 <button onclick="window.count = (window.count || 0) + 1">Increment</button>`;
 
+// Event handlers that never return.
+const HANG_PAGE = `<!doctype html><title>Hang</title>
+<button onclick="while (true) {}">Hang on click</button>
+<button onclick="window.fine = (window.fine || 0) + 1">Fine</button>
+<label>Trap <input id="trap" onkeydown="if (event.key === 'x') while (true) {}"></label>`;
+
 const SCOPED_PAGE = `<!doctype html><title>Scoped</title>
 <main><button onclick="window.mainClicks = (window.mainClicks || 0) + 1">Main button</button></main>
 <aside id="side"><button onclick="window.sideClicks = (window.sideClicks || 0) + 1">Side button</button></aside>`;
@@ -107,6 +113,7 @@ before(async () => {
   site.page('/counter-1', COUNTER_PAGE('First'));
   site.page('/counter-2', COUNTER_PAGE('Second'));
   site.page('/scoped', SCOPED_PAGE);
+  site.page('/hang', HANG_PAGE);
   server = await connect();
 });
 after(async () => {
@@ -396,4 +403,18 @@ test('typed text never appears in an error', async () => {
   assert.equal((stale.structuredContent!.error as { type: string }).type, 'stale_ref');
   assert.ok(!JSON.stringify(stale).includes(secret));
   assert.ok(!server.stderr().includes(secret), 'the server log does not hold the secret either');
+});
+
+test('an action whose handler never returns times out, and the tab works again', async () => {
+  const { snap } = await open('/hang');
+  let err = await callRaw(server.client, 'click', { ref: refOf(snap, 'button', 'Hang on click'), timeoutMs: 1000 });
+  assert.equal((err.structuredContent!.error as { type: string }).type, 'timeout');
+  await call(server.client, 'click', { ref: refOf(snap, 'button', 'Fine') });
+  assert.equal(await evaluate(server.client, 'window.fine'), 1);
+
+  await call(server.client, 'click', { ref: refOf(snap, 'textbox', 'Trap') });
+  err = await callRaw(server.client, 'press_key', { key: 'x' });
+  assert.equal((err.structuredContent!.error as { type: string }).type, 'timeout');
+  await call(server.client, 'press_key', { key: 'y' });
+  assert.match(await evaluate<string>(server.client, 'document.getElementById("trap").value'), /y$/);
 });
