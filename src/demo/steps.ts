@@ -137,7 +137,7 @@ export const STEPS: Step[] = [
       const received = await waitFor(() => site.signups.find(s => s.email === READER.email), 10_000);
       expect(received, `the site never received the ${NEWSLETTER_TOOL} form submission`);
       expect(received.name === READER.name && received.interest === READER.interest, `the site received different values: ${JSON.stringify(received)}`);
-      return [`tool result: ${text}`, `the site received the submitted form: name "${received.name}", email ${received.email}, interest ${received.interest}`];
+      return [...text.split('\n'), `the site received the submitted form: name "${received.name}", email ${received.email}, interest ${received.interest}`];
     },
   },
   {

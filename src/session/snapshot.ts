@@ -114,7 +114,18 @@ async function supplementaryLines(session: Session, tab: Tab, instanceId: string
  */
 export async function takeSnapshot(session: Session, tab: Tab, opts: { selector?: string; timeoutMs?: number } = {}): Promise<Snapshot> {
   const timeout = opts.timeoutMs ?? 15_000;
-  const instanceId = tab.instanceId;
+  // A document that replaces the one being read (a navigation committing meanwhile)
+  // would get the old document's label and refs: read again, at most twice more.
+  for (let attempt = 0; ; attempt++) {
+    const instanceId = tab.instanceId;
+    const snap = await snapshotOnce(session, tab, instanceId, opts.selector, timeout);
+    if (tab.instanceId === instanceId || attempt === 2) return snap;
+    await tab.page.waitForLoadState('domcontentloaded', { timeout }).catch(() => undefined);
+  }
+}
+
+async function snapshotOnce(session: Session, tab: Tab, instanceId: string, selector: string | undefined, timeout: number): Promise<Snapshot> {
+  const opts = { selector };
   const revision = tab.revision;
   let raw: string;
   if (opts.selector) {

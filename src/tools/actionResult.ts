@@ -6,6 +6,7 @@
 import * as z from 'zod';
 import { takeSnapshot } from '../session/snapshot.js';
 import type { Session } from '../session/session.js';
+import type { Request } from 'playwright-core';
 import type { Tab } from '../session/tab.js';
 import { ToolError } from './errors.js';
 import type { ToolResponse } from './response.js';
@@ -34,6 +35,27 @@ async function waitForNewTabs(session: Session, known: Set<number>, count: numbe
  * handler that never returns), stops that script so the tab answers again
  * and says so in the error.
  */
+/**
+ * Waits (at most SETTLE_MS) until a navigation request the action started has
+ * replaced the document, or has finished or failed without doing so (a
+ * download, a 204).
+ */
+async function settleNavigation(tab: Tab, request: Request, instanceId: string): Promise<void> {
+  const deadline = Date.now() + SETTLE_MS;
+  const done = request.response().then(response => response?.finished(), () => undefined).catch(() => undefined);
+  let finished = false;
+  void done.then(() => {
+    finished = true;
+  });
+  while (Date.now() < deadline && tab.instanceId === instanceId && !tab.closed) {
+    if (finished) {
+      await new Promise(resolve => setTimeout(resolve, 100)); // the commit follows the response closely
+      break;
+    }
+    await new Promise(resolve => setTimeout(resolve, 20));
+  }
+}
+
 async function unstuck(tab: Tab, action: () => Promise<void>): Promise<void> {
   try {
     await action();
@@ -45,7 +67,7 @@ async function unstuck(tab: Tab, action: () => Promise<void>): Promise<void> {
 
 /**
  * Runs `action` on `tab` and reports on `res` what it changed. `label` is
- * the first line of the text ("Clicked e5").
+ * the first line of the text ("Clicked e5"); empty for none.
  */
 export async function runAction(session: Session, tab: Tab, label: string, res: ToolResponse, opts: { snapshot?: boolean }, action: () => Promise<void>): Promise<void> {
   const before = {
@@ -55,11 +77,25 @@ export async function runAction(session: Session, tab: Tab, label: string, res: 
     dialogSeq: tab.lastDialogSeq,
     tabIds: new Set(session.openTabs().map(t => t.id)),
     windowOpens: tab.windowOpens,
+    instanceId: tab.instanceId,
   };
-  await unstuck(tab, action);
+  // A navigation the action asked for (a form submit, location.assign) may commit
+  // after the action returns; Playwright's own wait covers clicks, not page tools.
+  let navigation: Request | undefined;
+  const onRequest = (request: Request) => {
+    if (request.isNavigationRequest() && request.frame() === tab.page.mainFrame()) navigation = request;
+  };
+  tab.page.on('request', onRequest);
+  try {
+    await unstuck(tab, action);
+  } finally {
+    tab.page.off('request', onRequest);
+  }
+  if (navigation && tab.instanceId === before.instanceId && !tab.closed) await settleNavigation(tab, navigation, before.instanceId);
   if (tab.windowOpens > before.windowOpens) await waitForNewTabs(session, before.tabIds, tab.windowOpens - before.windowOpens, NEW_TAB_MS);
   if (!tab.closed) await tab.page.waitForLoadState('domcontentloaded', { timeout: SETTLE_MS }).catch(() => undefined);
-  res.text(label).set('tabId', tab.id);
+  if (label) res.text(label);
+  res.set('tabId', tab.id);
 
   if (tab.closed) {
     res.text(`Tab ${tab.id} closed during the action; the active tab is now ${session.activeTabId ?? 'none'}.`).set('tabClosed', true);

@@ -13,6 +13,7 @@ import { errors } from 'playwright-core';
 import type { Tab } from '../session/tab.js';
 import { withTimeout } from '../session/tab.js';
 import { stuckPageError } from './actionErrors.js';
+import { runAction } from './actionResult.js';
 import { defineTool } from './define.js';
 import { firstLine, ToolError } from './errors.js';
 import { tabIdField, timeoutMsField } from './schemas.js';
@@ -180,9 +181,15 @@ export const callWebmcpTool = defineTool({
     const timeout = timeoutMs ?? 30_000;
     const started = Date.now();
     let result: unknown;
+    let ms = 0;
     try {
-      result = await found.frame.webmcp.callTool(name, input as Parameters<Frame['webmcp']['callTool']>[1], { timeout });
+      // runAction reports what the call changed: a declarative form's submit navigates.
+      await runAction(session, tab, '', res, {}, async () => {
+        result = await found.frame.webmcp.callTool(name, input as Parameters<Frame['webmcp']['callTool']>[1], { timeout });
+        ms = Date.now() - started;
+      });
     } catch (error) {
+      if (error instanceof ToolError) throw error;
       if (error instanceof errors.TimeoutError) {
         const stuck = await stuckPageError(tab, `call WebMCP tool "${name}"`);
         if (stuck) throw stuck;
@@ -194,13 +201,12 @@ export const callWebmcpTool = defineTool({
       }
       throw new ToolError('evaluation_failed', `WebMCP tool "${name}" failed: ${message.slice(0, 2000)}`, 'The error is the page\'s own; check the arguments or the page state.');
     }
-    const ms = Date.now() - started;
     const content = (result as { content?: unknown[] } | null)?.content;
     if ((result as { isError?: boolean } | null)?.isError) {
       const text = Array.isArray(content) ? content.map(c => (c as { text?: string }).text ?? '').join(' ') : '';
       throw new ToolError('evaluation_failed', `WebMCP tool "${name}" reported an error: ${text.slice(0, 2000)}`, 'The error is the page\'s own; check the arguments or the page state.');
     }
-    res.merge({ tabId: tab.id, name, result, ms });
+    res.merge({ tabId: tab.id, name, result: result ?? null, ms });
     if (Array.isArray(content)) {
       for (const block of content as Array<Record<string, unknown>>) {
         if (block.type === 'text' && typeof block.text === 'string') res.text(block.text);
@@ -208,7 +214,7 @@ export const callWebmcpTool = defineTool({
         else res.text(JSON.stringify(block));
       }
     } else {
-      res.text(JSON.stringify(result ?? null));
+      res.text(result == null ? `WebMCP tool "${name}" finished without a result.` : `Result: ${JSON.stringify(result)}`);
     }
   },
 });

@@ -184,3 +184,27 @@ test('TABWRIGHT_OUTPUT sets the default output mode', async () => {
     await other.close();
   }
 });
+
+test('a snapshot taken while the page navigates itself is labelled with the document it shows', async () => {
+  // The first page replaces itself as soon as it has loaded; the snapshot may start on
+  // one document and end on the next: it must never carry the old document's label.
+  site.page('/hop', '<!doctype html><title>Hop</title><p>leaving</p><script>addEventListener("DOMContentLoaded", () => setTimeout(() => location.replace("/landed"), 0))</script>');
+  site.page('/landed', '<!doctype html><title>Landed</title><button>Stay</button>');
+  for (let i = 0; i < 3; i++) {
+    await call(server.client, 'navigate', { url: `${site.origin}/hop` });
+    const ctx = await call<{ title: string; revision: number; instanceId: string; snapshot: string }>(server.client, 'get_page_context', { output: 'inline' });
+    const tab = (await call<{ tabs: Array<{ active: boolean; revision: number; instanceId: string; title: string }> }>(server.client, 'list_tabs')).tabs.find(t => t.active)!;
+    if (ctx.instanceId === tab.instanceId) {
+      assert.equal(ctx.revision, tab.revision);
+      if (ctx.title === 'Landed') {
+        const ref = /button "Stay" \[ref=(e\d+)\]/.exec(ctx.snapshot)?.[1];
+        assert.ok(ref, ctx.snapshot);
+        await call(server.client, 'click', { ref });
+      }
+    } else {
+      // The snapshot was of the first document, and the tab moved on after it returned.
+      assert.equal(ctx.title, 'Hop');
+      assert.ok(ctx.revision < tab.revision);
+    }
+  }
+});

@@ -219,3 +219,22 @@ test('tools belong to their document: after navigating away they are gone', asyn
   assert.equal((await callError(server.client, 'call_webmcp_tool', { tabId: calcTab, name: 'add', arguments: { a: 1, b: 2 } })).type, 'webmcp_tool_not_found');
   assert.equal((await callError(server.client, 'list_webmcp_tools', { tabId: 777 })).type, 'tab_not_found');
 });
+
+test('a declarative form that submits to another page reports the navigation', async () => {
+  site.page('/subscribe', `<!doctype html><title>Subscribe</title>
+<form action="/subscribed" method="get" toolname="subscribe" tooldescription="Subscribe to the list" toolautosubmit>
+  <label>Email <input name="email" type="email" required></label><button>Subscribe</button>
+</form>`);
+  site.page('/subscribed', '<!doctype html><title>Subscribed</title><p>Thanks</p>');
+  const opened = await call<{ tabId: number; revision: number }>(server.client, 'open_tab', { url: `${site.origin}/subscribe` });
+  const res = await call<{ navigation: { url: string; revision: number; sameDocument: boolean } }>(server.client, 'call_webmcp_tool', {
+    tabId: opened.tabId, name: 'subscribe', arguments: { email: 'reader@example.org' },
+  });
+  assert.equal(res.navigation.url, `${site.origin}/subscribed?email=reader%40example.org`);
+  assert.equal(res.navigation.revision, opened.revision + 1);
+  assert.equal(res.navigation.sameDocument, false);
+  const ctx = await call<{ title: string; revision: number }>(server.client, 'get_page_context', { tabId: opened.tabId });
+  assert.equal(ctx.title, 'Subscribed');
+  assert.equal(ctx.revision, opened.revision + 1);
+  await call(server.client, 'close_tab', { tabId: opened.tabId });
+});
