@@ -30,6 +30,8 @@ const log = (line: string) => process.stderr.write(`${line}\n`);
 
 /** Sessions alive right now, closed on any exit path. */
 const live = new Set<Session>();
+/** Set by Ctrl-C / SIGTERM: stop measuring, close everything, write nothing. */
+let aborted = false;
 
 async function closeAll(): Promise<void> {
   const sessions = [...live];
@@ -81,11 +83,23 @@ async function round(r: number, specs: ServerSpec[], pages: BenchPage[], ctx: Ct
   log(`round ${r}: ${order.map(s => s.id).join(' → ')}`);
   const sessions = new Map<ServerId, Session>();
   const guard = async (spec: ServerSpec, step: string, fn: () => Promise<void>) => {
+    if (aborted) return;
+    const s = sessions.get(spec.id);
+    if (s?.lost) {
+      // The server is gone: report it once, then skip its remaining steps this round.
+      sessions.delete(spec.id);
+      live.delete(s);
+      await s.close();
+      ctx.results.errors.push({ round: r, server: spec.id, step, message: `server exited; skipped the rest of the round${s.stderr() ? ` [stderr: ${s.stderr()}]` : ''}` });
+      return;
+    }
     try {
       await fn();
     } catch (error) {
-      const s = sessions.get(spec.id);
-      const message = `${(error as Error).message}${s?.stderr() ? ` [stderr: ${s.stderr()}]` : ''}`;
+      if (aborted) return;
+      const text = (error as Error).message;
+      const stderr = sessions.get(spec.id)?.stderr() ?? '';
+      const message = `${text}${stderr && (step === 'cold start' || /closed|exited|connected/i.test(text)) ? ` [stderr: ${stderr}]` : ''}`;
       ctx.results.errors.push({ round: r, server: spec.id, step, message });
       log(`  ${spec.id} ${step}: ${message.slice(0, 200)}`);
     }
@@ -161,20 +175,26 @@ async function main(): Promise<number> {
   const sampler = new TreeSampler(100);
   const ctx: Ctx = { results, site, root: ROOT, cacheDir: CACHE, chromium: opts.chromium, isRoot, sampler, timeoutMs: opts.timeoutMs, slowTimeoutMs: opts.timeoutMs * 3, log };
   const stop = (signal: string) => {
-    log(`\n${signal}: closing every server and browser...`);
-    void closeAll().finally(() => site.close().finally(() => process.exit(130)));
+    if (aborted) {
+      log(`${signal} again: exiting now`);
+      process.exit(130);
+    }
+    aborted = true;
+    log(`\n${signal}: closing every server and browser (no report is written)...`);
+    void closeAll();
   };
-  process.once('SIGINT', () => stop('SIGINT'));
-  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
   try {
     log(`bench: ${opts.rounds} round(s), ${pages.length} pages, site ${site.origin}`);
     results.servers = await prepareServers(opts, isRoot);
     const specs = SPECS.filter(s => results.servers.some(i => i.id === s.id && i.status === 'ok'));
-    for (let r = 1; r <= opts.rounds; r++) await round(r, specs, pages, ctx);
+    for (let r = 1; r <= opts.rounds && !aborted; r++) await round(r, specs, pages, ctx);
   } finally {
     await closeAll();
     await site.close();
   }
+  if (aborted) return 130;
   for (const info of results.servers) {
     if (info.status !== 'ok') continue;
     if (!results.samples.some(s => s.server === info.id && s.measure === 'cold_start_ms')) {

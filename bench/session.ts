@@ -41,6 +41,8 @@ export class Session {
   readonly state: AdapterState = {};
   private stderrTail = '';
   private closed = false;
+  /** The connection closed without us closing it (the server exited or crashed). */
+  lost = false;
 
   private constructor(
     readonly spec: ServerSpec,
@@ -54,6 +56,9 @@ export class Session {
     transport.stderr?.on('data', (d: Buffer) => {
       this.stderrTail = (this.stderrTail + d.toString()).slice(-2000);
     });
+    client.onclose = () => {
+      if (!this.closed) this.lost = true;
+    };
   }
 
   /**
