@@ -19,7 +19,8 @@ export interface RefNode {
 }
 
 const NAME = String.raw`"((?:[^"\\]|\\.)*)"`;
-const ARIA_LINE = new RegExp(String.raw`^\s*-\s+([A-Za-z][\w-]*)(?:\s+${NAME})?.*?\[ref=([^\]\s]+)\]`);
+/** YAML single-quotes a line whose text has ": " in it (`- 'link "a: b" [ref=e1]':`), hence the optional quote. */
+const ARIA_LINE = new RegExp(String.raw`^\s*-\s+'?([A-Za-z][\w-]*)(?:\s+${NAME})?.*?\[ref=([^\]\s]+)\]`);
 const UID_LINE = new RegExp(String.raw`^\s*uid=(\S+)(?:\s+([A-Za-z][\w-]*))?(?:\s+${NAME})?`);
 
 /** Every line of `text` that has a ref, with its role and accessible name. */
@@ -28,7 +29,9 @@ export function parseRefs(text: string): RefNode[] {
   for (const line of text.split('\n')) {
     let m = ARIA_LINE.exec(line);
     if (m) {
-      out.push({ role: m[1]!.toLowerCase(), name: unquote(m[2]), ref: m[3]! });
+      const yamlQuoted = /^\s*-\s+'/.test(line);
+      const name = unquote(yamlQuoted ? m[2]?.replace(/''/g, "'") : m[2]);
+      out.push({ role: m[1]!.toLowerCase(), name, ref: m[3]! });
       continue;
     }
     m = UID_LINE.exec(line);

@@ -13,7 +13,10 @@ const ARIA = `- generic [active] [ref=e1]:
     - button "Sign in" [ref=e8]
   - link "Forgot \\"this\\"?" [ref=e9] [cursor=pointer]:
     - /url: /x
-  - menuitem "Home" [ref=e10]`;
+  - menuitem "Home" [ref=e10]
+  - 'link "Stocks: AerCap''s gainers" [ref=e11] [cursor=pointer]':
+  - link:
+    - /url: /chart`;
 
 const UID = `uid=1_0 RootWebArea "Login" url="http://127.0.0.1/"
   uid=1_1 heading "Sign in" level="1"
@@ -24,8 +27,9 @@ const UID = `uid=1_0 RootWebArea "Login" url="http://127.0.0.1/"
 
 test('aria snapshots (tabwright, Playwright MCP): role, name and ref per line', () => {
   const nodes = parseRefs(ARIA);
-  assert.equal(nodes.length, 8);
+  assert.equal(nodes.length, 9);
   assert.deepEqual(nodes[3], { role: 'textbox', name: 'Username', ref: 'e5' });
+  assert.deepEqual(nodes[8], { role: 'link', name: "Stocks: AerCap's gainers", ref: 'e11' });
   assert.equal(nodes.find(n => n.ref === 'e9')?.name, 'Forgot "this"?');
   assert.equal(findRef(nodes, 'button', 'sign in'), 'e8');
   assert.equal(findRef(nodes, 'textbox', 'Password'), undefined);
@@ -41,10 +45,10 @@ test('uid snapshots (Chrome DevTools MCP), including text nodes without a role',
 
 test('coverage matches refs to the census by kind, other interactive roles fill gaps, capped at 1', () => {
   const nodes = parseRefs(ARIA);
-  assert.equal(interactiveRefCount(nodes), 5);
-  assert.equal(interactiveCoverage(nodes, { links: 1, buttons: 1, controls: 2 }), 1);
-  assert.equal(interactiveCoverage(nodes, { links: 2, buttons: 1, controls: 2 }), 1); // the menuitem fills the missing link
-  assert.equal(interactiveCoverage(nodes, { links: 3, buttons: 2, controls: 3 }), 5 / 8);
+  assert.equal(interactiveRefCount(nodes), 6);
+  assert.equal(interactiveCoverage(nodes, { links: 2, buttons: 1, controls: 2 }), 1);
+  assert.equal(interactiveCoverage(nodes, { links: 3, buttons: 1, controls: 2 }), 1); // the menuitem fills the missing link
+  assert.equal(interactiveCoverage(nodes, { links: 4, buttons: 2, controls: 3 }), 6 / 9);
   assert.equal(interactiveCoverage(nodes, { links: 0, buttons: 0, controls: 0 }), 1);
   assert.equal(interactiveCoverage([], { links: 4, buttons: 0, controls: 0 }), 0);
 });
