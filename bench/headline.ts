@@ -144,6 +144,7 @@ export function verdict(h: Headline): Verdict {
   const met = h.target.better === 'lower' ? (h.target.strict ? tw < goal : tw <= goal) : tw >= goal;
   if (met) return { status: 'met', ratio, goal, targetRatio };
   const diff = tw - goal;
+  if (h.target.unit === '%') return { status: 'missed', ratio, goal, targetRatio, by: `${(Math.abs(diff) * 100).toFixed(1)} points` };
   const pct = (Math.abs(diff) / goal) * 100;
   return { status: 'missed', ratio, goal, targetRatio, by: `${diff > 0 ? '+' : '−'}${pct.toFixed(pct < 10 ? 1 : 0)}% (${diff > 0 ? '+' : '−'}${formatValue(Math.abs(diff), h.target.unit)})` };
 }

@@ -108,7 +108,8 @@ function pageSection(results: Results): string {
 function serversSection(results: Results): string {
   return results.servers
     .map(s => {
-      const lines = [`### ${s.label} ${s.version}`, '', `- status: ${s.status}${s.error ? ` — ${s.error}` : ''}`];
+      const error = s.error ? ` — ${s.error.replace(/\s+/g, ' ').slice(0, 400)}` : '';
+      const lines = [`### ${s.label} ${s.version}`, '', `- status: ${s.status}${error}`];
       if (s.command.length) lines.push(`- command: \`${s.command.join(' ')}\``);
       lines.push(`- browser switches: \`${s.browserArgs.join(' ')}\``);
       for (const n of s.notes) lines.push(`- ${n}`);
