@@ -107,6 +107,7 @@ export async function measurePage(session: Session, page: BenchPage, ctx: Ctx, r
   const nodes = parseRefs(text);
   record(ctx, round, spec.id, 'snapshot_ms', snap.ms, { ...base, delivery });
   record(ctx, round, spec.id, 'snapshot_bytes', Buffer.byteLength(text), { ...base, delivery });
+  record(ctx, round, spec.id, 'snapshot_wire_bytes', snap.wireBytes, base);
   record(ctx, round, spec.id, 'snapshot_tokens', countTokens(text), { ...base, delivery });
   record(ctx, round, spec.id, 'interactive_refs', interactiveRefCount(nodes), base);
   record(ctx, round, spec.id, 'coverage', interactiveCoverage(nodes, info.census[spec.id]!), base);

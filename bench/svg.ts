@@ -25,7 +25,7 @@ export function renderSvg(rows: readonly Headline[], title: string): string {
   const right = 190;
   const top = 56;
   const rowH = 30;
-  const H = top + Math.max(1, bars.length) * rowH + 46;
+  const H = top + Math.max(1, bars.length) * rowH + 64;
   const all = bars.flatMap(b => [b.v.ratio, b.v.targetRatio ?? 1]).concat(1);
   const lo = Math.log10(Math.min(...all) / 1.5);
   const hi = Math.log10(Math.max(...all) * 1.5);
@@ -39,8 +39,8 @@ export function renderSvg(rows: readonly Headline[], title: string): string {
   for (const tick of [0.01, 0.03, 0.1, 0.3, 1, 3, 10, 30]) {
     if (Math.log10(tick) < lo || Math.log10(tick) > hi) continue;
     const tx = x(tick).toFixed(1);
-    out.push(`<line x1="${tx}" y1="${top - 6}" x2="${tx}" y2="${H - 36}" stroke="${tick === 1 ? '#333' : '#ddd'}" stroke-width="${tick === 1 ? 1.5 : 1}"/>`);
-    out.push(`<text x="${tx}" y="${H - 20}" text-anchor="middle" fill="#555">${tick}×</text>`);
+    out.push(`<line x1="${tx}" y1="${top - 6}" x2="${tx}" y2="${H - 54}" stroke="${tick === 1 ? '#333' : '#ddd'}" stroke-width="${tick === 1 ? 1.5 : 1}"/>`);
+    out.push(`<text x="${tx}" y="${H - 38}" text-anchor="middle" fill="#555">${tick}×</text>`);
   }
   bars.forEach(({ h, v }, i) => {
     const y = top + i * rowH;
@@ -56,6 +56,12 @@ export function renderSvg(rows: readonly Headline[], title: string): string {
     const label = `${fmtRatio(v.ratio)}${v.targetRatio !== undefined ? ` (target ${fmtRatio(v.targetRatio)})` : ''}`;
     out.push(`<text x="${W - right + 8}" y="${y + 19}">${esc(label)}</text>`);
   });
+  const legend: Array<[string, string]> = [['#2e7d32', 'target met'], ['#f9a825', 'ahead of the better peer, target missed'], ['#c62828', 'behind the better peer']];
+  let lx = left;
+  for (const [fill, text] of legend) {
+    out.push(`<rect x="${lx}" y="${H - 14}" width="10" height="10" fill="${fill}"/><text x="${lx + 14}" y="${H - 5}" fill="#555">${esc(text)}</text>`);
+    lx += 30 + text.length * 6.5;
+  }
   if (!bars.length) out.push(`<text x="16" y="${top + 20}">No ratios: no peer was measured.</text>`);
   out.push('</svg>');
   return out.join('\n') + '\n';

@@ -9,7 +9,8 @@ export type ServerId = 'tabwright' | 'playwright-mcp' | 'chrome-devtools-mcp';
 export const SERVER_IDS: readonly ServerId[] = ['tabwright', 'playwright-mcp', 'chrome-devtools-mcp'];
 
 /** Measures taken per server and page. */
-export type PageMeasure = 'navigate_ms' | 'snapshot_ms' | 'snapshot_bytes' | 'snapshot_tokens' | 'coverage' | 'interactive_refs';
+/** `snapshot_wire_bytes`: the whole snapshot result as JSON (text blocks and structuredContent), in the raw data only. */
+export type PageMeasure = 'navigate_ms' | 'snapshot_ms' | 'snapshot_bytes' | 'snapshot_wire_bytes' | 'snapshot_tokens' | 'coverage' | 'interactive_refs';
 
 /** Measures taken once per server and round. */
 export type ServerMeasure =
