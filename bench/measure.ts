@@ -11,7 +11,7 @@ import type { BenchPage, Site } from './pages.js';
 import type { TreeSampler } from './procs.js';
 import { entryScript, type ServerSpec } from './servers.js';
 import { Session, type CallOutcome } from './session.js';
-import { findRef, interactiveCoverage, interactiveRefCount, parseRefs } from './snapshotText.js';
+import { findRef, interactiveCoverage, interactiveRefCount, parseRefs, refKinds } from './snapshotText.js';
 import { countTokens } from './tokens.js';
 import type { Census, Measure, Results, Sample, ServerId } from './types.js';
 
@@ -110,7 +110,7 @@ export async function measurePage(session: Session, page: BenchPage, ctx: Ctx, r
   record(ctx, round, spec.id, 'snapshot_wire_bytes', snap.wireBytes, base);
   record(ctx, round, spec.id, 'snapshot_tokens', countTokens(text), { ...base, delivery });
   record(ctx, round, spec.id, 'interactive_refs', interactiveRefCount(nodes), base);
-  record(ctx, round, spec.id, 'coverage', interactiveCoverage(nodes, info.census[spec.id]!), base);
+  record(ctx, round, spec.id, 'coverage', interactiveCoverage(nodes, info.census[spec.id]!), { ...base, refs: refKinds(nodes) });
   if (censusTotal(info.census[spec.id]!) === 0) ctx.log(`  ${spec.id} ${page.id}: census found no interactive elements`);
 }
 

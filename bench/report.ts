@@ -16,6 +16,7 @@ function cell(s: Summary | undefined, unit: string): string {
   if (s.n === 1 || s.min === s.max) return formatValue(s.median, unit);
   // The range without its unit ("101 ms (100–102)"), except for bytes, whose unit varies (B, KB).
   const bare = (v: number) => (unit === 'bytes' ? formatValue(v, unit) : formatValue(v, unit).replace(/ .*/, ''));
+  if (bare(s.min) === bare(s.max)) return formatValue(s.median, unit);
   return `${formatValue(s.median, unit)} (${bare(s.min)}–${bare(s.max)})`;
 }
 

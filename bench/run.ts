@@ -8,7 +8,7 @@
  * on errors, and on Ctrl-C / SIGTERM.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, USAGE, type Options } from './args.js';
@@ -17,11 +17,9 @@ import { machine } from './machine.js';
 import { coldStart, measureActions, measurePage, measureWebmcp, recordMemory, toolsList, type Ctx } from './measure.js';
 import { corpusPages, GENERATED, startSite, type BenchPage } from './pages.js';
 import { TreeSampler } from './procs.js';
-import { renderMarkdown } from './report.js';
+import { writeReport } from './output.js';
 import { checkMapping, installedVersion, SPECS, type ServerSpec } from './servers.js';
 import type { Session } from './session.js';
-import { renderSvg } from './svg.js';
-import { headlines } from './headline.js';
 import type { Results, ServerId, ServerInfo } from './types.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -206,10 +204,7 @@ async function main(): Promise<number> {
   const outDir = opts.outDir ?? join(ROOT, 'bench', 'results');
   mkdirSync(outDir, { recursive: true });
   const base = outputBase(outDir, startedAt, opts.quick);
-  const name = base.slice(outDir.length + 1);
-  writeFileSync(`${base}.json`, JSON.stringify(results, null, 1) + '\n');
-  writeFileSync(`${base}.svg`, renderSvg(headlines(results), `tabwright vs the better peer · ${startedAt.slice(0, 10)}`));
-  writeFileSync(`${base}.md`, renderMarkdown(results, `${name}.svg`));
+  writeReport(results, base, { json: true });
   log(`\nwrote ${relative(process.cwd(), base)}.{json,md,svg} (${results.samples.length} samples, ${results.errors.length} errors)`);
   return 0;
 }

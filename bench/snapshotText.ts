@@ -51,8 +51,8 @@ export function findRef(nodes: readonly RefNode[], role: string, name: string): 
 }
 
 const CONTROL_ROLES = new Set(['textbox', 'searchbox', 'checkbox', 'radio', 'combobox', 'listbox', 'slider', 'spinbutton', 'switch']);
-/** Roles an element the census counts as a link or button may take in a snapshot (`<a href role=menuitem>`, `<button role=tab>`). */
-const OTHER_ROLES = new Set(['menuitem', 'menuitemcheckbox', 'menuitemradio', 'tab', 'treeitem']);
+/** Roles an element the census counts as a link or button may declare and show in a snapshot (`<a href role=menu>`, `<button role=tab>`). */
+const OTHER_ROLES = new Set(['menu', 'menubar', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'tab', 'treeitem']);
 
 /** Ref'd nodes by kind: the census kinds plus other interactive roles. */
 export function refKinds(nodes: readonly RefNode[]): Census & { other: number } {

@@ -40,6 +40,8 @@ export interface Sample {
   verified?: boolean;
   /** For snapshots: whether the text came inline or through a file the response pointed to. */
   delivery?: 'inline' | 'file';
+  /** For coverage: the ref'd snapshot nodes by kind (so coverage can be recomputed from the raw data). */
+  refs?: Census & { other: number };
 }
 
 /** Visible links, buttons and form controls counted in the page. */
