@@ -31,12 +31,18 @@ const live = new Set<Session>();
 /** Set by Ctrl-C / SIGTERM: stop measuring, close everything, write nothing. */
 let aborted = false;
 
-async function closeAll(): Promise<void> {
+/** Every close started so far: a later closeAll waits for earlier ones (Ctrl-C starts one mid-round). */
+let closing: Promise<void> = Promise.resolve();
+
+function closeAll(): Promise<void> {
   const sessions = [...live];
   live.clear();
-  const killed = await Promise.all(sessions.map(s => s.close().catch(() => 0)));
-  const n = killed.reduce((a, b) => a + b, 0);
-  if (n) log(`  (had to SIGKILL ${n} leftover process${n === 1 ? '' : 'es'})`);
+  const now = Promise.all(sessions.map(s => s.close().catch(() => 0))).then(killed => {
+    const n = killed.reduce((a, b) => a + b, 0);
+    if (n) log(`  (had to SIGKILL ${n} leftover process${n === 1 ? '' : 'es'})`);
+  });
+  closing = Promise.all([closing, now]).then(() => undefined);
+  return closing;
 }
 
 function tabwrightVersion(): string {
@@ -172,12 +178,16 @@ async function main(): Promise<number> {
   };
   const sampler = new TreeSampler(100);
   const ctx: Ctx = { results, site, root: ROOT, cacheDir: CACHE, chromium: opts.chromium, isRoot, sampler, timeoutMs: opts.timeoutMs, slowTimeoutMs: opts.timeoutMs * 3, log };
+  let abortedAt = 0;
   const stop = (signal: string) => {
     if (aborted) {
+      // Ctrl-C reaches this process from the terminal and again relayed by npm and tsx: only a later one forces.
+      if (Date.now() - abortedAt < 2000) return;
       log(`${signal} again: exiting now`);
       process.exit(130);
     }
     aborted = true;
+    abortedAt = Date.now();
     log(`\n${signal}: closing every server and browser (no report is written)...`);
     void closeAll();
   };
