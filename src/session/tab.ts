@@ -60,6 +60,7 @@ export class Tab {
   ) {
     page.on('console', msg => {
       const loc = msg.location();
+      if (isFaviconNoise(msg.text(), loc.url)) return;
       this.console.push({
         level: levelOf(msg.type()),
         kind: 'console',
@@ -204,6 +205,14 @@ export class Tab {
     await this.terminateExecution();
     return true;
   }
+}
+
+/**
+ * The browser's own "Failed to load resource" error for the favicon it
+ * fetches by itself: not the page's doing, and noise for an agent.
+ */
+export function isFaviconNoise(text: string, url: string | undefined): boolean {
+  return /\/favicon\.ico(\?|$)/.test(url ?? '') && text.startsWith('Failed to load resource');
 }
 
 /** The innermost `url:line:column` of a V8 stack trace (both numbers count from 1), if any. */
