@@ -40,6 +40,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
+import { encode } from 'gpt-tokenizer/encoding/o200k_base';
 import { call, connect, type Connected } from './fixtures/mcp.js';
 import { CORPUS, startSite, type Site } from './fixtures/site.js';
 
@@ -92,6 +93,10 @@ interface Row {
   snapMs: number;
   /** snapshot bytes (UTF-8) */
   bytes: number;
+  /** snapshot tokens (o200k_base) */
+  tokens: number;
+  /** snapshots needed to page through every summarised container */
+  pages: number;
   refs: number;
   /** census: visible links, buttons, controls */
   links: number;
@@ -139,9 +144,14 @@ function unquoteYaml(value: string): string {
   return value;
 }
 
-const KEY = /^([a-z]+)(?: ("(?:[^"\\]|\\.)*"))?((?: \[[^\]]*\])*)$/;
+/** A node line's body: role, optional JSON-quoted name, bracketed properties, then `: value` or `:` (children follow). */
+const NODE = /^([a-z]+)(?: ("(?:[^"\\]|\\.)*"))?((?: \[[^\]]*\])*)(?::(?: .*)?)?$/;
 
-/** Parses the node lines of a Playwright AI-mode snapshot (text lines and props other than /url are skipped). */
+/**
+ * Parses the node lines of a snapshot (docs/snapshot.md): `- role "name"
+ * [ref=e5] [checked]: value`, with `- /url: ...` under a link when URLs are
+ * asked for. Text lines (no `- `), notes and paging lines are skipped.
+ */
 function parseSnapshot(text: string): SnapNode[] {
   const nodes: SnapNode[] = [];
   const lines = text.split('\n');
@@ -150,28 +160,12 @@ function parseSnapshot(text: string): SnapNode[] {
     const m = /^(\s*)- (.*)$/.exec(lines[i]!);
     if (!m) continue;
     const indent = m[1]!.length;
-    let body = m[2]!;
+    const body = m[2]!;
     if (body.startsWith('/url: ')) {
       if (lastAt && indent === lastAt.indent + 2) lastAt.node.url = unquoteYaml(body.slice('/url: '.length));
       continue;
     }
-    if (body.startsWith('/') || body.startsWith('text:') || body === 'text') continue;
-    let key: string;
-    if (body.startsWith("'")) {
-      // A quoted key: 'role "name: with colon" [ref=e1]': value
-      let end = 1;
-      while (end < body.length) {
-        if (body[end] === "'" && body[end + 1] === "'") end += 2;
-        else if (body[end] === "'") break;
-        else end++;
-      }
-      key = body.slice(1, end).replace(/''/g, "'");
-      body = body.slice(end + 1);
-    } else {
-      const colon = body.search(/:( |$)/);
-      key = colon === -1 ? body : body.slice(0, colon);
-    }
-    const k = KEY.exec(key);
+    const k = NODE.exec(body);
     if (!k) continue;
     const node: SnapNode = { role: k[1]!, line: i };
     if (k[2]) node.name = JSON.parse(k[2]) as string;
@@ -183,16 +177,54 @@ function parseSnapshot(text: string): SnapNode[] {
   return nodes;
 }
 
+/** The paging lines of a snapshot: `get_page_context {ref: "e40", offset: 50}`. */
+const PAGING = /get_page_context \{ref: "(e\d+)", offset: (\d+)\}/g;
+
+/**
+ * A whole-page snapshot and every page its paging lines lead to, followed
+ * until none is left (each summarised container is paged to its end, and
+ * containers summarised inside a page are followed too). Nodes keep the
+ * line number of the page they are on; the same element keeps its ref on
+ * every page, so an element counts once per distinct ref.
+ */
+async function pagedSnapshot(args: Record<string, unknown> = {}): Promise<{ ctx: PageContext; text: string; ms: number; nodes: SnapNode[]; pages: number }> {
+  const first = await pageContext(args);
+  const nodes = parseSnapshot(first.text);
+  assert.equal(nodes.filter(n => n.ref).length, first.ctx.refCount, 'every ref sits on a node line the parser reads');
+  const seen = new Set<string>();
+  const queue = [...first.text.matchAll(PAGING)].map(m => [m[1]!, Number(m[2])] as const);
+  let pages = 1;
+  while (queue.length) {
+    const [ref, offset] = queue.shift()!;
+    if (seen.has(`${ref}@${offset}`)) continue;
+    seen.add(`${ref}@${offset}`);
+    assert.ok(pages < 2000, 'paging ends');
+    const next = await call<PageContext>(server.client, 'get_page_context', { ...args, ref, offset, output: 'inline' });
+    pages++;
+    const more = parseSnapshot(next.snapshot!);
+    assert.equal(more.filter(n => n.ref).length, next.refCount, 'every ref sits on a node line the parser reads');
+    // The first line is the container itself, already counted on the page that named it.
+    nodes.push(...more.filter(n => n.ref !== ref));
+    for (const m of next.snapshot!.matchAll(PAGING)) if (m[1] !== ref || Number(m[2]) > offset) queue.push([m[1]!, Number(m[2])]);
+  }
+  return { ...first, nodes, pages };
+}
+
 /** Count of ref'd nodes per role. */
 function refsByRole(nodes: SnapNode[]): Map<string, number> {
   const counts = new Map<string, number>();
-  for (const n of nodes) if (n.ref) counts.set(n.role, (counts.get(n.role) ?? 0) + 1);
+  const seen = new Set<string>();
+  for (const n of nodes) {
+    if (!n.ref || seen.has(n.ref)) continue;
+    seen.add(n.ref);
+    counts.set(n.role, (counts.get(n.role) ?? 0) + 1);
+  }
   return counts;
 }
 
-async function pageContext(): Promise<{ ctx: PageContext; text: string; ms: number }> {
+async function pageContext(args: Record<string, unknown> = {}): Promise<{ ctx: PageContext; text: string; ms: number }> {
   const start = performance.now();
-  const ctx = await call<PageContext>(server.client, 'get_page_context', { output: 'inline' });
+  const ctx = await call<PageContext>(server.client, 'get_page_context', { output: 'inline', ...args });
   const ms = performance.now() - start;
   let text = ctx.snapshot;
   if (text === undefined) {
@@ -290,8 +322,7 @@ interface Check {
  */
 async function checkEveryElement(): Promise<Check> {
   const candidates = await evaluate<Candidate[]>(MARK_CODE);
-  const marked = await pageContext();
-  const nodes = parseSnapshot(marked.text);
+  const { nodes } = await pagedSnapshot();
   const byName = new Map<string, SnapNode[]>();
   for (const n of nodes) if (n.name?.startsWith('twc-')) byName.set(n.name, [...(byName.get(n.name) ?? []), n]);
   const problems: string[] = [];
@@ -299,7 +330,7 @@ async function checkEveryElement(): Promise<Check> {
     const named = byName.get(c.id) ?? [];
     const roles = acceptableRoles(c);
     const found = named.filter(n => roles.has(n.role));
-    const withRef = found.filter(n => n.ref);
+    const withRef = [...new Map(found.filter(n => n.ref).map(n => [n.ref, n])).values()];
     const what = `${c.id} <${c.tag}${c.type ? ` type=${c.type}` : ''}${c.role ? ` role=${c.role}` : ''}> (${c.kind}${c.frame ? `, frame ${c.frame}` : ''}${c.ariaHidden ? ', aria-hidden' : ''}${c.pointerEvents ? '' : ', pointer-events: none'}) "${c.text}"`;
     if (found.length === 0) {
       problems.push(`${what}: ${named.length ? `only as ${named.map(n => n.role).join(', ')}` : 'not in the snapshot'}`);
@@ -320,7 +351,7 @@ test('the corpus is present', () => {
 for (const file of corpusPages) {
   test(`corpus: ${file}`, async t => {
     const url = `${site.origin}/corpus/${encodeURIComponent(file)}`;
-    const row: Row = { page: file, navMs: 0, snapMs: 0, bytes: 0, refs: 0, links: 0, buttons: 0, controls: 0, frames: '', inFrame: 0, ariaHidden: 0, checked: '', click: '' };
+    const row: Row = { page: file, navMs: 0, snapMs: 0, bytes: 0, tokens: 0, pages: 0, refs: 0, links: 0, buttons: 0, controls: 0, frames: '', inFrame: 0, ariaHidden: 0, checked: '', click: '' };
     rows.push(row);
 
     // 1. navigate and snapshot
@@ -334,9 +365,16 @@ for (const file of corpusPages) {
     row.refs = natural.ctx.refCount;
     assert.equal(natural.ctx.revision, nav.revision);
     assert.ok(natural.ctx.refCount > 0, 'the snapshot has no refs');
+    row.tokens = encode(natural.text).length;
     const naturalNodes = parseSnapshot(natural.text);
     assert.equal(naturalNodes.filter(n => n.ref).length, natural.ctx.refCount, 'every ref sits on a node line the parser reads');
-    const naturalRoles = refsByRole(naturalNodes);
+    const paged = await pagedSnapshot();
+    row.pages = paged.pages;
+    const naturalRoles = refsByRole(paged.nodes);
+    // Link URLs come on request; asking for them changes no ref.
+    const withUrls = await pageContext({ urls: true });
+    const urlNodes = parseSnapshot(withUrls.text);
+    assert.deepEqual(urlNodes.filter(n => n.ref).map(n => n.ref), naturalNodes.filter(n => n.ref).map(n => n.ref), 'urls: true shows the same refs');
 
     // 2. count in the page
     const census = await evaluate<Census & { base: string; href: string; sameSiteInDom: number }>(`
@@ -351,7 +389,7 @@ for (const file of corpusPages) {
     // 3. click the first same-site link by its ref. A link a person could not
     // click either (covered by another element in this offline layout) must be
     // refused with element_not_actionable, never mis-clicked; then the next one.
-    const links = sameSiteLinks(naturalNodes, census.href, census.base);
+    const links = sameSiteLinks(urlNodes, census.href, census.base);
     if (!links.length) {
       row.click = `skipped: no visible same-site link${census.sameSiteInDom ? ` (${census.sameSiteInDom} hidden)` : ''}`;
       t.diagnostic(`${file}: click step skipped: no link with a ref resolves to ${site.origin} outside this document ` +
@@ -454,7 +492,7 @@ test('supplementary refs: links around floats or absolute boxes, pointer-events:
   site.page('/float', '<title>Float target</title><p>arrived</p>');
   const nav = await call<{ revision: number }>(server.client, 'navigate', { url: `${site.origin}/supplementary`, waitUntil: 'load' });
   const { text } = await pageContext();
-  const line = /^- link "Link around a float" \[ref=(e\d+)\]:$/m.exec(text);
+  const line = /^- link "Link around a float" \[ref=(e\d+)\]$/m.exec(text);
   assert.ok(line, text);
   assert.match(text, /^- button "Button without pointer events" \[ref=e\d+\]$/m);
   const field = /^- textbox "Field without pointer events" \[ref=(e\d+)\]$/m.exec(text);
