@@ -19,9 +19,13 @@
  *    (`aria-label="twc-N"`), a second snapshot is taken, and each marker
  *    must name exactly one snapshot node that has a ref and the element's
  *    role (link, button, a control role, or the explicit role it declares).
+ *    The snapshot is followed through every paging line it has (long
+ *    containers are summarised, docs/snapshot.md), so "in the snapshot" means
+ *    reachable by ref from the default snapshot; an element keeps its ref on
+ *    every page, and counts once per distinct ref.
  *    Ancestors named from content (a heading around a link) carry the marker
  *    too, with another role. Names are the only thing marking changes:
- *    Playwright gives refs by visibility and pointer events, never by name,
+ *    the snapshot gives refs by kind and visibility, never by name,
  *    and the test checks that the number of ref'd link/button nodes is the
  *    same with and without marks. `aria-hidden` is lifted (and
  *    `aria-labelledby` dropped) on the marked elements, because an
@@ -31,7 +35,8 @@
  *
  * Two pages of our own cover what the corpus lacks: shadow DOM, a
  * same-origin frame, display: contents, every control type; and the
- * supplementary refs for visible elements Playwright gives none.
+ * elements whose own box is empty or that take no pointer events (which
+ * Playwright's snapshot, the earlier format, left without refs).
  *
  * Per page it reports (never asserts) snapshot bytes, ref count and times,
  * as a table at the end, for the benchmark.
@@ -437,6 +442,22 @@ for (const file of corpusPages) {
   });
 }
 
+/** Issue #3: median snapshot tokens per real page (o200k_base); token counts are deterministic, so they may be asserted. */
+const MEDIAN_TOKEN_BUDGET = 4_900;
+/** No single corpus page may take more than this by default (the summarised paging keeps even huge pages small). */
+const PAGE_TOKEN_CEILING = 10_000;
+
+test('token budget: every corpus page under the ceiling, the median within issue #3\'s target', () => {
+  const measured = rows.filter(r => r.tokens > 0);
+  if (!corpusPages.length) return;
+  assert.equal(measured.length, corpusPages.length, 'every corpus page was measured');
+  for (const r of measured) assert.ok(r.tokens <= PAGE_TOKEN_CEILING, `${r.page}: ${r.tokens} tokens`);
+  const sorted = measured.map(r => r.tokens).sort((a, b) => a - b);
+  const median = sorted.length % 2 ? sorted[(sorted.length - 1) / 2]! : (sorted[sorted.length / 2 - 1]! + sorted[sorted.length / 2]!) / 2;
+  console.log(`corpus snapshot tokens: median ${median}, max ${sorted.at(-1)}`);
+  assert.ok(median <= MEDIAN_TOKEN_BUDGET, `median ${median} tokens per corpus page (target ${MEDIAN_TOKEN_BUDGET})`);
+});
+
 /**
  * Constructs the corpus has few or none of, on a page of our own: the same
  * element-by-element check must pass for each.
@@ -460,11 +481,12 @@ const EDGE_PAGE = `<!doctype html><title>Edge cases</title>
 <a href="/hidden-by-style" style="display:none">Not visible</a> <button style="visibility:hidden">Not visible</button>`;
 
 /**
- * Visible elements Playwright's AI snapshot gives no ref (playwright-core
+ * Visible elements Playwright's AI snapshot gave no ref (playwright-core
  * 1.65.1): an inline link whose only content is a float or an absolutely
  * positioned box has an empty box of its own, and an element with
- * pointer-events: none is not "interactable". None occurs in the corpus; the
- * snapshot's supplementary pass (src/session/snapshot.ts) gives them refs.
+ * pointer-events: none is not "interactable". None occurs in the corpus;
+ * tabwright's walker gives them refs, and an empty-box link resolves to its
+ * visible content (src/page/snapshot.ts).
  */
 const GAP_PAGE = `<!doctype html><title>Supplementary refs</title>
 <a href="/float"><div style="float:left">Link around a float</div></a><br style="clear:both">
