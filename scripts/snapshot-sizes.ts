@@ -27,8 +27,9 @@ try {
       snap = ctx.snapshot;
       refs = ctx.refCount;
     }
+    const first = Math.round(times[0]!);
     times.sort((a, b) => a - b);
-    rows.push({ page: path.replace('/corpus/', ''), bytes: Buffer.byteLength(snap), tokens: encode(snap).length, refs, ms: Math.round(times[1]!) });
+    rows.push({ page: path.replace('/corpus/', ''), bytes: Buffer.byteLength(snap), tokens: encode(snap).length, refs, firstMs: first, ms: Math.round(times[1]!) });
     console.error(JSON.stringify(rows.at(-1)));
   }
 } finally {
@@ -36,6 +37,6 @@ try {
   await site.close();
 }
 const med = (k: string) => { const v = rows.slice(0, -1).map(r => r[k] as number).sort((a, b) => a - b); return v[Math.floor(v.length / 2)]; };
-console.log('| page | bytes | o200k tokens | refs | ms |\n| --- | ---: | ---: | ---: | ---: |');
-for (const r of rows) console.log(`| ${r.page} | ${r.bytes} | ${r.tokens} | ${r.refs} | ${r.ms} |`);
-console.log(`| median (corpus) | ${med('bytes')} | ${med('tokens')} | ${med('refs')} | ${med('ms')} |`);
+console.log('| page | bytes | o200k tokens | refs | first call ms | median of 3 ms |\n| --- | ---: | ---: | ---: | ---: | ---: |');
+for (const r of rows) console.log(`| ${r.page} | ${r.bytes} | ${r.tokens} | ${r.refs} | ${r.firstMs} | ${r.ms} |`);
+console.log(`| median (corpus) | ${med('bytes')} | ${med('tokens')} | ${med('refs')} | ${med('firstMs')} | ${med('ms')} |`);
