@@ -44,8 +44,6 @@ export class Tab {
   instanceId = 'pending';
   revision = 1;
   openerTabId: number | undefined;
-  /** True when the newest snapshot covered only a `selector` (see resolveRef). */
-  lastSnapshotScoped = false;
   closed = false;
   /** How many new windows the page asked for (window.open, target=_blank), counted from `Page.windowOpen`. */
   windowOpens = 0;
@@ -112,7 +110,6 @@ export class Tab {
     const old = this.instanceId;
     this.instanceId = loaderId;
     if (old !== 'pending') this.revision += 1;
-    this.lastSnapshotScoped = false;
     for (const listener of this.documentListeners) listener(old);
   }
 
