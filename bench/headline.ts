@@ -1,0 +1,167 @@
+/**
+ * From raw samples to the headline numbers: summaries per server (medians
+ * over rounds, or over pages of per-page medians), the targets of issue #3,
+ * and whether tabwright meets each one in this run.
+ *
+ * The issue's targets are absolutes measured on another machine; it says to
+ * read each as a ratio to the better peer measured in the same run. So a
+ * target "≤ 4,900 tokens" where the better peer had 9,740 becomes "≤ 0.503 ×
+ * the better peer here". Targets without a peer number (coverage, WebMCP)
+ * stay absolute.
+ */
+import { median, summarize, type Summary } from './stats.js';
+import type { Measure, Results, ServerId } from './types.js';
+
+export type Better = 'lower' | 'higher';
+
+/** A target row of the issue. */
+export interface Target {
+  id: string;
+  label: string;
+  unit: string;
+  better: Better;
+  /** The issue's peer medians (its machine, 40 pages); absent for targets without peers. */
+  issuePeers?: { 'playwright-mcp': number; 'chrome-devtools-mcp': number };
+  /** The issue's tabwright target, as a number and as written. */
+  target: number;
+  targetText: string;
+  /** Strict comparison (`<` instead of `≤`). */
+  strict?: boolean;
+}
+
+export const TARGETS: readonly Target[] = [
+  { id: 'tokens_real', label: 'snapshot tokens per real page', unit: 'tokens', better: 'lower', issuePeers: { 'playwright-mcp': 12993, 'chrome-devtools-mcp': 9740 }, target: 4900, targetText: '≤ 4,900' },
+  { id: 'coverage_real', label: 'coverage of visible interactive elements (worst page)', unit: '%', better: 'higher', target: 1, targetText: '100%' },
+  { id: 'tokens_large', label: 'snapshot tokens, 5,000-row page', unit: 'tokens', better: 'lower', issuePeers: { 'playwright-mcp': 525000, 'chrome-devtools-mcp': 348000 }, target: 25000, targetText: '≤ 25k' },
+  { id: 'snapshot_ms_large', label: 'snapshot latency, 5,000-row page', unit: 'ms', better: 'lower', issuePeers: { 'playwright-mcp': 2600, 'chrome-devtools-mcp': 4000 }, target: 1000, targetText: '≤ 1 s' },
+  { id: 'snapshot_ms_real', label: 'snapshot latency per real page', unit: 'ms', better: 'lower', issuePeers: { 'playwright-mcp': 129, 'chrome-devtools-mcp': 118 }, target: 118, targetText: '≤ 118 ms' },
+  { id: 'click_ms', label: 'click by ref round trip', unit: 'ms', better: 'lower', issuePeers: { 'playwright-mcp': 577, 'chrome-devtools-mcp': 264 }, target: 100, targetText: '≤ 100 ms' },
+  { id: 'type_ms', label: 'type by ref round trip', unit: 'ms', better: 'lower', issuePeers: { 'playwright-mcp': 39, 'chrome-devtools-mcp': 267 }, target: 39, targetText: '≤ 39 ms' },
+  { id: 'screenshot_ms', label: 'screenshot round trip', unit: 'ms', better: 'lower', issuePeers: { 'playwright-mcp': 86, 'chrome-devtools-mcp': 44 }, target: 44, targetText: '≤ 44 ms' },
+  { id: 'cold_start_ms', label: 'cold start to first snapshot', unit: 'ms', better: 'lower', issuePeers: { 'playwright-mcp': 2020, 'chrome-devtools-mcp': 2040 }, target: 1600, targetText: '≤ 1.6 s' },
+  { id: 'node_peak_rss_mib', label: 'server node process peak RSS', unit: 'MiB', better: 'lower', issuePeers: { 'playwright-mcp': 229, 'chrome-devtools-mcp': 840 }, target: 115, targetText: '≤ 115 MiB' },
+  { id: 'tools_list_tokens', label: 'tools/list tokens', unit: 'tokens', better: 'lower', issuePeers: { 'playwright-mcp': 4396, 'chrome-devtools-mcp': 6373 }, target: 4400, targetText: '≤ 4,400' },
+  { id: 'webmcp_call_ms', label: 'WebMCP call round trip', unit: 'ms', better: 'lower', target: 10, targetText: '< 10 ms', strict: true },
+];
+
+export const PEERS: readonly ServerId[] = ['playwright-mcp', 'chrome-devtools-mcp'];
+
+/** Median/min/max over rounds of one measure (one page, or a server-level measure). */
+export function roundSummary(results: Results, server: ServerId, measure: Measure, page?: string): Summary | undefined {
+  return summarize(results.samples.filter(s => s.server === server && s.measure === measure && s.page === page).map(s => s.value));
+}
+
+/** The pages per-real-page measures are taken over: the corpus pages, else the small generated ones. */
+export function realPages(results: Results): { ids: string[]; generated: boolean } {
+  const corpus = results.pages.filter(p => p.kind === 'corpus').map(p => p.id);
+  if (corpus.length) return { ids: corpus, generated: false };
+  return { ids: results.pages.filter(p => p.kind === 'generated' && p.id !== 'large').map(p => p.id), generated: true };
+}
+
+/**
+ * Over pages: the median, min and max of the per-page medians, on the pages
+ * every server that has this measure measured (so all are compared on the
+ * same pages).
+ */
+export function acrossPages(results: Results, measure: Measure, pages: string[]): { values: Partial<Record<ServerId, Summary>>; pages: string[] } {
+  const servers = [...new Set(results.samples.filter(s => s.measure === measure).map(s => s.server))];
+  const common = pages.filter(p => servers.every(sv => results.samples.some(s => s.server === sv && s.measure === measure && s.page === p)));
+  const values: Partial<Record<ServerId, Summary>> = {};
+  for (const sv of servers) {
+    const perPage = common.map(p => median(results.samples.filter(s => s.server === sv && s.measure === measure && s.page === p).map(s => s.value)));
+    const sum = summarize(perPage);
+    if (sum) values[sv] = sum;
+  }
+  return { values, pages: common };
+}
+
+/** One headline row: the servers' summaries for a target. */
+export interface Headline {
+  target: Target;
+  values: Partial<Record<ServerId, Summary>>;
+  /** Which number of the summary the verdict uses (coverage: the worst page). */
+  pick: 'median' | 'min';
+  note?: string;
+}
+
+export function headlines(results: Results): Headline[] {
+  const real = realPages(results);
+  const realNote = (pages: string[]) => (real.generated ? `generated pages (${pages.join(', ')}); pass --corpus for real pages` : `${pages.length} corpus pages`);
+  return TARGETS.map(target => {
+    switch (target.id) {
+      case 'tokens_real':
+      case 'snapshot_ms_real':
+      case 'coverage_real': {
+        const measure: Measure = target.id === 'tokens_real' ? 'snapshot_tokens' : target.id === 'snapshot_ms_real' ? 'snapshot_ms' : 'coverage';
+        const { values, pages } = acrossPages(results, measure, real.ids);
+        return { target, values, pick: target.id === 'coverage_real' ? 'min' : 'median', note: realNote(pages) };
+      }
+      case 'tokens_large':
+      case 'snapshot_ms_large':
+        return { target, values: perServer(results, target.id === 'tokens_large' ? 'snapshot_tokens' : 'snapshot_ms', 'large'), pick: 'median' };
+      default:
+        return { target, values: perServer(results, target.id as Measure), pick: 'median' };
+    }
+  });
+}
+
+function perServer(results: Results, measure: Measure, page?: string): Partial<Record<ServerId, Summary>> {
+  const out: Partial<Record<ServerId, Summary>> = {};
+  for (const sv of ['tabwright', ...PEERS] as ServerId[]) {
+    const s = roundSummary(results, sv, measure, page);
+    if (s) out[sv] = s;
+  }
+  return out;
+}
+
+/** How tabwright does against a target in this run. */
+export interface Verdict {
+  status: 'met' | 'missed' | 'not measured';
+  /** tabwright ÷ the better peer (lower-is-better: lower is better for tabwright). */
+  ratio?: number;
+  /** The target in this run's units (scaled by the better peer here, or absolute). */
+  goal?: number;
+  /** How far off, as text ("+23% (+1,234 tokens)"), when missed. */
+  by?: string;
+  /** The issue's target as a ratio to the better peer, when it has peers. */
+  targetRatio?: number;
+}
+
+export function verdict(h: Headline): Verdict {
+  const tw = h.values.tabwright?.[h.pick];
+  if (tw === undefined) return { status: 'not measured' };
+  const peerValues = PEERS.map(p => h.values[p]?.[h.pick]).filter((v): v is number => v !== undefined);
+  const best = peerValues.length ? (h.target.better === 'lower' ? Math.min(...peerValues) : Math.max(...peerValues)) : undefined;
+  const ratio = best ? tw / best : undefined;
+  let goal = h.target.target;
+  let targetRatio: number | undefined;
+  if (h.target.issuePeers) {
+    const issueBest = Math.min(h.target.issuePeers['playwright-mcp'], h.target.issuePeers['chrome-devtools-mcp']);
+    targetRatio = h.target.target / issueBest;
+    if (best === undefined) return { status: 'not measured', targetRatio };
+    goal = best * targetRatio;
+  }
+  const met = h.target.better === 'lower' ? (h.target.strict ? tw < goal : tw <= goal) : tw >= goal;
+  if (met) return { status: 'met', ratio, goal, targetRatio };
+  const diff = tw - goal;
+  if (h.target.unit === '%') return { status: 'missed', ratio, goal, targetRatio, by: `${(Math.abs(diff) * 100).toFixed(1)} points` };
+  const pct = (Math.abs(diff) / goal) * 100;
+  return { status: 'missed', ratio, goal, targetRatio, by: `${diff > 0 ? '+' : '−'}${pct.toFixed(pct < 10 ? 1 : 0)}% (${diff > 0 ? '+' : '−'}${formatValue(Math.abs(diff), h.target.unit)})` };
+}
+
+/** A number in a unit, for tables: ms with 0–1 decimals, tokens with separators, % from a ratio, MiB with 0 decimals. */
+export function formatValue(v: number, unit: string): string {
+  if (!Number.isFinite(v)) return '—';
+  switch (unit) {
+    case '%':
+      return `${(v * 100).toFixed(v >= 0.9995 && v < 1 ? 1 : 0)}%`;
+    case 'ms':
+      return v >= 100 ? `${Math.round(v).toLocaleString('en-US')} ms` : `${v.toFixed(1)} ms`;
+    case 'MiB':
+      return `${Math.round(v)} MiB`;
+    case 'bytes':
+      return v >= 10240 ? `${(v / 1024).toFixed(0)} KB` : `${Math.round(v)} B`;
+    default:
+      return `${Math.round(v).toLocaleString('en-US')}${unit ? ` ${unit}` : ''}`;
+  }
+}

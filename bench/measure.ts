@@ -1,0 +1,177 @@
+/**
+ * The measurements, one function per step, each recording samples into the
+ * results and throwing on failure (the caller records the error and goes
+ * on). Timed spans are tool round trips only; reading files, counting
+ * tokens and verification happen outside them.
+ */
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
+import { CENSUS_FUNCTION, censusTotal, parseCensus } from './census.js';
+import type { BenchPage, Site } from './pages.js';
+import type { TreeSampler } from './procs.js';
+import { entryScript, type ServerSpec } from './servers.js';
+import { Session, type CallOutcome } from './session.js';
+import { findRef, interactiveCoverage, interactiveRefCount, parseRefs, refKinds } from './snapshotText.js';
+import { countTokens } from './tokens.js';
+import type { Census, Measure, Results, Sample, ServerId } from './types.js';
+
+/** What every step needs. */
+export interface Ctx {
+  results: Results;
+  site: Site;
+  root: string;
+  cacheDir: string;
+  chromium: string;
+  isRoot: boolean;
+  sampler: TreeSampler;
+  /** Timeout of one tool call; snapshots of the large page get `slowTimeoutMs`. */
+  timeoutMs: number;
+  slowTimeoutMs: number;
+  log(line: string): void;
+}
+
+function record(ctx: Ctx, round: number, server: ServerId, measure: Measure, value: number, extra: Partial<Sample> = {}): void {
+  ctx.results.samples.push({ round, server, measure, value, ...extra });
+}
+
+/** Snapshot text as the agent gets it: the response text, plus the file's contents when the response points to one. */
+export function snapshotText(spec: ServerSpec, out: CallOutcome, workspace: string): { text: string; delivery: 'inline' | 'file' } {
+  const file = spec.snapshotFile(out.text, out.structured, workspace);
+  if (file && existsSync(file)) return { text: `${out.text}\n${readFileSync(file, 'utf8')}`, delivery: 'file' };
+  return { text: out.text, delivery: 'inline' };
+}
+
+/** Chrome DevTools MCP routes by pageId: read the selected page's id from list_pages. */
+async function prepareState(session: Session, ctx: Ctx): Promise<void> {
+  if (session.spec.id !== 'chrome-devtools-mcp') return;
+  const out = await session.ok({ name: 'list_pages', args: {} }, ctx.timeoutMs);
+  const m = /^(\d+):.*\[selected\]/m.exec(out.text) ?? /^(\d+):/m.exec(out.text);
+  if (!m) throw new Error(`list_pages: no page id in ${JSON.stringify(out.text.slice(0, 200))}`);
+  session.state.pageId = Number(m[1]);
+}
+
+/**
+ * Cold start: spawn → initialize → first navigate (the login page) + snapshot.
+ * Returns the live session for the rest of the round.
+ */
+export async function coldStart(spec: ServerSpec, ctx: Ctx, round: number): Promise<Session> {
+  const { session, initializeMs, t0 } = await Session.start(spec, {
+    script: entryScript(spec, ctx.root, ctx.cacheDir),
+    chromium: ctx.chromium,
+    root: ctx.isRoot,
+    sampler: ctx.sampler,
+    key: `${spec.id}#${round}`,
+    timeoutMs: ctx.timeoutMs,
+  });
+  try {
+    // Chrome DevTools MCP needs a pageId before its first navigate: list_pages is part of its cold start.
+    await prepareState(session, ctx);
+    await session.ok(spec.navigate(`${ctx.site.origin}/gen/login`, session.state), ctx.timeoutMs);
+    await session.ok(spec.snapshot(session.state), ctx.timeoutMs);
+    record(ctx, round, spec.id, 'cold_start_ms', performance.now() - t0);
+    record(ctx, round, spec.id, 'initialize_ms', initializeMs);
+    return session;
+  } catch (error) {
+    await session.close();
+    throw error;
+  }
+}
+
+/** tools/list: size of the tool list as JSON, in tokens, and the tool count. */
+export async function toolsList(session: Session, ctx: Ctx, round: number): Promise<Array<{ name: string; inputSchema?: object }>> {
+  const { tools } = await session.client.listTools();
+  record(ctx, round, session.spec.id, 'tools_list_tokens', countTokens(JSON.stringify(tools)));
+  record(ctx, round, session.spec.id, 'tools_count', tools.length);
+  return tools as Array<{ name: string; inputSchema?: object }>;
+}
+
+/** Counts visible interactive elements through the server's evaluate tool. */
+export async function census(session: Session, ctx: Ctx): Promise<Census> {
+  const out = await session.ok(session.spec.evaluate(CENSUS_FUNCTION, session.state), ctx.slowTimeoutMs);
+  const c = parseCensus(out.text) ?? parseCensus(JSON.stringify(out.structured ?? {}));
+  if (!c) throw new Error(`census: no count in the evaluate result ${JSON.stringify(out.text.slice(0, 200))}`);
+  return c;
+}
+
+/** Per page: navigate and snapshot latency, snapshot bytes and tokens, coverage (the census is taken once per server and page). */
+export async function measurePage(session: Session, page: BenchPage, ctx: Ctx, round: number): Promise<void> {
+  const { spec } = session;
+  const timeout = page.id === 'large' || page.kind === 'corpus' ? ctx.slowTimeoutMs : ctx.timeoutMs;
+  const base = { page: page.id };
+  const nav = await session.ok(spec.navigate(`${ctx.site.origin}${page.path}`, session.state), timeout);
+  record(ctx, round, spec.id, 'navigate_ms', nav.ms, base);
+  const snap = await session.ok(spec.snapshot(session.state), timeout);
+  const { text, delivery } = snapshotText(spec, snap, session.workspace);
+  const info = ctx.results.pages.find(p => p.id === page.id)!;
+  info.census[spec.id] ??= await census(session, ctx);
+  const nodes = parseRefs(text);
+  record(ctx, round, spec.id, 'snapshot_ms', snap.ms, { ...base, delivery });
+  record(ctx, round, spec.id, 'snapshot_bytes', Buffer.byteLength(text), { ...base, delivery });
+  record(ctx, round, spec.id, 'snapshot_wire_bytes', snap.wireBytes, base);
+  record(ctx, round, spec.id, 'snapshot_tokens', countTokens(text), { ...base, delivery });
+  record(ctx, round, spec.id, 'interactive_refs', interactiveRefCount(nodes), base);
+  record(ctx, round, spec.id, 'coverage', interactiveCoverage(nodes, info.census[spec.id]!), { ...base, refs: refKinds(nodes) });
+  if (censusTotal(info.census[spec.id]!) === 0) ctx.log(`  ${spec.id} ${page.id}: census found no interactive elements`);
+}
+
+/** Evaluates `() => <expr>` through the server and returns the result text (for DOM checks). */
+async function probe(session: Session, ctx: Ctx, expr: string): Promise<string> {
+  const out = await session.ok(session.spec.evaluate(`() => ${expr}`, session.state), ctx.timeoutMs);
+  return `${out.text}\n${JSON.stringify(out.structured ?? {})}`;
+}
+
+/**
+ * On a fresh load of the login page: click "Sign in" by ref and type into
+ * "Username" by ref (each verified in the DOM afterwards), then a viewport
+ * screenshot (round trip and image bytes).
+ */
+export async function measureActions(session: Session, ctx: Ctx, round: number): Promise<void> {
+  const { spec } = session;
+  await session.ok(spec.navigate(`${ctx.site.origin}/gen/login`, session.state), ctx.timeoutMs);
+  const { text } = snapshotText(spec, await session.ok(spec.snapshot(session.state), ctx.timeoutMs), session.workspace);
+  const nodes = parseRefs(text);
+  const button = findRef(nodes, 'button', 'Sign in');
+  const field = findRef(nodes, 'textbox', 'Username');
+  if (!button || !field) throw new Error(`login page: no ref for the Sign in button or the Username field in the snapshot`);
+
+  const typed = `bench-user-${round}`;
+  const type = await session.ok(spec.type(field, 'Username textbox', typed, session.state), ctx.timeoutMs);
+  const typeOk = (await probe(session, ctx, `'TWV:' + document.getElementById('user').value`)).includes(`TWV:${typed}`);
+  record(ctx, round, spec.id, 'type_ms', type.ms, { verified: typeOk });
+
+  const click = await session.ok(spec.click(button, 'Sign in button', session.state), ctx.timeoutMs);
+  const clickOk = (await probe(session, ctx, `'TWC:' + document.body.dataset.clicks`)).includes('TWC:1');
+  record(ctx, round, spec.id, 'click_ms', click.ms, { verified: clickOk });
+
+  const shot = await session.ok(spec.screenshot(session.state), ctx.timeoutMs);
+  record(ctx, round, spec.id, 'screenshot_ms', shot.ms);
+  record(ctx, round, spec.id, 'screenshot_bytes', shot.images.length ? shot.images.reduce((a, b) => a + b, 0) : screenshotFileBytes(shot.text, session.workspace));
+  if (!typeOk || !clickOk) ctx.log(`  ${spec.id}: DOM check failed (type ${typeOk}, click ${clickOk})`);
+}
+
+/** Bytes of an image file a screenshot response names, when it returned no image inline. */
+function screenshotFileBytes(text: string, workspace: string): number {
+  const m = /([^\s()[\]]+\.(?:png|jpe?g|webp))/i.exec(text);
+  if (!m) return NaN;
+  for (const candidate of [m[1]!, `${workspace}/${m[1]}`]) if (existsSync(candidate)) return statSync(candidate).size;
+  return NaN;
+}
+
+/** tabwright only: call_webmcp_tool on the page's trivial `echo` tool, three times (the first list is not timed). */
+export async function measureWebmcp(session: Session, ctx: Ctx, round: number): Promise<void> {
+  await session.ok({ name: 'navigate', args: { url: `${ctx.site.origin}/gen/webmcp` } }, ctx.timeoutMs);
+  await session.ok({ name: 'list_webmcp_tools', args: {} }, ctx.timeoutMs);
+  for (let i = 0; i < 3; i++) {
+    const text = `ping-${round}-${i}`;
+    const out = await session.ok({ name: 'call_webmcp_tool', args: { name: 'echo', arguments: { text } } }, ctx.timeoutMs);
+    record(ctx, round, 'tabwright', 'webmcp_call_ms', out.ms, { verified: out.text.includes(text) || JSON.stringify(out.structured ?? {}).includes(text) });
+  }
+}
+
+/** Peak RSS of the node process and of the whole tree over the round. */
+export function recordMemory(session: Session, ctx: Ctx, round: number): void {
+  const peaks = session.peaks();
+  if (!peaks) return;
+  record(ctx, round, session.spec.id, 'node_peak_rss_mib', peaks.nodeMiB);
+  record(ctx, round, session.spec.id, 'tree_peak_rss_mib', peaks.treeMiB);
+}

@@ -1,0 +1,167 @@
+/**
+ * The Markdown report of a run: the targets of issue #3 with met/missed,
+ * per-server and per-page tables of medians with min–max, the servers'
+ * versions and flags, the machine, the method, and any errors. Pure: it
+ * renders a Results object (unit-tested from a fixed one).
+ */
+import { formatValue, headlines, roundSummary, verdict, type Headline } from './headline.js';
+import type { Summary } from './stats.js';
+import type { Measure, Results, ServerId } from './types.js';
+
+/** Column order everywhere: the peers as the issue lists them, then tabwright. */
+export const COLUMNS: readonly ServerId[] = ['playwright-mcp', 'chrome-devtools-mcp', 'tabwright'];
+
+function cell(s: Summary | undefined, unit: string): string {
+  if (!s) return '—';
+  if (s.n === 1 || s.min === s.max) return formatValue(s.median, unit);
+  // The range without its unit ("101 ms (100–102)"), except for bytes, whose unit varies (B, KB).
+  const bare = (v: number) => (unit === 'bytes' ? formatValue(v, unit) : formatValue(v, unit).replace(/ .*/, ''));
+  if (bare(s.min) === bare(s.max)) return formatValue(s.median, unit);
+  return `${formatValue(s.median, unit)} (${bare(s.min)}–${bare(s.max)})`;
+}
+
+function table(head: string[], rows: string[][]): string {
+  const line = (r: string[]) => `| ${r.map(c => c.replace(/\|/g, '\\|')).join(' | ')} |`;
+  return [line(head), line(head.map(() => '---')), ...rows.map(line)].join('\n');
+}
+
+function label(results: Results, id: ServerId): string {
+  return results.servers.find(s => s.id === id)?.label ?? id;
+}
+
+function fmtRatio(r: number | undefined): string {
+  return r === undefined || !Number.isFinite(r) ? '—' : `${r < 0.1 ? r.toFixed(3) : r.toFixed(2)}×`;
+}
+
+function targetsSection(results: Results, rows: Headline[]): string {
+  const body = rows.map(h => {
+    const v = verdict(h);
+    const unit = h.target.unit;
+    const status = v.status === 'met' ? '**met**' : v.status === 'missed' ? `**missed** by ${v.by}` : 'not measured';
+    const goal = v.goal === undefined ? '—' : `${h.target.strict ? '<' : h.target.better === 'lower' ? '≤' : '≥'} ${formatValue(v.goal, unit)}${v.targetRatio !== undefined ? ` (${fmtRatio(v.targetRatio)} better peer)` : ''}`;
+    const shown = (id: ServerId) => (h.pick === 'min' ? cellMin(h.values[id], unit) : cell(h.values[id], unit));
+    return [h.target.label + (h.note ? ` — ${h.note}` : ''), ...COLUMNS.map(shown), fmtRatio(v.ratio), h.target.targetText, goal, status];
+  });
+  body.push(['CLI against a warm daemon', '—', '—', 'not measured', '—', 'issue #3', '—', 'not measured: tabwright has no CLI daemon yet']);
+  return table(['measure', ...COLUMNS.map(id => label(results, id)), 'tabwright ÷ better peer', 'issue target', 'target in this run', 'verdict'], body);
+}
+
+/** Coverage rows show the worst page first: "min (median)". */
+function cellMin(s: Summary | undefined, unit: string): string {
+  return s ? `${formatValue(s.min, unit)} (median ${formatValue(s.median, unit)})` : '—';
+}
+
+const SERVER_MEASURES: Array<[Measure, string, string]> = [
+  ['cold_start_ms', 'cold start: spawn → initialize → navigate + snapshot', 'ms'],
+  ['initialize_ms', 'of which spawn → initialized', 'ms'],
+  ['click_ms', 'click by ref (login form)', 'ms'],
+  ['type_ms', 'type by ref (login form)', 'ms'],
+  ['screenshot_ms', 'screenshot (viewport, PNG)', 'ms'],
+  ['screenshot_bytes', 'screenshot image size', 'bytes'],
+  ['node_peak_rss_mib', 'peak RSS, server node process', 'MiB'],
+  ['tree_peak_rss_mib', 'peak RSS, whole tree incl. Chromium (sum of VmRSS)', 'MiB'],
+  ['tools_list_tokens', 'tools/list size', 'tokens'],
+  ['tools_count', 'tools', ''],
+  ['webmcp_call_ms', 'WebMCP call_webmcp_tool round trip', 'ms'],
+];
+
+function verifiedNote(results: Results, server: ServerId, measure: Measure): string {
+  const s = results.samples.filter(x => x.server === server && x.measure === measure && x.verified !== undefined);
+  if (!s.length) return '';
+  const ok = s.filter(x => x.verified).length;
+  return ok === s.length ? ' ✓' : ` (verified ${ok}/${s.length})`;
+}
+
+function serverSection(results: Results): string {
+  const rows = SERVER_MEASURES.map(([m, name, unit]) => [name, ...COLUMNS.map(id => cell(roundSummary(results, id, m), unit) + verifiedNote(results, id, m))]);
+  return table(['measure', ...COLUMNS.map(id => label(results, id))], rows);
+}
+
+const PAGE_MEASURES: Array<[Measure, string, string]> = [
+  ['snapshot_tokens', 'Snapshot tokens (o200k_base)', 'tokens'],
+  ['snapshot_bytes', 'Snapshot bytes', 'bytes'],
+  ['snapshot_ms', 'Snapshot latency', 'ms'],
+  ['navigate_ms', 'Navigate latency', 'ms'],
+  ['coverage', 'Coverage (interactive refs ÷ visible links, buttons and controls)', '%'],
+];
+
+function pageSection(results: Results): string {
+  const parts: string[] = [];
+  for (const [m, title, unit] of PAGE_MEASURES) {
+    const rows = results.pages.map(p => {
+      const cells = COLUMNS.map(id => {
+        const s = roundSummary(results, id, m, p.id);
+        const viaFile = results.samples.some(x => x.server === id && x.page === p.id && x.measure === m && x.delivery === 'file');
+        return cell(s, unit) + (viaFile ? ' (file)' : '');
+      });
+      if (m === 'coverage') {
+        const c = p.census.tabwright ?? Object.values(p.census)[0];
+        cells.push(c ? `${c.links} / ${c.buttons} / ${c.controls}` : '—');
+      }
+      return [p.id, ...cells];
+    });
+    const head = ['page', ...COLUMNS.map(id => label(results, id)), ...(m === 'coverage' ? ['links / buttons / controls'] : [])];
+    parts.push(`### ${title}\n\n${table(head, rows)}`);
+  }
+  return parts.join('\n\n');
+}
+
+function serversSection(results: Results): string {
+  return results.servers
+    .map(s => {
+      const error = s.error ? ` — ${s.error.replace(/\s+/g, ' ').slice(0, 400)}` : '';
+      const lines = [`### ${s.label} ${s.version}`, '', `- status: ${s.status}${error}`];
+      if (s.command.length) lines.push(`- command: \`${s.command.join(' ')}\``);
+      lines.push(`- browser switches: \`${s.browserArgs.join(' ')}\``);
+      for (const n of s.notes) lines.push(`- ${n}`);
+      if (s.chromiumCommandLine?.length) {
+        lines.push('', '<details><summary>Chromium command line as started (from /proc)</summary>', '', '```', s.chromiumCommandLine.join(' \\\n  '), '```', '', '</details>');
+      }
+      return lines.join('\n');
+    })
+    .join('\n\n');
+}
+
+const METHOD = `- Each round starts the three servers in turn (order rotated every round: A B C, B C A, C A B, ...), then
+  visits every page with each server in that order, then runs the actions with each, then closes all three.
+  So machine noise spreads over all three. Medians over rounds, with min–max.
+- Servers run over stdio with the official MCP client (\`@modelcontextprotocol/client\`), headless, with a temporary
+  profile, the same Chromium, a 1280×720 viewport, and \`--host-resolver-rules\` that keep every request on 127.0.0.1.
+- Latencies are tool round trips as the client sees them (request sent → result parsed).
+- Snapshot size is the text the agent gets: the tool result's text blocks, plus the file's contents when the result
+  points to a file instead (marked "(file)"; the agent has to read it to act). Tokens: \`gpt-tokenizer\`, o200k_base.
+- Coverage: the page's visible links, buttons and form controls are counted in the page itself with a plain DOM
+  script (same definition as tabwright's \`census()\`: off-screen counts, hidden does not; open shadow roots and
+  same-origin frames included), run through each server's own evaluate tool. Snapshot lines with a ref and a link,
+  button or control role are matched to that count by kind (menuitem/tab roles fill gaps), capped at 100%. A count,
+  not an element-by-element match.
+- Click and type: on a fresh load of the login form, by the ref from that server's snapshot; the DOM is checked
+  afterwards through the server's evaluate tool (✓ = every round verified).
+- Cold start: spawn → MCP initialize → first navigate + snapshot (Chrome DevTools MCP also lists its pages first,
+  as it needs a pageId).
+- Memory: /proc/<pid>/status VmRSS of the server's node process and its whole process tree, sampled every ~100 ms
+  (the node peak also takes the kernel's VmHWM); the tree figure sums VmRSS, so shared pages count more than once.
+- tools/list: the tools array as JSON, in o200k_base tokens.`;
+
+/** Renders the report; `svgFile` is the chart's file name next to the report. */
+export function renderMarkdown(results: Results, svgFile: string): string {
+  const rows = headlines(results);
+  const corpus = results.pages.filter(p => p.kind === 'corpus').length;
+  const generated = results.pages.length - corpus;
+  const minutes = (Date.parse(results.finishedAt) - Date.parse(results.startedAt)) / 60000;
+  const m = results.machine;
+  const sections = [
+    `# Benchmark: tabwright, Playwright MCP, Chrome DevTools MCP`,
+    `Run ${results.startedAt.replace('T', ' ').replace(/\.\d+Z$/, ' UTC')} · ${results.options.rounds} round${results.options.rounds === 1 ? '' : 's'}${results.options.quick ? ' (--quick)' : ''} · ${generated} generated + ${corpus} corpus pages · ${minutes.toFixed(1)} min · \`npm run bench${results.options.quick ? ' -- --quick' : results.options.corpus ? ` -- --corpus ${results.options.corpus}` : ''}\``,
+    `Machine: ${m.cpu}, ${m.cores} cores, ${m.ramGiB} GiB RAM · ${m.os} · Node ${m.node} · ${m.chromium}`,
+    `## Targets (issue #3)\n\nMedians (min–max). The issue's targets were set on another machine, so each is read as a ratio to the better peer measured in this run ("target in this run").\n\n${targetsSection(results, rows)}\n\n![tabwright ÷ better peer](${svgFile})`,
+    `## Per server\n\n${serverSection(results)}`,
+    `## Per page\n\n${results.pages.map(p => `- \`${p.id}\`: ${p.description} (${formatValue(p.htmlBytes, 'bytes')} HTML)`).join('\n')}\n\n${pageSection(results)}`,
+    `## Servers and flags\n\n${serversSection(results)}`,
+    `## Method\n\n${METHOD}`,
+  ];
+  if (results.errors.length) {
+    sections.push(`## Errors\n\n${table(['round', 'server', 'step', 'message'], results.errors.map(e => [String(e.round), e.server, e.step, e.message.replace(/\s+/g, ' ').slice(0, 300)]))}`);
+  }
+  return sections.join('\n\n') + '\n';
+}

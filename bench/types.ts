@@ -1,0 +1,109 @@
+/**
+ * The shape of a benchmark run: what bench/results/<date>.json holds and
+ * what the report and chart are rendered from.
+ */
+
+/** The three servers compared. */
+export type ServerId = 'tabwright' | 'playwright-mcp' | 'chrome-devtools-mcp';
+
+export const SERVER_IDS: readonly ServerId[] = ['tabwright', 'playwright-mcp', 'chrome-devtools-mcp'];
+
+/** Measures taken per server and page. */
+/** `snapshot_wire_bytes`: the whole snapshot result as JSON (text blocks and structuredContent), in the raw data only. */
+export type PageMeasure = 'navigate_ms' | 'snapshot_ms' | 'snapshot_bytes' | 'snapshot_wire_bytes' | 'snapshot_tokens' | 'coverage' | 'interactive_refs';
+
+/** Measures taken once per server and round. */
+export type ServerMeasure =
+  | 'cold_start_ms'
+  | 'initialize_ms'
+  | 'click_ms'
+  | 'type_ms'
+  | 'screenshot_ms'
+  | 'screenshot_bytes'
+  | 'node_peak_rss_mib'
+  | 'tree_peak_rss_mib'
+  | 'tools_list_tokens'
+  | 'tools_count'
+  | 'webmcp_call_ms';
+
+export type Measure = PageMeasure | ServerMeasure;
+
+/** One raw measurement. */
+export interface Sample {
+  round: number;
+  server: ServerId;
+  measure: Measure;
+  /** Page id for page measures. */
+  page?: string;
+  value: number;
+  /** For actions: whether the effect was verified in the DOM afterwards. */
+  verified?: boolean;
+  /** For snapshots: whether the text came inline or through a file the response pointed to. */
+  delivery?: 'inline' | 'file';
+  /** For coverage: the ref'd snapshot nodes by kind (so coverage can be recomputed from the raw data). */
+  refs?: Census & { other: number };
+}
+
+/** Visible links, buttons and form controls counted in the page. */
+export interface Census {
+  links: number;
+  buttons: number;
+  controls: number;
+}
+
+export interface PageInfo {
+  id: string;
+  kind: 'generated' | 'corpus';
+  /** What the page is, for the report. */
+  description: string;
+  /** Size of the HTML served. */
+  htmlBytes: number;
+  /** The count in the page, per server (each counts through its own evaluate tool). */
+  census: Partial<Record<ServerId, Census>>;
+}
+
+export interface ServerInfo {
+  id: ServerId;
+  label: string;
+  /** Package version (tabwright: package.json version + commit). */
+  version: string;
+  status: 'ok' | 'install_failed' | 'start_failed' | 'failed';
+  error?: string;
+  /** The command line used (node + script + flags), paths shortened. */
+  command: string[];
+  /** Chromium switches the browser got (directly or through the server's config). */
+  browserArgs: string[];
+  /** Notes on how the server was driven (defaults kept, settle waits, ...). */
+  notes: string[];
+  /** The browser process's argv as it actually ran (from /proc), first round. */
+  chromiumCommandLine?: string[];
+}
+
+export interface Machine {
+  cpu: string;
+  cores: number;
+  ramGiB: number;
+  os: string;
+  node: string;
+  chromium: string;
+}
+
+/** A step that failed: reported, never fatal. */
+export interface BenchError {
+  round: number;
+  server: ServerId;
+  step: string;
+  message: string;
+}
+
+export interface Results {
+  schema: 1;
+  startedAt: string;
+  finishedAt: string;
+  options: { rounds: number; quick: boolean; corpus?: string };
+  machine: Machine;
+  servers: ServerInfo[];
+  pages: PageInfo[];
+  samples: Sample[];
+  errors: BenchError[];
+}

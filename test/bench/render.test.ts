@@ -1,0 +1,102 @@
+// Unit tests of the report rendering (bench/report.ts, bench/svg.ts, bench/headline.ts) from a fixed results object.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { headlines, verdict } from '../../bench/headline.js';
+import { renderMarkdown } from '../../bench/report.js';
+import { renderSvg } from '../../bench/svg.js';
+import type { Results, Sample, ServerId } from '../../bench/types.js';
+
+/** Three rounds of every measure, values v, v+1, v+2 per server. */
+function samples(server: ServerId, measure: Sample['measure'], v: number, page?: string): Sample[] {
+  return [0, 1, 2].map(i => ({ round: i + 1, server, measure, value: v + i, ...(page ? { page } : {}) }));
+}
+
+function fixture(): Results {
+  const s: Sample[] = [];
+  const per = { tabwright: 1, 'playwright-mcp': 4, 'chrome-devtools-mcp': 3 } as const;
+  for (const [server, k] of Object.entries(per) as Array<[ServerId, number]>) {
+    for (const page of ['login', 'app', 'wiki']) {
+      s.push(...samples(server, 'snapshot_tokens', 1000 * k, page), ...samples(server, 'snapshot_ms', 50 * k, page), ...samples(server, 'navigate_ms', 80, page));
+      const coverage = page === 'wiki' && server === 'chrome-devtools-mcp' ? 0.9 : 1;
+      s.push(...[1, 2, 3].map(round => ({ round, server, measure: 'coverage' as const, page, value: coverage })));
+    }
+    s.push(...samples(server, 'snapshot_tokens', 100000 * k, 'large').map(x => ({ ...x, delivery: 'file' as const })));
+    s.push(...samples(server, 'click_ms', 100 * k), ...samples(server, 'type_ms', 40 * k).map(x => ({ ...x, verified: true })));
+    s.push(...samples(server, 'cold_start_ms', 1500 + 100 * k), ...samples(server, 'node_peak_rss_mib', 100 * k), ...samples(server, 'tools_list_tokens', 4000 + k));
+  }
+  s.push(...samples('tabwright', 'webmcp_call_ms', 8));
+  return {
+    schema: 1,
+    startedAt: '2026-01-02T03:04:05.000Z',
+    finishedAt: '2026-01-02T03:14:05.000Z',
+    options: { rounds: 3, quick: false, corpus: '../shared/corpus/pages' },
+    machine: { cpu: 'Test CPU', cores: 2, ramGiB: 8, os: 'Debian', node: 'v20.0.0', chromium: 'Chromium 1.0' },
+    servers: [
+      { id: 'tabwright', label: 'tabwright', version: '0.1.0 (abc)', status: 'ok', command: ['node', 'dist/cli.js', 'mcp'], browserArgs: ['--no-sandbox'], notes: [] },
+      { id: 'playwright-mcp', label: 'Playwright MCP', version: '0.0.83', status: 'ok', command: ['node', 'cli.js'], browserArgs: [], notes: ['settle <500 ms>'] },
+      { id: 'chrome-devtools-mcp', label: 'Chrome DevTools MCP', version: '1.11.0', status: 'install_failed', error: 'npm said no', command: [], browserArgs: [], notes: [] },
+    ],
+    pages: [
+      { id: 'login', kind: 'generated', description: 'login form', htmlBytes: 1000, census: { tabwright: { links: 1, buttons: 1, controls: 3 } } },
+      { id: 'app', kind: 'generated', description: 'app', htmlBytes: 30000, census: {} },
+      { id: 'large', kind: 'generated', description: 'large', htmlBytes: 600000, census: {} },
+      { id: 'wiki', kind: 'corpus', description: 'corpus: wiki.html', htmlBytes: 200000, census: {} },
+    ],
+    samples: s,
+    errors: [{ round: 2, server: 'playwright-mcp', step: 'page wiki', message: 'a | pipe\nand a newline' }],
+  };
+}
+
+test('headlines: real pages are the corpus pages; verdicts scale the targets by the better peer', () => {
+  const rows = headlines(fixture());
+  const tokens = rows.find(h => h.target.id === 'tokens_real')!;
+  assert.match(tokens.note!, /1 corpus pages/);
+  assert.equal(tokens.values.tabwright?.median, 1001);
+  const v = verdict(tokens);
+  // better peer: Chrome DevTools MCP, 3001; issue ratio 4900 / 9740.
+  assert.equal(v.status, 'met');
+  assert.ok(Math.abs(v.ratio! - 1001 / 3001) < 1e-9);
+  assert.ok(Math.abs(v.goal! - 3001 * (4900 / 9740)) < 1e-9);
+  const cold = verdict(rows.find(h => h.target.id === 'cold_start_ms')!);
+  assert.equal(cold.status, 'missed');
+  assert.match(cold.by!, /^\+\d/);
+  assert.equal(verdict(rows.find(h => h.target.id === 'webmcp_call_ms')!).status, 'met');
+  assert.equal(verdict(rows.find(h => h.target.id === 'screenshot_ms')!).status, 'not measured');
+  const coverage = rows.find(h => h.target.id === 'coverage_real')!;
+  assert.equal(coverage.values['chrome-devtools-mcp']?.min, 0.9);
+});
+
+test('markdown: targets with met/missed, medians with min–max, servers, machine, errors', () => {
+  const md = renderMarkdown(fixture(), 'run.svg');
+  assert.match(md, /^# Benchmark/);
+  assert.match(md, /\| measure \| Playwright MCP \| Chrome DevTools MCP \| tabwright \|/);
+  assert.match(md, /snapshot tokens per real page — 1 corpus pages \| 4,001 tokens \| 3,001 tokens \| 1,001 tokens \| 0\.33× \| ≤ 4,900 \| ≤ 1,510 tokens \(0\.50× better peer\) \| \*\*met\*\*/);
+  assert.match(md, /cold start to first snapshot \|.*\*\*missed\*\* by \+/);
+  assert.match(md, /101 ms \(100–102\)/);
+  assert.match(md, /41\.0 ms \(40\.0–42\.0\) ✓/);
+  assert.match(md, /100,001 tokens \(100,000–100,002\) \(file\)/);
+  assert.match(md, /status: install_failed — npm said no/);
+  assert.match(md, /Test CPU, 2 cores, 8 GiB RAM/);
+  assert.match(md, /!\[tabwright ÷ better peer\]\(run\.svg\)/);
+  assert.match(md, /\| 2 \| playwright-mcp \| page wiki \| a \\\| pipe and a newline \|/);
+  assert.match(md, /CLI against a warm daemon/);
+  assert.doesNotMatch(md, /NaN|undefined/);
+});
+
+test('svg: one bar per lower-is-better target with a peer, target ticks, escaped text, no NaN', () => {
+  const svg = renderSvg(headlines(fixture()), 'Title <&>');
+  assert.match(svg, /^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
+  assert.match(svg, /<\/svg>\n$/);
+  assert.match(svg, /Title &lt;&amp;&gt;/);
+  // Measured with a peer: tokens real, tokens large, snapshot ms real, click, type, cold start, RSS, tools/list.
+  const bars = svg.match(/<rect x="[\d.]+" y="[\d.]+" width="[\d.]+" height="18"/g) ?? [];
+  assert.equal(bars.length, 8);
+  assert.match(svg, /0\.33× \(target 0\.50×\)/);
+  assert.doesNotMatch(svg, /NaN|undefined|Infinity/);
+});
+
+test('svg without peers says so', () => {
+  const r = fixture();
+  r.samples = r.samples.filter(s => s.server === 'tabwright');
+  assert.match(renderSvg(headlines(r), 't'), /No ratios/);
+});
