@@ -5,6 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+node -e 'const [maj] = process.versions.node.split(".").map(Number); if (maj < 20) { console.error(`setup: Node ${process.versions.node} is too old; tabwright needs Node 20 or newer`); process.exit(1); }'
+
 have_browser() {
   if [ -n "${TABWRIGHT_BROWSER:-}" ]; then [ -x "${TABWRIGHT_BROWSER}" ]; return; fi
   for b in chromium chromium-browser google-chrome google-chrome-stable microsoft-edge brave-browser; do
@@ -22,9 +24,12 @@ if ! have_browser; then
   SUDO=""
   [ "$(id -u)" -ne 0 ] && SUDO="sudo"
   $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null \
-    || DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium-browser >/dev/null
+  if ! $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/tmp/tabwright-apt.log 2>&1 \
+    && ! $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium-browser >>/tmp/tabwright-apt.log 2>&1; then
+    tail -n 20 /tmp/tabwright-apt.log >&2
+    echo "setup: could not install Chromium with apt-get (on Ubuntu it is a snap); install Chromium or Chrome and set TABWRIGHT_BROWSER" >&2
+    exit 1
+  fi
 fi
 
-node -e 'const [maj] = process.versions.node.split(".").map(Number); if (maj < 20) { console.error(`setup: Node ${process.versions.node} is too old; tabwright needs Node 20 or newer`); process.exit(1); }'
 npm ci --no-audit --no-fund

@@ -108,7 +108,8 @@ export function resolveConfig(flags: ConfigFlags = {}, env: Env = process.env): 
   return {
     browser: flags.browser ?? (env.TABWRIGHT_BROWSER || undefined),
     headless,
-    isolated: Boolean(flags.isolated) || env.TABWRIGHT_ISOLATED === '1',
+    // A --user-data-dir flag wins over TABWRIGHT_ISOLATED (flags win over the environment).
+    isolated: Boolean(flags.isolated) || (env.TABWRIGHT_ISOLATED === '1' && !flags.userDataDir),
     userDataDir: resolve(flags.userDataDir ?? env.TABWRIGHT_USER_DATA_DIR ?? join(data, 'profile')),
     browserArgs: [...splitArgs(env.TABWRIGHT_BROWSER_ARGS), ...(flags.browserArg ?? [])],
     viewport: parseViewport(flags.viewport ?? env.TABWRIGHT_VIEWPORT ?? '1280x720'),

@@ -19,9 +19,13 @@
  *    (`aria-label="twc-N"`), a second snapshot is taken, and each marker
  *    must name exactly one snapshot node that has a ref and the element's
  *    role (link, button, a control role, or the explicit role it declares).
+ *    The snapshot is followed through every paging line it has (long
+ *    containers are summarised, docs/snapshot.md), so "in the snapshot" means
+ *    reachable by ref from the default snapshot; an element keeps its ref on
+ *    every page, and counts once per distinct ref.
  *    Ancestors named from content (a heading around a link) carry the marker
  *    too, with another role. Names are the only thing marking changes:
- *    Playwright gives refs by visibility and pointer events, never by name,
+ *    the snapshot gives refs by kind and visibility, never by name,
  *    and the test checks that the number of ref'd link/button nodes is the
  *    same with and without marks. `aria-hidden` is lifted (and
  *    `aria-labelledby` dropped) on the marked elements, because an
@@ -31,7 +35,8 @@
  *
  * Two pages of our own cover what the corpus lacks: shadow DOM, a
  * same-origin frame, display: contents, every control type; and the
- * supplementary refs for visible elements Playwright gives none.
+ * elements whose own box is empty or that take no pointer events (which
+ * Playwright's snapshot, the earlier format, left without refs).
  *
  * Per page it reports (never asserts) snapshot bytes, ref count and times,
  * as a table at the end, for the benchmark.
@@ -40,8 +45,9 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
+import { encode } from 'gpt-tokenizer/encoding/o200k_base';
 import { call, connect, type Connected } from './fixtures/mcp.js';
-import { CORPUS, startSite, type Site } from './fixtures/site.js';
+import { CORPUS, sharedMissing, startSite, type Site } from './fixtures/site.js';
 
 /** One node line of a snapshot (`- role "name" [ref=e5]: text`). */
 interface SnapNode {
@@ -92,6 +98,10 @@ interface Row {
   snapMs: number;
   /** snapshot bytes (UTF-8) */
   bytes: number;
+  /** snapshot tokens (o200k_base) */
+  tokens: number;
+  /** snapshots needed to page through every summarised container */
+  pages: number;
   refs: number;
   /** census: visible links, buttons, controls */
   links: number;
@@ -139,9 +149,14 @@ function unquoteYaml(value: string): string {
   return value;
 }
 
-const KEY = /^([a-z]+)(?: ("(?:[^"\\]|\\.)*"))?((?: \[[^\]]*\])*)$/;
+/** A node line's body: role, optional JSON-quoted name, bracketed properties, then `: value` or `:` (children follow). */
+const NODE = /^([a-z]+)(?: ("(?:[^"\\]|\\.)*"))?((?: \[[^\]]*\])*)(?::(?: .*)?)?$/;
 
-/** Parses the node lines of a Playwright AI-mode snapshot (text lines and props other than /url are skipped). */
+/**
+ * Parses the node lines of a snapshot (docs/snapshot.md): `- role "name"
+ * [ref=e5] [checked]: value`, with `- /url: ...` under a link when URLs are
+ * asked for. Text lines (no `- `), notes and paging lines are skipped.
+ */
 function parseSnapshot(text: string): SnapNode[] {
   const nodes: SnapNode[] = [];
   const lines = text.split('\n');
@@ -150,28 +165,12 @@ function parseSnapshot(text: string): SnapNode[] {
     const m = /^(\s*)- (.*)$/.exec(lines[i]!);
     if (!m) continue;
     const indent = m[1]!.length;
-    let body = m[2]!;
+    const body = m[2]!;
     if (body.startsWith('/url: ')) {
       if (lastAt && indent === lastAt.indent + 2) lastAt.node.url = unquoteYaml(body.slice('/url: '.length));
       continue;
     }
-    if (body.startsWith('/') || body.startsWith('text:') || body === 'text') continue;
-    let key: string;
-    if (body.startsWith("'")) {
-      // A quoted key: 'role "name: with colon" [ref=e1]': value
-      let end = 1;
-      while (end < body.length) {
-        if (body[end] === "'" && body[end + 1] === "'") end += 2;
-        else if (body[end] === "'") break;
-        else end++;
-      }
-      key = body.slice(1, end).replace(/''/g, "'");
-      body = body.slice(end + 1);
-    } else {
-      const colon = body.search(/:( |$)/);
-      key = colon === -1 ? body : body.slice(0, colon);
-    }
-    const k = KEY.exec(key);
+    const k = NODE.exec(body);
     if (!k) continue;
     const node: SnapNode = { role: k[1]!, line: i };
     if (k[2]) node.name = JSON.parse(k[2]) as string;
@@ -183,16 +182,54 @@ function parseSnapshot(text: string): SnapNode[] {
   return nodes;
 }
 
+/** The paging lines of a snapshot: `get_page_context {ref: "e40", offset: 50}`. */
+const PAGING = /get_page_context \{ref: "(e\d+)", offset: (\d+)\}/g;
+
+/**
+ * A whole-page snapshot and every page its paging lines lead to, followed
+ * until none is left (each summarised container is paged to its end, and
+ * containers summarised inside a page are followed too). Nodes keep the
+ * line number of the page they are on; the same element keeps its ref on
+ * every page, so an element counts once per distinct ref.
+ */
+async function pagedSnapshot(args: Record<string, unknown> = {}): Promise<{ ctx: PageContext; text: string; ms: number; nodes: SnapNode[]; pages: number }> {
+  const first = await pageContext(args);
+  const nodes = parseSnapshot(first.text);
+  assert.equal(nodes.filter(n => n.ref).length, first.ctx.refCount, 'every ref sits on a node line the parser reads');
+  const seen = new Set<string>();
+  const queue = [...first.text.matchAll(PAGING)].map(m => [m[1]!, Number(m[2])] as const);
+  let pages = 1;
+  while (queue.length) {
+    const [ref, offset] = queue.shift()!;
+    if (seen.has(`${ref}@${offset}`)) continue;
+    seen.add(`${ref}@${offset}`);
+    assert.ok(pages < 2000, 'paging ends');
+    const next = await call<PageContext>(server.client, 'get_page_context', { ...args, ref, offset, output: 'inline' });
+    pages++;
+    const more = parseSnapshot(next.snapshot!);
+    assert.equal(more.filter(n => n.ref).length, next.refCount, 'every ref sits on a node line the parser reads');
+    // The first line is the container itself, already counted on the page that named it.
+    nodes.push(...more.filter(n => n.ref !== ref));
+    for (const m of next.snapshot!.matchAll(PAGING)) if (m[1] !== ref || Number(m[2]) > offset) queue.push([m[1]!, Number(m[2])]);
+  }
+  return { ...first, nodes, pages };
+}
+
 /** Count of ref'd nodes per role. */
 function refsByRole(nodes: SnapNode[]): Map<string, number> {
   const counts = new Map<string, number>();
-  for (const n of nodes) if (n.ref) counts.set(n.role, (counts.get(n.role) ?? 0) + 1);
+  const seen = new Set<string>();
+  for (const n of nodes) {
+    if (!n.ref || seen.has(n.ref)) continue;
+    seen.add(n.ref);
+    counts.set(n.role, (counts.get(n.role) ?? 0) + 1);
+  }
   return counts;
 }
 
-async function pageContext(): Promise<{ ctx: PageContext; text: string; ms: number }> {
+async function pageContext(args: Record<string, unknown> = {}): Promise<{ ctx: PageContext; text: string; ms: number }> {
   const start = performance.now();
-  const ctx = await call<PageContext>(server.client, 'get_page_context', { output: 'inline' });
+  const ctx = await call<PageContext>(server.client, 'get_page_context', { output: 'inline', ...args });
   const ms = performance.now() - start;
   let text = ctx.snapshot;
   if (text === undefined) {
@@ -290,8 +327,7 @@ interface Check {
  */
 async function checkEveryElement(): Promise<Check> {
   const candidates = await evaluate<Candidate[]>(MARK_CODE);
-  const marked = await pageContext();
-  const nodes = parseSnapshot(marked.text);
+  const { nodes } = await pagedSnapshot();
   const byName = new Map<string, SnapNode[]>();
   for (const n of nodes) if (n.name?.startsWith('twc-')) byName.set(n.name, [...(byName.get(n.name) ?? []), n]);
   const problems: string[] = [];
@@ -299,7 +335,7 @@ async function checkEveryElement(): Promise<Check> {
     const named = byName.get(c.id) ?? [];
     const roles = acceptableRoles(c);
     const found = named.filter(n => roles.has(n.role));
-    const withRef = found.filter(n => n.ref);
+    const withRef = [...new Map(found.filter(n => n.ref).map(n => [n.ref, n])).values()];
     const what = `${c.id} <${c.tag}${c.type ? ` type=${c.type}` : ''}${c.role ? ` role=${c.role}` : ''}> (${c.kind}${c.frame ? `, frame ${c.frame}` : ''}${c.ariaHidden ? ', aria-hidden' : ''}${c.pointerEvents ? '' : ', pointer-events: none'}) "${c.text}"`;
     if (found.length === 0) {
       problems.push(`${what}: ${named.length ? `only as ${named.map(n => n.role).join(', ')}` : 'not in the snapshot'}`);
@@ -312,7 +348,7 @@ async function checkEveryElement(): Promise<Check> {
   return { candidates, problems, roles: refsByRole(nodes) };
 }
 
-test('the corpus is present', () => {
+test('the corpus is present', { skip: sharedMissing(CORPUS) }, () => {
   assert.ok(existsSync(CORPUS), `no corpus at ${CORPUS} (../shared/corpus/pages next to the project)`);
   assert.ok(corpusPages.length > 0, `no .html pages in ${CORPUS}`);
 });
@@ -320,7 +356,7 @@ test('the corpus is present', () => {
 for (const file of corpusPages) {
   test(`corpus: ${file}`, async t => {
     const url = `${site.origin}/corpus/${encodeURIComponent(file)}`;
-    const row: Row = { page: file, navMs: 0, snapMs: 0, bytes: 0, refs: 0, links: 0, buttons: 0, controls: 0, frames: '', inFrame: 0, ariaHidden: 0, checked: '', click: '' };
+    const row: Row = { page: file, navMs: 0, snapMs: 0, bytes: 0, tokens: 0, pages: 0, refs: 0, links: 0, buttons: 0, controls: 0, frames: '', inFrame: 0, ariaHidden: 0, checked: '', click: '' };
     rows.push(row);
 
     // 1. navigate and snapshot
@@ -334,9 +370,16 @@ for (const file of corpusPages) {
     row.refs = natural.ctx.refCount;
     assert.equal(natural.ctx.revision, nav.revision);
     assert.ok(natural.ctx.refCount > 0, 'the snapshot has no refs');
+    row.tokens = encode(natural.text).length;
     const naturalNodes = parseSnapshot(natural.text);
     assert.equal(naturalNodes.filter(n => n.ref).length, natural.ctx.refCount, 'every ref sits on a node line the parser reads');
-    const naturalRoles = refsByRole(naturalNodes);
+    const paged = await pagedSnapshot();
+    row.pages = paged.pages;
+    const naturalRoles = refsByRole(paged.nodes);
+    // Link URLs come on request; asking for them changes no ref.
+    const withUrls = await pageContext({ urls: true });
+    const urlNodes = parseSnapshot(withUrls.text);
+    assert.deepEqual(urlNodes.filter(n => n.ref).map(n => n.ref), naturalNodes.filter(n => n.ref).map(n => n.ref), 'urls: true shows the same refs');
 
     // 2. count in the page
     const census = await evaluate<Census & { base: string; href: string; sameSiteInDom: number }>(`
@@ -351,7 +394,7 @@ for (const file of corpusPages) {
     // 3. click the first same-site link by its ref. A link a person could not
     // click either (covered by another element in this offline layout) must be
     // refused with element_not_actionable, never mis-clicked; then the next one.
-    const links = sameSiteLinks(naturalNodes, census.href, census.base);
+    const links = sameSiteLinks(urlNodes, census.href, census.base);
     if (!links.length) {
       row.click = `skipped: no visible same-site link${census.sameSiteInDom ? ` (${census.sameSiteInDom} hidden)` : ''}`;
       t.diagnostic(`${file}: click step skipped: no link with a ref resolves to ${site.origin} outside this document ` +
@@ -399,6 +442,22 @@ for (const file of corpusPages) {
   });
 }
 
+/** Issue #3: median snapshot tokens per real page (o200k_base); token counts are deterministic, so they may be asserted. */
+const MEDIAN_TOKEN_BUDGET = 4_900;
+/** No single corpus page may take more than this by default (the summarised paging keeps even huge pages small). */
+const PAGE_TOKEN_CEILING = 10_000;
+
+test('token budget: every corpus page under the ceiling, the median within issue #3\'s target', () => {
+  const measured = rows.filter(r => r.tokens > 0);
+  if (!corpusPages.length) return;
+  assert.equal(measured.length, corpusPages.length, 'every corpus page was measured');
+  for (const r of measured) assert.ok(r.tokens <= PAGE_TOKEN_CEILING, `${r.page}: ${r.tokens} tokens`);
+  const sorted = measured.map(r => r.tokens).sort((a, b) => a - b);
+  const median = sorted.length % 2 ? sorted[(sorted.length - 1) / 2]! : (sorted[sorted.length / 2 - 1]! + sorted[sorted.length / 2]!) / 2;
+  console.log(`corpus snapshot tokens: median ${median}, max ${sorted.at(-1)}`);
+  assert.ok(median <= MEDIAN_TOKEN_BUDGET, `median ${median} tokens per corpus page (target ${MEDIAN_TOKEN_BUDGET})`);
+});
+
 /**
  * Constructs the corpus has few or none of, on a page of our own: the same
  * element-by-element check must pass for each.
@@ -422,11 +481,12 @@ const EDGE_PAGE = `<!doctype html><title>Edge cases</title>
 <a href="/hidden-by-style" style="display:none">Not visible</a> <button style="visibility:hidden">Not visible</button>`;
 
 /**
- * Visible elements Playwright's AI snapshot gives no ref (playwright-core
+ * Visible elements Playwright's AI snapshot gave no ref (playwright-core
  * 1.65.1): an inline link whose only content is a float or an absolutely
  * positioned box has an empty box of its own, and an element with
- * pointer-events: none is not "interactable". None occurs in the corpus; the
- * snapshot's supplementary pass (src/session/snapshot.ts) gives them refs.
+ * pointer-events: none is not "interactable". None occurs in the corpus;
+ * tabwright's walker gives them refs, and an empty-box link resolves to its
+ * visible content (src/page/snapshot.ts).
  */
 const GAP_PAGE = `<!doctype html><title>Supplementary refs</title>
 <a href="/float"><div style="float:left">Link around a float</div></a><br style="clear:both">
@@ -454,7 +514,7 @@ test('supplementary refs: links around floats or absolute boxes, pointer-events:
   site.page('/float', '<title>Float target</title><p>arrived</p>');
   const nav = await call<{ revision: number }>(server.client, 'navigate', { url: `${site.origin}/supplementary`, waitUntil: 'load' });
   const { text } = await pageContext();
-  const line = /^- link "Link around a float" \[ref=(e\d+)\]:$/m.exec(text);
+  const line = /^- link "Link around a float" \[ref=(e\d+)\]$/m.exec(text);
   assert.ok(line, text);
   assert.match(text, /^- button "Button without pointer events" \[ref=e\d+\]$/m);
   const field = /^- textbox "Field without pointer events" \[ref=(e\d+)\]$/m.exec(text);

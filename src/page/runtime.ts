@@ -51,102 +51,8 @@ function serialize(value: unknown): string {
   return json === undefined ? 'null' : json;
 }
 
-/** A link, button or form control, as `census` and `interactiveElements` classify it. */
-type InteractiveKind = 'link' | 'button' | 'control';
-
-/** One visible interactive element found by `interactiveElements`. */
-interface InteractiveEntry {
-  element: Element;
-  kind: InteractiveKind;
-  /** Frame nesting depth: 0 for the document the runtime runs in, 1 for its child frames, ... */
-  frame: number;
-  /** Inside an `aria-hidden="true"` subtree (accessibility trees give such nodes no name). */
-  ariaHidden: boolean;
-  /** False when `pointer-events: none` (the mouse cannot hit it). */
-  pointerEvents: boolean;
-}
-
-const BUTTON_INPUT_TYPES = new Set(['button', 'submit', 'reset', 'image']);
-
-/**
- * Classifies an element: an explicit `role="button"` / `role="link"` wins,
- * then the tag (`a`/`area` with href, `button`, `input`, `select`,
- * `textarea`). Anything else is null.
- */
-function interactiveKind(el: Element): InteractiveKind | null {
-  const role = (el.getAttribute('role') ?? '').trim().toLowerCase().split(/\s+/)[0];
-  if (role === 'button') return 'button';
-  if (role === 'link') return 'link';
-  const tag = el.localName;
-  if ((tag === 'a' || tag === 'area') && el.hasAttribute('href')) return 'link';
-  if (tag === 'button') return 'button';
-  if (tag === 'input') {
-    const type = (el.getAttribute('type') ?? '').toLowerCase();
-    if (type === 'hidden') return null;
-    return BUTTON_INPUT_TYPES.has(type) ? 'button' : 'control';
-  }
-  if (tag === 'select' || tag === 'textarea') return 'control';
-  return null;
-}
-
-function styleOf(el: Element): CSSStyleDeclaration | null {
-  const view = el.ownerDocument.defaultView;
-  return view ? view.getComputedStyle(el) : null;
-}
-
-/** Not hidden by style: no `display: none` or `content-visibility: hidden` ancestor, `visibility: visible`. */
-function styleVisible(el: Element): boolean {
-  if (typeof el.checkVisibility === 'function' && !el.checkVisibility()) return false;
-  const style = styleOf(el);
-  return !!style && style.visibility === 'visible' && style.display !== 'none';
-}
-
-function hasArea(el: Element): boolean {
-  const rect = el.getBoundingClientRect();
-  return rect.width > 0 && rect.height > 0;
-}
-
-function textHasArea(node: Text): boolean {
-  const range = node.ownerDocument.createRange();
-  range.selectNodeContents(node);
-  const rect = range.getBoundingClientRect();
-  return rect.width > 0 && rect.height > 0;
-}
-
-/**
- * Visible to a person looking at the page: not hidden by style, and with a
- * non-empty box of its own, or (an empty box, e.g. an inline link around a
- * float or an absolutely positioned child) with a visible descendant that
- * has one. A `display: contents` element has no box: it is visible when a
- * child element is, or a child text has an area. Off-screen, covered and
- * ancestor-clipped elements count as visible (scrolling or closing an
- * overlay reveals them), as in Playwright's snapshot.
- */
-function isVisible(el: Element): boolean {
-  const style = styleOf(el);
-  if (!style) return false;
-  if (style.display === 'contents') {
-    for (const child of el.childNodes) {
-      if (child.nodeType === 1 ? isVisible(child as Element) : child.nodeType === 3 && style.visibility === 'visible' && textHasArea(child as Text)) return true;
-    }
-    return false;
-  }
-  if (!styleVisible(el)) return false;
-  if (hasArea(el)) return true;
-  // An empty box that clips its overflow shows nothing of its content.
-  if (style.overflowX !== 'visible' || style.overflowY !== 'visible') return false;
-  for (const child of el.querySelectorAll('*')) {
-    if (hasArea(child) && styleVisible(child)) return true;
-  }
-  return false;
-}
-
-function insideAriaHidden(el: Element): boolean {
-  for (let node: Element | null = el; node; node = node.parentElement ?? ((node.getRootNode() as ShadowRoot).host ?? null)) {
-    if ((node.getAttribute('aria-hidden') ?? '').toLowerCase() === 'true') return true;
-  }
-  return false;
-}
+import { hasArea, insideAriaHidden, interactiveKind, isVisible, styleOf, styleVisible, type InteractiveEntry, type InteractiveKind } from './dom.js';
+import { byId, idOf, nonce, snapshot } from './snapshot.js';
 
 /**
  * Every visible link, button and form control of a document, its open
@@ -203,55 +109,6 @@ interface CensusResult {
   elements?: CensusElement[];
 }
 
-const IMPLICIT_CONTROL_ROLE: Record<string, string> = {
-  checkbox: 'checkbox', radio: 'radio', number: 'spinbutton', range: 'slider', search: 'searchbox', file: 'button', color: 'button',
-};
-
-/** The role the snapshot line of a supplementary ref shows: the explicit role, else the implicit one (approximation). */
-function roleOf(el: Element, kind: InteractiveKind): string {
-  const explicit = (el.getAttribute('role') ?? '').trim().toLowerCase().split(/\s+/)[0];
-  if (explicit && explicit !== 'none' && explicit !== 'presentation') return explicit;
-  if (kind !== 'control') return kind;
-  if (el.localName === 'select') return (el as HTMLSelectElement).multiple || (el as HTMLSelectElement).size > 1 ? 'listbox' : 'combobox';
-  if (el.localName === 'textarea') return 'textbox';
-  return IMPLICIT_CONTROL_ROLE[(el.getAttribute('type') ?? '').toLowerCase()] ?? 'textbox';
-}
-
-const squash = (text: string | null | undefined, max = 100) => (text ?? '').replace(/\s+/g, ' ').trim().slice(0, max);
-
-/** A short accessible name (approximation): aria-label, aria-labelledby, label, alt, text content, title, placeholder. */
-function nameOf(el: Element): string {
-  const label = squash(el.getAttribute('aria-label'));
-  if (label) return label;
-  const ids = (el.getAttribute('aria-labelledby') ?? '').split(/\s+/).filter(Boolean);
-  const byIds = squash(ids.map(id => el.ownerDocument.getElementById(id)?.textContent ?? '').join(' '));
-  if (byIds) return byIds;
-  const labels = (el as HTMLInputElement).labels;
-  if (labels?.length) return squash([...labels].map(l => l.textContent).join(' '));
-  if (el.localName === 'input' && BUTTON_INPUT_TYPES.has(((el as HTMLInputElement).type ?? '').toLowerCase())) {
-    return squash((el as HTMLInputElement).value || el.getAttribute('alt'));
-  }
-  const text = el.localName === 'input' || el.localName === 'select' || el.localName === 'textarea' ? '' : squash(el.textContent);
-  return text || squash(el.querySelector('img[alt]')?.getAttribute('alt')) || squash(el.getAttribute('title')) || squash(el.getAttribute('placeholder'));
-}
-
-/** Supplementary refs: id -> the element to act on (see `unreffed`). */
-const supplementary = new Map<string, WeakRef<Element>>();
-const supplementaryIds = new WeakMap<Element, string>();
-let supplementaryCount = 0;
-
-/** One visible interactive element the AI snapshot gives no ref, as `unreffed` reports it. */
-interface Unreffed {
-  /** Id for `byRef` (stable per element in this document). */
-  id: string;
-  role: string;
-  name: string;
-  /** The href attribute of a link, as the snapshot shows it. */
-  url?: string;
-  /** Why Playwright gives it no ref. */
-  reason: 'no-box' | 'no-pointer-events';
-}
-
 const api = Object.freeze({
   version: 1,
   /**
@@ -288,48 +145,17 @@ const api = Object.freeze({
     return out;
   },
   /**
-   * The visible links, buttons and controls of this document (and its open
-   * shadow roots; not its frames) that Playwright's AI snapshot leaves
-   * without a ref: an element whose own box is empty although its content
-   * shows (an inline link around a float or an absolutely positioned box),
-   * or one with `pointer-events: none`. Each gets an id that `byRef`
-   * resolves; for an empty box it resolves to the first visible descendant,
-   * which is what a person would click. Used by the snapshot's
-   * supplementary pass (src/session/snapshot.ts).
+   * The compact snapshot of this document, or of one element of it
+   * (src/page/snapshot.ts; the format is docs/snapshot.md). Refs come back
+   * as `[ref=@ID]` placeholders the server turns into process-unique refs.
    */
-  unreffed(): Unreffed[] {
-    const result: Unreffed[] = [];
-    const visit = (root: Document | ShadowRoot) => {
-      for (const el of root.querySelectorAll('*')) {
-        if (el.shadowRoot) visit(el.shadowRoot);
-        const kind = interactiveKind(el);
-        if (!kind) continue;
-        // Cheap checks first: most elements have a box and receive pointer events.
-        const style = styleOf(el);
-        if (!style || style.display === 'contents') continue;
-        const noPointer = style.pointerEvents === 'none';
-        const noBox = !hasArea(el);
-        if ((!noPointer && !noBox) || !isVisible(el)) continue;
-        const target = noBox ? [...el.querySelectorAll('*')].find(c => hasArea(c) && styleVisible(c)) ?? el : el;
-        let id = supplementaryIds.get(el);
-        if (!id) {
-          id = `s${++supplementaryCount}`;
-          supplementaryIds.set(el, id);
-        }
-        supplementary.set(id, new WeakRef(target));
-        const entry: Unreffed = { id, role: roleOf(el, kind), name: nameOf(el), reason: noBox ? 'no-box' : 'no-pointer-events' };
-        if (kind === 'link' && el.hasAttribute('href')) entry.url = el.getAttribute('href') ?? '';
-        result.push(entry);
-      }
-    };
-    visit(document);
-    return result;
-  },
-  /** The element of a supplementary id from `unreffed`, if it is still in the document. */
-  byRef(id: string): Element | null {
-    const el = supplementary.get(id)?.deref();
-    return el && el.isConnected ? el : null;
-  },
+  snapshot,
+  /** The element of a snapshot id, if it is still in the document (the `tabwright-ref` selector engine). */
+  byRef: byId,
+  /** The snapshot id of an element, if it has one (used to find an iframe's node). */
+  idOf,
+  /** The prefix of this document's snapshot ids (finds the frame of a ref). */
+  nonce,
   /**
    * Counts the visible interactive elements: links with href (or
    * role=link), buttons (or role=button), and form controls, across open

@@ -5,15 +5,15 @@
  * by itself and a ref from an older revision is recognised as stale instead of
  * matching an element of the new document.
  *
- * Within one document an element keeps its ref across snapshots (Playwright's
- * aria refs are stable per element, and we map them one to one).
+ * Within one document an element keeps its ref across snapshots (the
+ * in-page runtime keeps one id per element, and we map ids one to one).
  */
 
 export interface RefTarget {
   tabId: number;
   /** Document the ref was issued for. */
   instanceId: string;
-  /** Playwright's aria ref in that document (`e5`, `f1e3`). */
+  /** Where the element is in that document: the in-page runtime id (`<document nonce>_<n>`, src/page/snapshot.ts). */
   ariaRef: string;
 }
 
@@ -27,7 +27,7 @@ export class RefRegistry {
   private readonly byRef = new Map<string, RefTarget>();
   private readonly byDocument = new Map<string, Map<string, string>>();
 
-  /** Returns the ref for Playwright's `ariaRef` in a document, issuing one if new. */
+  /** Returns the ref for `ariaRef` (an element's key) in a document, issuing one if new. */
   assign(tabId: number, instanceId: string, ariaRef: string): string {
     let doc = this.byDocument.get(instanceId);
     if (!doc) this.byDocument.set(instanceId, (doc = new Map()));

@@ -1,41 +1,70 @@
 /**
  * Snapshots and ref resolution (DESIGN.md, "snapshot"; issue #2,
- * `get_page_context`).
+ * `get_page_context`; the format is docs/snapshot.md).
  *
- * The snapshot is Playwright's AI-mode aria snapshot (YAML-like lines, one
- * node each, iframe content nested under its iframe). Playwright's per-frame
- * refs (`e5`, `f1e3`) are rewritten to tabwright refs that are unique in the
- * process (see refs.ts), so one ref names tab, document and element.
- *
- * Supplementary pass: Playwright gives refs only to nodes with a box of
- * their own that receive pointer events. A visible link around a float or an
- * absolutely positioned box (its own box is empty) and an element with
- * `pointer-events: none` get none, so an agent could see them but not act on
- * them. After a whole-page snapshot, the in-page runtime lists such elements
- * (`__tabwright.unreffed()`), and they are appended under a comment line with
- * refs of their own, resolved through the `tabwright-ref` selector engine
- * (see `supplementaryLines` and `resolveRef`).
+ * The in-page runtime (src/page/snapshot.ts) walks each frame's document in
+ * one evaluate and writes the compact lines with placeholder ids; this module
+ * splices child frames under their iframe line and turns each placeholder
+ * into a tabwright ref that is unique in the process (see refs.ts), so one
+ * ref names tab, document, frame and element. Refs resolve through the
+ * `tabwright-ref` selector engine, which asks the frame's runtime for the
+ * element of an id, so resolving needs no snapshot of its own and a
+ * selector- or ref-scoped snapshot never invalidates other refs.
  */
-import { selectors, type Locator } from 'playwright-core';
+import { readFileSync } from 'node:fs';
+import { errors, selectors, type ElementHandle, type Frame, type Locator } from 'playwright-core';
 import { firstLine, ToolError } from '../tools/errors.js';
 import type { Session } from './session.js';
+import { RUNTIME_PATH } from './session.js';
 import type { Tab } from './tab.js';
 
 export interface Snapshot {
   /** The snapshot text with tabwright refs. */
   text: string;
-  /** Number of refs in it. */
+  /** Number of refs in it (`[ref=` marks). */
   refCount: number;
   /** Document revision it was taken on. */
   revision: number;
   instanceId: string;
 }
 
-const REF_PATTERN = /\[ref=([a-z0-9]+)\]/g;
+export interface SnapshotOptions {
+  /** CSS or Playwright selector: snapshot the first match only. */
+  selector?: string;
+  /** A ref: snapshot that element only (and page through its children with offset). */
+  ref?: string;
+  /** Skip the first `offset` children of the `ref` element. */
+  offset?: number;
+  /** Children shown per container before the rest is summarised. */
+  limit?: number;
+  /** Show links' URLs. */
+  urls?: boolean;
+  timeoutMs?: number;
+}
 
-/** Prefix of the aria-ref slot of a supplementary ref (RefTarget.ariaRef = `tw:s3`). */
-const SUPPLEMENTARY = 'tw:';
-/** The selector engine that resolves supplementary ids through `__tabwright.byRef`. */
+/** Children shown per container by default, before a paging line. */
+export const DEFAULT_LIMIT = 50;
+/** Longest text line of a whole-page snapshot (scoped snapshots are not cut). */
+export const PAGE_MAX_TEXT = 300;
+
+/** What `__tabwright.snapshot()` returns (src/page/snapshot.ts). */
+interface PageResult {
+  lines: string[];
+  frames: string[];
+  nonce: string;
+  gone?: boolean;
+}
+
+interface PageOptions {
+  rootId?: string;
+  offset?: number;
+  limit?: number;
+  urls?: boolean;
+  maxText?: number;
+}
+
+const PLACEHOLDER = /\u0001([^\u0001]+)\u0001/g;
+/** The selector engine that resolves runtime ids through `__tabwright.byRef`. */
 const ENGINE = 'tabwright-ref';
 let engineRegistered: Promise<void> | undefined;
 
@@ -68,67 +97,161 @@ function registerEngine(): Promise<void> {
   return engineRegistered;
 }
 
-/** What `__tabwright.unreffed()` reports (src/page/runtime.ts). */
-interface Unreffed {
-  id: string;
-  role: string;
-  name: string;
-  url?: string;
-  reason: 'no-box' | 'no-pointer-events';
+/**
+ * Each document's runtime prefixes its ids with a random nonce; refs carry
+ * the id, and the nonce finds the frame (learned from the walks, or by
+ * asking every frame of the tab when a same-origin frame walked inline by
+ * its parent is first acted on).
+ */
+const framesByNonce = new Map<string, WeakRef<Frame>>();
+
+function nonceOf(id: string): string {
+  return id.slice(0, id.indexOf('_'));
 }
 
-function yamlValue(text: string): string {
-  return /^[\s\-&*!|>%@`'"#,[\]{}?]|[:#]\s|:$|\s$|[\n\r]/.test(text) || text === '' ? JSON.stringify(text) : text;
+async function frameOf(tab: Tab, id: string, ref: string): Promise<Frame> {
+  const nonce = nonceOf(id);
+  let frame = framesByNonce.get(nonce)?.deref();
+  if (!frame || frame.isDetached()) {
+    await Promise.all(tab.page.frames().map(async f => {
+      const n = await f.evaluate(() => (globalThis as { __tabwright?: { nonce?: string } }).__tabwright?.nonce ?? null).catch(() => null);
+      if (n) framesByNonce.set(n, new WeakRef(f));
+    }));
+    frame = framesByNonce.get(nonce)?.deref();
+  }
+  if (!frame || frame.isDetached()) throw new ToolError('stale_ref', `The frame of ref ${ref} is gone (the iframe was removed or navigated).`, RETAKE);
+  return frame;
+}
+
+/** Child frames worth a walk of their own: cross-origin documents (same-origin ones are walked inline by their parent). */
+function foreignFrames(frame: Frame): Frame[] {
+  const out: Frame[] = [];
+  const visit = (f: Frame) => {
+    for (const child of f.childFrames()) {
+      const url = child.url();
+      if (!/^(about:|chrome-error:|javascript:)/.test(url) && url !== '') out.push(child);
+      visit(child);
+    }
+  };
+  visit(frame);
+  return out;
+}
+
+let runtimeSource: string | undefined;
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new errors.TimeoutError(`snapshot: no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** Runs the walker in `frame` (on `root` when given), injecting the runtime into a document that predates it. */
+async function walk(frame: Frame, opts: PageOptions, root?: ElementHandle): Promise<PageResult> {
+  const run = () => root
+    ? root.evaluate((el, o) => {
+      const rt = (globalThis as { __tabwright?: { snapshot?: (o: unknown) => unknown } }).__tabwright;
+      return (rt?.snapshot ? rt.snapshot({ ...o, root: el }) : 'runtime-missing') as PageResult | 'runtime-missing';
+    }, opts)
+    : frame.evaluate(o => {
+      const rt = (globalThis as { __tabwright?: { snapshot?: (o: unknown) => unknown } }).__tabwright;
+      return (rt?.snapshot ? rt.snapshot(o) : 'runtime-missing') as PageResult | 'runtime-missing';
+    }, opts);
+  const first = await run();
+  if (first !== 'runtime-missing') return first;
+  runtimeSource ??= readFileSync(RUNTIME_PATH, 'utf8');
+  await frame.evaluate(runtimeSource);
+  const again = await run();
+  if (again === 'runtime-missing') throw new ToolError('capability_unavailable', 'The in-page runtime could not be loaded into this page.', 'Reload the tab and try again.');
+  return again;
 }
 
 /**
- * The supplementary lines of a whole-page snapshot (see the file comment):
- * one node per visible link, button or control the snapshot left without a
- * ref, with a ref of its own; empty when there is none (or the page has no
- * runtime).
+ * The lines of one frame's walk with cross-origin frames spliced in under
+ * their iframe lines and placeholders turned into refs.
  */
-async function supplementaryLines(session: Session, tab: Tab, instanceId: string): Promise<string[]> {
-  let extra: Unreffed[];
-  try {
-    extra = await tab.page.evaluate(() => {
-      const runtime = (globalThis as { __tabwright?: { unreffed?: () => unknown } }).__tabwright;
-      return (runtime?.unreffed ? runtime.unreffed() : []) as Unreffed[];
-    });
-  } catch {
-    return [];
+async function expand(session: Session, tab: Tab, instanceId: string, frame: Frame, result: PageResult, opts: PageOptions, timeout: number): Promise<string[]> {
+  framesByNonce.set(result.nonce, new WeakRef(frame));
+  // Refs of this walk first, so numbers follow reading order.
+  const own = result.lines.map(line => line.replace(PLACEHOLDER, (_, id: string) => session.refs.assign(tab.id, instanceId, id)));
+  const inserts = new Map<number, string[]>();
+  if (result.frames.length) {
+    const wanted = new Set(result.frames);
+    const children = await Promise.all(foreignFrames(frame).map(async child => {
+      try {
+        const handle = await child.frameElement();
+        const id = await (handle as ElementHandle<Element>).evaluate(el => (globalThis as { __tabwright?: { idOf?(el: Element): string | null } }).__tabwright?.idOf?.(el) ?? null);
+        void handle.dispose();
+        if (!id || !wanted.has(id)) return undefined;
+        const sub = await withTimeout(walk(child, { limit: opts.limit, urls: opts.urls, maxText: opts.maxText }), timeout);
+        return { id, lines: await expand(session, tab, instanceId, child, sub, opts, timeout) };
+      } catch (error) {
+        if (error instanceof errors.TimeoutError) throw error;
+        return undefined; // detached meanwhile, or not a document we can read
+      }
+    }));
+    for (const c of children) {
+      if (!c) continue;
+      const at = result.lines.findIndex(l => l.includes(`\u0001${c.id}\u0001`));
+      if (at !== -1 && c.lines.length) inserts.set(at, c.lines);
+    }
   }
-  if (!extra.length) return [];
-  const lines = ['# Visible, but without a ref above (no box of their own, or pointer-events: none); use these refs:'];
-  for (const e of extra) {
-    const ref = session.refs.assign(tab.id, instanceId, SUPPLEMENTARY + e.id);
-    const key = `- ${e.role}${e.name ? ` ${JSON.stringify(e.name)}` : ''} [ref=${ref}]`;
-    lines.push(e.url === undefined ? key : `${key}:\n  - /url: ${yamlValue(e.url)}`);
-  }
-  return lines;
+  const out: string[] = [];
+  own.forEach((text, i) => {
+    const sub = inserts.get(i);
+    if (!sub) {
+      out.push(text);
+      return;
+    }
+    const indent = `${/^\s*/.exec(text)![0]}  `;
+    out.push(text.endsWith(':') ? text : `${text}:`);
+    for (const s of sub) out.push(indent + s);
+  });
+  return out;
 }
 
 /**
- * Takes a snapshot of the whole page, or of the first element matching
- * `selector` (a CSS or Playwright selector).
- * @throws ToolError invalid_arguments when `selector` is malformed or matches nothing.
+ * Takes a snapshot of the whole page, of the first element matching
+ * `selector` (a CSS or Playwright selector), or of the element of `ref`
+ * (from `offset` on among its children).
+ * @throws ToolError invalid_arguments when `selector` is malformed or matches nothing; stale_ref for a gone `ref`.
  */
-export async function takeSnapshot(session: Session, tab: Tab, opts: { selector?: string; timeoutMs?: number } = {}): Promise<Snapshot> {
+export async function takeSnapshot(session: Session, tab: Tab, opts: SnapshotOptions = {}): Promise<Snapshot> {
   const timeout = opts.timeoutMs ?? 15_000;
   // A document that replaces the one being read (a navigation committing meanwhile)
   // would get the old document's label and refs: read again, at most twice more.
   for (let attempt = 0; ; attempt++) {
     const instanceId = tab.instanceId;
-    const snap = await snapshotOnce(session, tab, instanceId, opts.selector, timeout);
-    if (tab.instanceId === instanceId || attempt === 2) return snap;
+    let snap: Snapshot;
+    try {
+      snap = await snapshotOnce(session, tab, instanceId, opts, timeout);
+    } catch (error) {
+      // The document went away under the walk (a navigation): read the new one.
+      if (attempt === 2 || opts.ref || !/Execution context was destroyed|navigat|detached/i.test(String(error)) || error instanceof ToolError) throw error;
+      await tab.page.waitForLoadState('domcontentloaded', { timeout }).catch(() => undefined);
+      continue;
+    }
+    if (tab.instanceId === instanceId || attempt === 2 || opts.ref) return snap;
     await tab.page.waitForLoadState('domcontentloaded', { timeout }).catch(() => undefined);
   }
 }
 
-async function snapshotOnce(session: Session, tab: Tab, instanceId: string, selector: string | undefined, timeout: number): Promise<Snapshot> {
-  const opts = { selector };
+async function snapshotOnce(session: Session, tab: Tab, instanceId: string, opts: SnapshotOptions, timeout: number): Promise<Snapshot> {
   const revision = tab.revision;
-  let raw: string;
-  if (opts.selector) {
+  const limit = opts.limit ?? DEFAULT_LIMIT;
+  const urls = !!opts.urls;
+  let frame: Frame;
+  let result: PageResult;
+  let pageOpts: PageOptions;
+  if (opts.ref) {
+    const { target } = await lookup(session, opts.ref);
+    const id = target.ariaRef;
+    frame = await frameOf(tab, id, opts.ref);
+    pageOpts = { rootId: id, offset: opts.offset ?? 0, limit, urls, maxText: 0 };
+    result = await withTimeout(walk(frame, pageOpts), timeout);
+    if (result.gone) throw goneError(opts.ref);
+  } else if (opts.selector) {
     const locator = tab.page.locator(opts.selector);
     let count: number;
     try {
@@ -137,25 +260,49 @@ async function snapshotOnce(session: Session, tab: Tab, instanceId: string, sele
       throw new ToolError('invalid_arguments', `The selector is not valid: ${firstLine(String(error))}`, 'Pass a CSS selector such as "main" or "#results", or omit selector for the whole page.');
     }
     if (count === 0) throw new ToolError('invalid_arguments', 'The selector matches no element on the page.', 'Check the selector against the page, or omit it for the whole page.');
-    raw = await locator.first().ariaSnapshot({ mode: 'ai', timeout });
-    tab.lastSnapshotScoped = true;
-  } else {
-    raw = await tab.page.ariaSnapshot({ mode: 'ai', timeout });
-    tab.lastSnapshotScoped = false;
-  }
-  let refCount = 0;
-  let text = raw.replace(REF_PATTERN, (_, ariaRef: string) => {
-    refCount++;
-    return `[ref=${session.refs.assign(tab.id, instanceId, ariaRef)}]`;
-  });
-  if (!opts.selector) {
-    const extra = await supplementaryLines(session, tab, instanceId);
-    if (extra.length) {
-      refCount += extra.length - 1;
-      text += `\n${extra.join('\n')}`;
+    const handle = await locator.first().elementHandle({ timeout });
+    if (!handle) throw new ToolError('invalid_arguments', 'The selector matches no element on the page.', 'Check the selector against the page, or omit it for the whole page.');
+    frame = (await handle.ownerFrame()) ?? tab.page.mainFrame();
+    pageOpts = { offset: opts.offset ?? 0, limit, urls, maxText: 0 };
+    try {
+      result = await withTimeout(walk(frame, pageOpts, handle), timeout);
+    } finally {
+      void handle.dispose();
     }
+  } else {
+    frame = tab.page.mainFrame();
+    pageOpts = { limit, urls, maxText: PAGE_MAX_TEXT };
+    result = await withTimeout(walk(frame, pageOpts), timeout);
   }
+  const lines = await expand(session, tab, instanceId, frame, result, pageOpts, timeout);
+  const text = lines.join('\n');
+  const refCount = text.split('[ref=').length - 1;
   return { text, refCount, revision, instanceId };
+}
+
+const RETAKE = 'Call get_page_context for a fresh snapshot and use its refs.';
+
+function goneError(ref: string): ToolError {
+  return new ToolError('stale_ref', `The element of ref ${ref} is no longer on the page (it was removed or re-rendered).`, RETAKE);
+}
+
+/** Looks a ref up and checks its document is still the tab's. */
+async function lookup(session: Session, ref: string) {
+  const found = session.refs.lookup(ref);
+  if (found.status === 'unknown') {
+    throw new ToolError('invalid_arguments', `"${ref.slice(0, 40)}" is not a ref tabwright issued.`, `Refs look like e12 and come from get_page_context. ${RETAKE}`);
+  }
+  if (found.status === 'stale') {
+    throw new ToolError('stale_ref', `Ref ${ref} belongs to a document that has since been replaced or closed.`, RETAKE);
+  }
+  const { tabId, instanceId } = found.target;
+  const tab = await session.tab(tabId).catch(() => {
+    throw new ToolError('stale_ref', `Ref ${ref} belongs to tab ${tabId}, which is closed.`, RETAKE);
+  });
+  if (tab.instanceId !== instanceId) {
+    throw new ToolError('stale_ref', `Ref ${ref} is from an older revision of tab ${tabId} (now revision ${tab.revision}).`, RETAKE);
+  }
+  return { tab, target: found.target };
 }
 
 /** What a ref resolves to. */
@@ -170,38 +317,16 @@ export interface ResolvedRef {
  * @throws ToolError stale_ref, invalid_arguments (not a ref), tab_not_found.
  */
 export async function resolveRef(session: Session, ref: string): Promise<ResolvedRef> {
-  const found = session.refs.lookup(ref);
-  const retake = 'Call get_page_context for a fresh snapshot and use its refs.';
-  if (found.status === 'unknown') {
-    throw new ToolError('invalid_arguments', `"${ref.slice(0, 40)}" is not a ref tabwright issued.`, `Refs look like e12 and come from get_page_context. ${retake}`);
-  }
-  if (found.status === 'stale') {
-    throw new ToolError('stale_ref', `Ref ${ref} belongs to a document that has since been replaced or closed.`, retake);
-  }
-  const { tabId, instanceId, ariaRef } = found.target;
-  const tab = await session.tab(tabId).catch(() => {
-    throw new ToolError('stale_ref', `Ref ${ref} belongs to tab ${tabId}, which is closed.`, retake);
-  });
-  if (tab.instanceId !== instanceId) {
-    throw new ToolError('stale_ref', `Ref ${ref} is from an older revision of tab ${tabId} (now revision ${tab.revision}).`, retake);
-  }
-  if (ariaRef.startsWith(SUPPLEMENTARY)) {
-    await registerEngine();
-    const locator = tab.page.locator(`${ENGINE}=${ariaRef.slice(SUPPLEMENTARY.length)}`);
-    if ((await locator.count()) === 0) {
-      throw new ToolError('stale_ref', `The element of ref ${ref} is no longer on the page (it was removed or re-rendered).`, retake);
-    }
-    return { tab, locator };
-  }
-  if (tab.lastSnapshotScoped) {
-    // Playwright resolves refs against the newest snapshot of the frame; after a
-    // selector-scoped snapshot, refresh the whole page so refs outside it resolve.
-    await tab.page.ariaSnapshot({ mode: 'ai', timeout: 15_000 });
-    tab.lastSnapshotScoped = false;
-  }
-  const locator = tab.page.getByRef(ariaRef);
-  if ((await locator.count()) === 0) {
-    throw new ToolError('stale_ref', `The element of ref ${ref} is no longer on the page (it was removed or re-rendered).`, retake);
-  }
+  const { tab, target } = await lookup(session, ref);
+  const id = target.ariaRef;
+  const frame = await frameOf(tab, id, ref);
+  await registerEngine();
+  const locator = frame.locator(`${ENGINE}=${id}`);
+  if ((await locator.count()) === 0) throw goneError(ref);
   return { tab, locator };
+}
+
+/** The tab a ref belongs to (for get_page_context {ref}). */
+export async function tabOfRef(session: Session, ref: string): Promise<Tab> {
+  return (await lookup(session, ref)).tab;
 }

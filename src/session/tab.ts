@@ -44,8 +44,6 @@ export class Tab {
   instanceId = 'pending';
   revision = 1;
   openerTabId: number | undefined;
-  /** True when the newest snapshot covered only a `selector` (see resolveRef). */
-  lastSnapshotScoped = false;
   closed = false;
   /** How many new windows the page asked for (window.open, target=_blank), counted from `Page.windowOpen`. */
   windowOpens = 0;
@@ -60,6 +58,7 @@ export class Tab {
   ) {
     page.on('console', msg => {
       const loc = msg.location();
+      if (isFaviconNoise(msg.text(), loc.url)) return;
       this.console.push({
         level: levelOf(msg.type()),
         kind: 'console',
@@ -111,7 +110,6 @@ export class Tab {
     const old = this.instanceId;
     this.instanceId = loaderId;
     if (old !== 'pending') this.revision += 1;
-    this.lastSnapshotScoped = false;
     for (const listener of this.documentListeners) listener(old);
   }
 
@@ -204,6 +202,14 @@ export class Tab {
     await this.terminateExecution();
     return true;
   }
+}
+
+/**
+ * The browser's own "Failed to load resource" error for the favicon it
+ * fetches by itself: not the page's doing, and noise for an agent.
+ */
+export function isFaviconNoise(text: string, url: string | undefined): boolean {
+  return /\/favicon\.ico(\?|$)/.test(url ?? '') && text.startsWith('Failed to load resource');
 }
 
 /** The innermost `url:line:column` of a V8 stack trace (both numbers count from 1), if any. */

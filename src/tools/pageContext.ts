@@ -1,7 +1,7 @@
 /** get_page_context (issue #2): the compact accessibility snapshot agents read. */
 import * as z from 'zod';
 import { errors } from 'playwright-core';
-import { takeSnapshot, type Snapshot } from '../session/snapshot.js';
+import { DEFAULT_LIMIT, tabOfRef, takeSnapshot, type Snapshot } from '../session/snapshot.js';
 import { stuckPageError } from './actionErrors.js';
 import { INLINE_TEXT_CAP, stamp, writeArtifact } from './artifacts.js';
 import { defineTool } from './define.js';
@@ -11,28 +11,38 @@ import { outputField, tabIdField } from './schemas.js';
 /** Landmark and heading lines of a snapshot: the outline a file summary shows. */
 function outline(snapshot: string, max = 30): string[] {
   const lines = snapshot.split('\n').filter(l => /^\s*- (heading|navigation|main|banner|contentinfo|complementary|form|search|region|dialog|table)\b/.test(l));
-  return lines.slice(0, max).map(l => l.replace(/\s*\[cursor=pointer\]/g, ''));
+  return lines.slice(0, max);
 }
 
 export const getPageContext = defineTool({
   name: 'get_page_context',
   title: 'Get page context',
   description:
-    'Snapshot of a tab as a compact accessibility tree, with a ref (e.g. e12) on every actionable node for click, type and the other element tools. ' +
-    'Refs stay valid until the document is replaced (navigation, reload). Narrow a large page with selector.',
+    'Snapshot of a tab as a compact accessibility tree (`- role "name" [ref=e12]` lines), with a ref on every actionable element for click, type and the other element tools. ' +
+    'Refs stay valid until the document is replaced (navigation, reload). Long containers show their first items and a line saying how to page on ' +
+    '(get_page_context {ref, offset}); narrow a large page with selector or ref.',
   needs: ['snapshot'],
   consent: 'observe',
   launchesBrowser: true,
   input: z.object({
     tabId: tabIdField,
     selector: z.string().min(1).max(1000).optional().describe('CSS selector of the part to snapshot (first match), e.g. "main" or "#results"; default the whole page'),
+    ref: z.string().min(1).max(64).optional()
+      .describe('Snapshot only the element of this ref (e.g. a container a paging line names), with its full text; its tab is the ref\'s'),
+    offset: z.number().int().min(0).max(10_000_000).optional()
+      .describe('With ref or selector: skip the first offset children of that element (continue where a paging line says)'),
+    limit: z.number().int().min(1).max(100_000).optional()
+      .describe(`Children shown per container before the rest is summarised with a paging line (default ${DEFAULT_LIMIT})`),
+    urls: z.boolean().optional().describe('Show each link\'s URL (a "- /url:" line under it); default false'),
     output: outputField,
   }),
-  async handle({ tabId, selector, output }, { session, config }, res) {
-    const tab = await session.tab(tabId);
+  async handle({ tabId, selector, ref, offset, limit, urls, output }, { session, config }, res) {
+    if (ref && selector) throw new ToolError('invalid_arguments', 'Pass either ref or selector, not both.', 'Use ref to expand a container from a snapshot, or selector for a CSS match.');
+    if (offset !== undefined && !ref && !selector) throw new ToolError('invalid_arguments', 'offset pages through the children of one element: pass it with ref (or selector).', 'Copy the get_page_context call from the paging line of a snapshot.');
+    const tab = ref ? await tabOfRef(session, ref) : await session.tab(tabId);
     let snap: Snapshot;
     try {
-      snap = await takeSnapshot(session, tab, { selector });
+      snap = await takeSnapshot(session, tab, { selector, ref, offset, limit, urls });
     } catch (error) {
       if (error instanceof ToolError) throw error;
       const stuck = await stuckPageError(tab, 'take a snapshot');
@@ -41,7 +51,7 @@ export const getPageContext = defineTool({
       throw error;
     }
     const { url, title } = await tab.urlAndTitle();
-    const header = `Tab ${tab.id} · revision ${snap.revision} · ${url}\nTitle: ${title}${selector ? `\nScope: ${selector}` : ''}`;
+    const header = `Tab ${tab.id} · revision ${snap.revision} · ${url}\nTitle: ${title}${selector ? `\nScope: ${selector}` : ref ? `\nScope: ${ref}${offset ? `, from child ${offset}` : ''}` : ''}`;
     const bytes = Buffer.byteLength(snap.text);
     const mode = output ?? config.output;
     res.merge({ tabId: tab.id, url, title, revision: snap.revision, instanceId: snap.instanceId, refCount: snap.refCount, bytes });

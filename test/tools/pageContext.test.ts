@@ -6,7 +6,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { call, callError, connect, type Connected } from '../fixtures/mcp.js';
 import { startSite, type Site } from '../fixtures/site.js';
-import { refOf } from './helpers.js';
+import { encode } from 'gpt-tokenizer/encoding/o200k_base';
+import { largePage } from '../fixtures/largePage.js';
+import { evaluate, refOf } from './helpers.js';
 
 interface PageContext {
   tabId: number;
@@ -52,6 +54,7 @@ before(async () => {
   site = await startSite();
   site.page('/form', FORM_PAGE);
   site.page('/big', bigPage());
+  site.page('/large', largePage());
   server = await connect();
 });
 after(async () => {
@@ -142,7 +145,8 @@ test('output: file writes the snapshot under <workspace>/.tabwright/context/', a
 
 test('auto: a snapshot over 64 KB goes to a file; inline forces it into the response', async () => {
   await call(server.client, 'navigate', { url: `${site.origin}/big` });
-  const auto = await call<PageContext>(server.client, 'get_page_context');
+  // A limit past the list's length shows every item: well over 64 KB.
+  const auto = await call<PageContext>(server.client, 'get_page_context', { limit: 5000 });
   assert.ok(auto.bytes > 64 * 1024, `snapshot is ${auto.bytes} bytes`);
   assert.equal(auto.snapshot, undefined);
   assert.ok(auto.path);
@@ -156,7 +160,7 @@ test('auto: a snapshot over 64 KB goes to a file; inline forces it into the resp
   const clicked = await call<{ tabId: number }>(server.client, 'click', { ref });
   assert.equal(clicked.tabId, auto.tabId);
 
-  const inline = await call<PageContext>(server.client, 'get_page_context', { output: 'inline' });
+  const inline = await call<PageContext>(server.client, 'get_page_context', { output: 'inline', limit: 5000 });
   assert.equal(inline.path, undefined);
   assert.equal(inline.bytes, auto.bytes);
   assert.equal(Buffer.byteLength(inline.snapshot!), inline.bytes);
@@ -207,4 +211,59 @@ test('a snapshot taken while the page navigates itself is labelled with the docu
       assert.ok(ctx.revision < tab.revision);
     }
   }
+});
+
+test('a 5,000-row table: the default snapshot is small and says how to page; paging by ref reaches row 4,999, whose button acts', async () => {
+  await call(server.client, 'navigate', { url: `${site.origin}/large`, waitUntil: 'load' });
+  const first = await call<PageContext>(server.client, 'get_page_context', { output: 'inline' });
+  const tokens = encode(first.snapshot!).length;
+  assert.ok(tokens <= 25_000, `default snapshot of the large page: ${tokens} tokens`);
+  assert.equal(first.path, undefined, 'inline under the cap');
+  refOf(first.snapshot!, 'button', 'Buy 0');
+  refOf(first.snapshot!, 'link', 'Link number 0');
+  refOf(first.snapshot!, 'button', 'Last button');
+  assert.ok(!first.snapshot!.includes('Buy 4999'));
+  // The rows' container says how many are shown and how to go on.
+  const paging = /… items 1–50 of 5000 shown; 4950 more: get_page_context \{ref: "(e\d+)", offset: 50\}/.exec(first.snapshot!);
+  assert.ok(paging, first.snapshot);
+  const container = paging[1]!;
+  assert.match(first.snapshot!, new RegExp(`- rowgroup \\[ref=${container}\\]:`));
+  assert.match(first.snapshot!, /… items 1–50 of 2000 shown; 1950 more: get_page_context \{ref: "e\d+", offset: 50\}/);
+
+  // The next page continues where the first stopped.
+  const next = await call<PageContext>(server.client, 'get_page_context', { ref: container, offset: 50 });
+  assert.match(next.snapshot!, /- row: Row 50 \|/);
+  assert.ok(!next.snapshot!.includes('Row 49 '), next.snapshot);
+  assert.match(next.snapshot!, new RegExp(`get_page_context \\{ref: "${container}", offset: 100\\}`));
+
+  // Jump to the end: the last row and its button, with a ref that acts.
+  const last = await call<PageContext>(server.client, 'get_page_context', { ref: container, offset: 4990 });
+  assert.match(last.snapshot!, /- row: Row 4999 \| Item 993 \|/);
+  assert.match(last.snapshot!, /items 4991–5000 of 5000 shown; this is the end/);
+  const buy = refOf(last.snapshot!, 'button', 'Buy 4999');
+  await call(server.client, 'click', { ref: buy });
+  assert.equal(await evaluate(server.client, 'window.clicked'), 4999);
+  // A ref from a page keeps its element: the same row seen again has the same ref.
+  const again = await call<PageContext>(server.client, 'get_page_context', { ref: container, offset: 4999 });
+  assert.equal(refOf(again.snapshot!, 'button', 'Buy 4999'), buy);
+  // A bigger limit shows more per page.
+  const wide = await call<PageContext>(server.client, 'get_page_context', { ref: container, offset: 0, limit: 500 });
+  refOf(wide.snapshot!, 'button', 'Buy 499');
+  assert.ok(!wide.snapshot!.includes('Buy 500"'));
+});
+
+test('paging arguments are checked', async () => {
+  assert.equal((await callError(server.client, 'get_page_context', { offset: 5 })).type, 'invalid_arguments');
+  assert.equal((await callError(server.client, 'get_page_context', { ref: 'e1', selector: 'main' })).type, 'invalid_arguments');
+  assert.equal((await callError(server.client, 'get_page_context', { ref: 'zz' })).type, 'invalid_arguments');
+  assert.equal((await callError(server.client, 'get_page_context', { limit: 0 })).type, 'invalid_arguments');
+});
+
+test('urls: true shows link targets; the default does not', async () => {
+  await call(server.client, 'navigate', { url: `${site.origin}/form` });
+  const plain = await call<PageContext>(server.client, 'get_page_context');
+  assert.ok(!plain.snapshot!.includes('/url'), plain.snapshot);
+  const withUrls = await call<PageContext>(server.client, 'get_page_context', { urls: true });
+  assert.match(withUrls.snapshot!, /- link "FAQ" \[ref=e\d+\]:\n\s+- \/url: \/faq/);
+  assert.equal(refOf(withUrls.snapshot!, 'link', 'FAQ'), refOf(plain.snapshot!, 'link', 'FAQ'));
 });
