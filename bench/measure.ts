@@ -11,7 +11,7 @@ import type { BenchPage, Site } from './pages.js';
 import type { TreeSampler } from './procs.js';
 import { entryScript, type ServerSpec } from './servers.js';
 import { Session, type CallOutcome } from './session.js';
-import { findRef, interactiveCoverage, interactiveRefCount, parseRefs, refKinds } from './snapshotText.js';
+import { findRef, interactiveCoverage, interactiveRefCount, isPaged, parseRefs, refKinds } from './snapshotText.js';
 import { countTokens } from './tokens.js';
 import type { Census, Measure, Results, Sample, ServerId } from './types.js';
 
@@ -102,15 +102,16 @@ export async function measurePage(session: Session, page: BenchPage, ctx: Ctx, r
   record(ctx, round, spec.id, 'navigate_ms', nav.ms, base);
   const snap = await session.ok(spec.snapshot(session.state), timeout);
   const { text, delivery } = snapshotText(spec, snap, session.workspace);
+  const paged = isPaged(text) ? { paged: true } : {};
   const info = ctx.results.pages.find(p => p.id === page.id)!;
   info.census[spec.id] ??= await census(session, ctx);
   const nodes = parseRefs(text);
   record(ctx, round, spec.id, 'snapshot_ms', snap.ms, { ...base, delivery });
   record(ctx, round, spec.id, 'snapshot_bytes', Buffer.byteLength(text), { ...base, delivery });
   record(ctx, round, spec.id, 'snapshot_wire_bytes', snap.wireBytes, base);
-  record(ctx, round, spec.id, 'snapshot_tokens', countTokens(text), { ...base, delivery });
+  record(ctx, round, spec.id, 'snapshot_tokens', countTokens(text), { ...base, delivery, ...paged });
   record(ctx, round, spec.id, 'interactive_refs', interactiveRefCount(nodes), base);
-  record(ctx, round, spec.id, 'coverage', interactiveCoverage(nodes, info.census[spec.id]!), { ...base, refs: refKinds(nodes) });
+  record(ctx, round, spec.id, 'coverage', interactiveCoverage(nodes, info.census[spec.id]!), { ...base, refs: refKinds(nodes), ...paged });
   if (censusTotal(info.census[spec.id]!) === 0) ctx.log(`  ${spec.id} ${page.id}: census found no interactive elements`);
 }
 

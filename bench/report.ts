@@ -91,8 +91,9 @@ function pageSection(results: Results): string {
     const rows = results.pages.map(p => {
       const cells = COLUMNS.map(id => {
         const s = roundSummary(results, id, m, p.id);
-        const viaFile = results.samples.some(x => x.server === id && x.page === p.id && x.measure === m && x.delivery === 'file');
-        return cell(s, unit) + (viaFile ? ' (file)' : '');
+        const mine = results.samples.filter(x => x.server === id && x.page === p.id && x.measure === m);
+        const marks = [mine.some(x => x.delivery === 'file') ? 'file' : '', mine.some(x => x.paged) ? 'paged' : ''].filter(Boolean);
+        return cell(s, unit) + (marks.length ? ` (${marks.join(', ')})` : '');
       });
       if (m === 'coverage') {
         const c = p.census.tabwright ?? Object.values(p.census)[0];
@@ -130,6 +131,8 @@ const METHOD = `- Each round starts the three servers in turn (order rotated eve
 - Latencies are tool round trips as the client sees them (request sent → result parsed).
 - Snapshot size is the text the agent gets: the tool result's text blocks, plus the file's contents when the result
   points to a file instead (marked "(file)"; the agent has to read it to act). Tokens: \`gpt-tokenizer\`, o200k_base.
+  "(paged)": the snapshot shows the first part of a long container and says how to page through the rest by ref;
+  size and coverage are of what it shows.
 - Coverage: the page's visible links, buttons and form controls are counted in the page itself with a plain DOM
   script (same definition as tabwright's \`census()\`: off-screen counts, hidden does not; open shadow roots and
   same-origin frames included), run through each server's own evaluate tool. Snapshot lines with a ref and a link,

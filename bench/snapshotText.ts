@@ -85,3 +85,8 @@ export function interactiveRefCount(nodes: readonly RefNode[]): number {
   const k = refKinds(nodes);
   return k.links + k.buttons + k.controls + k.other;
 }
+
+/** A paging line (tabwright: `… items 1–50 of 5000 shown; 4950 more: get_page_context {ref: "e16", offset: 50}`). */
+export function isPaged(text: string): boolean {
+  return /^\s*…\s*items\s+\d+\s*[–-]\s*\d+\s+of\s+\d+/m.test(text);
+}

@@ -40,6 +40,8 @@ export interface Sample {
   verified?: boolean;
   /** For snapshots: whether the text came inline or through a file the response pointed to. */
   delivery?: 'inline' | 'file';
+  /** For snapshots: the snapshot shows part of a long container and says how to page through the rest. */
+  paged?: boolean;
   /** For coverage: the ref'd snapshot nodes by kind (so coverage can be recomputed from the raw data). */
   refs?: Census & { other: number };
 }

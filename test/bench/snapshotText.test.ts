@@ -1,7 +1,7 @@
 // Unit tests of the snapshot readers (bench/snapshotText.ts, bench/census.ts): refs, roles, coverage.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { findRef, interactiveCoverage, interactiveRefCount, parseRefs } from '../../bench/snapshotText.js';
+import { findRef, interactiveCoverage, interactiveRefCount, isPaged, parseRefs } from '../../bench/snapshotText.js';
 import { parseCensus } from '../../bench/census.js';
 
 const ARIA = `- generic [active] [ref=e1]:
@@ -56,4 +56,21 @@ test('coverage matches refs to the census by kind, other interactive roles fill 
 test('the census answer is found in any result text, escaped or not', () => {
   assert.deepEqual(parseCensus('### Result\n"TWBENCH-CENSUS links=12 buttons=3 controls=0"'), { links: 12, buttons: 3, controls: 0 });
   assert.equal(parseCensus('nothing here'), undefined);
+});
+
+test('tabwright compact format: states, values, paging lines', () => {
+  const text = `- navigation "Main":
+  - link "Home" [ref=e1]
+- textbox "Email" [ref=e2] [required]: ann@example.com
+- checkbox "Remember me" [ref=e3] [checked]
+Plain text line
+- table:
+  - rowgroup [ref=e4]:
+    - row: Row 0 | Item 0
+      - button "Buy 0" [ref=e5]
+    … items 1–50 of 5000 shown; 4950 more: get_page_context {ref: "e4", offset: 50}`;
+  const nodes = parseRefs(text);
+  assert.deepEqual(nodes.map(n => `${n.role}:${n.ref}`), ['link:e1', 'textbox:e2', 'checkbox:e3', 'rowgroup:e4', 'button:e5']);
+  assert.equal(isPaged(text), true);
+  assert.equal(isPaged('- link "Home" [ref=e1]'), false);
 });
