@@ -1,7 +1,8 @@
 /**
  * The headline chart, as a hand-written SVG string: one bar per measure
  * showing tabwright ÷ the better peer on a log scale (left of 1× is
- * better), with the issue's target ratio marked. Green: target met;
+ * better; coverage, where more is better, is drawn inverted), with the
+ * issue's target ratio marked. Green: target met;
  * amber: ahead of the better peer but short of the target; red: behind it.
  */
 import { verdict, type Headline } from './headline.js';
@@ -14,19 +15,33 @@ function fmtRatio(r: number): string {
   return r >= 10 ? `${r.toFixed(0)}×` : r >= 1 ? `${r.toFixed(2)}×` : `${r.toFixed(r < 0.1 ? 3 : 2)}×`;
 }
 
-/** Renders the chart; rows without a ratio (no peer measured, or higher-is-better) are left out. */
+/** One bar: lower is better; higher-is-better measures (coverage) are drawn inverted (better peer ÷ tabwright). */
+interface Bar {
+  label: string;
+  ratio: number;
+  targetRatio?: number;
+  met: boolean;
+}
+
+function toBar(h: Headline): Bar | undefined {
+  const v = verdict(h);
+  const tw = h.values.tabwright?.[h.pick];
+  if (v.ratio === undefined || !Number.isFinite(v.ratio) || v.ratio <= 0 || tw === undefined) return undefined;
+  if (h.target.better === 'lower') return { label: h.target.label, ratio: v.ratio, targetRatio: v.targetRatio, met: v.status === 'met' };
+  const best = tw / v.ratio;
+  return { label: `${h.target.id.startsWith('coverage') ? 'coverage, worst page' : h.target.label} (inverted)`, ratio: 1 / v.ratio, targetRatio: v.goal ? best / v.goal : undefined, met: v.status === 'met' };
+}
+
+/** Renders the chart; rows without a ratio (no peer measured) are left out. */
 export function renderSvg(rows: readonly Headline[], title: string): string {
-  const bars = rows
-    .filter(h => h.target.better === 'lower')
-    .map(h => ({ h, v: verdict(h) }))
-    .filter((r): r is { h: Headline; v: ReturnType<typeof verdict> & { ratio: number } } => r.v.ratio !== undefined && Number.isFinite(r.v.ratio) && r.v.ratio > 0);
+  const bars = rows.map(toBar).filter((b): b is Bar => b !== undefined);
   const W = 900;
-  const left = 280;
+  const left = 300;
   const right = 190;
   const top = 56;
   const rowH = 30;
   const H = top + Math.max(1, bars.length) * rowH + 64;
-  const all = bars.flatMap(b => [b.v.ratio, b.v.targetRatio ?? 1]).concat(1);
+  const all = bars.flatMap(b => [b.ratio, b.targetRatio ?? 1]).concat(1);
   const lo = Math.log10(Math.min(...all) / 1.5);
   const hi = Math.log10(Math.max(...all) * 1.5);
   const x = (r: number) => left + ((Math.log10(r) - lo) / (hi - lo)) * (W - left - right);
@@ -42,18 +57,18 @@ export function renderSvg(rows: readonly Headline[], title: string): string {
     out.push(`<line x1="${tx}" y1="${top - 6}" x2="${tx}" y2="${H - 54}" stroke="${tick === 1 ? '#333' : '#ddd'}" stroke-width="${tick === 1 ? 1.5 : 1}"/>`);
     out.push(`<text x="${tx}" y="${H - 38}" text-anchor="middle" fill="#555">${tick}×</text>`);
   }
-  bars.forEach(({ h, v }, i) => {
+  bars.forEach((b, i) => {
     const y = top + i * rowH;
-    const x1 = x(Math.min(1, v.ratio));
-    const x2 = x(Math.max(1, v.ratio));
-    const colour = v.status === 'met' ? '#2e7d32' : v.ratio < 1 ? '#f9a825' : '#c62828';
-    out.push(`<text x="${left - 10}" y="${y + 19}" text-anchor="end">${esc(h.target.label)}</text>`);
+    const x1 = x(Math.min(1, b.ratio));
+    const x2 = x(Math.max(1, b.ratio));
+    const colour = b.met ? '#2e7d32' : b.ratio < 1 ? '#f9a825' : '#c62828';
+    out.push(`<text x="${left - 10}" y="${y + 19}" text-anchor="end">${esc(b.label)}</text>`);
     out.push(`<rect x="${x1.toFixed(1)}" y="${y + 6}" width="${Math.max(1, x2 - x1).toFixed(1)}" height="${rowH - 12}" fill="${colour}"/>`);
-    if (v.targetRatio !== undefined) {
-      const tx = x(v.targetRatio).toFixed(1);
+    if (b.targetRatio !== undefined) {
+      const tx = x(b.targetRatio).toFixed(1);
       out.push(`<line x1="${tx}" y1="${y + 2}" x2="${tx}" y2="${y + rowH - 2}" stroke="#000" stroke-width="2"/>`);
     }
-    const label = `${fmtRatio(v.ratio)}${v.targetRatio !== undefined ? ` (target ${fmtRatio(v.targetRatio)})` : ''}`;
+    const label = `${fmtRatio(b.ratio)}${b.targetRatio !== undefined ? ` (target ${fmtRatio(b.targetRatio)})` : ''}`;
     out.push(`<text x="${W - right + 8}" y="${y + 19}">${esc(label)}</text>`);
   });
   const legend: Array<[string, string]> = [['#2e7d32', 'target met'], ['#f9a825', 'ahead of the better peer, target missed'], ['#c62828', 'behind the better peer']];

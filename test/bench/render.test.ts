@@ -88,9 +88,9 @@ test('svg: one bar per lower-is-better target with a peer, target ticks, escaped
   assert.match(svg, /^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
   assert.match(svg, /<\/svg>\n$/);
   assert.match(svg, /Title &lt;&amp;&gt;/);
-  // Measured with a peer: tokens real, tokens large, snapshot ms real, click, type, cold start, RSS, tools/list.
+  // Measured with a peer: tokens real, coverage (inverted), tokens large, snapshot ms real, click, type, cold start, RSS, tools/list.
   const bars = svg.match(/<rect x="[\d.]+" y="[\d.]+" width="[\d.]+" height="18"/g) ?? [];
-  assert.equal(bars.length, 8);
+  assert.equal(bars.length, 9);
   assert.match(svg, /0\.33× \(target 0\.50×\)/);
   assert.doesNotMatch(svg, /NaN|undefined|Infinity/);
 });
