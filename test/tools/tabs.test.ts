@@ -5,17 +5,9 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { call, callError, connect, type Connected } from '../fixtures/mcp.js';
 import { startSite, type Site } from '../fixtures/site.js';
+import type { TabInfo } from '../../src/session/tab.js';
 import { evaluate } from './helpers.js';
 
-interface TabInfo {
-  tabId: number;
-  url: string;
-  title: string;
-  active: boolean;
-  instanceId: string;
-  revision: number;
-  openerTabId?: number;
-}
 
 let site: Site;
 let server: Connected;
