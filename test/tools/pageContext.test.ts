@@ -284,6 +284,25 @@ test('a 5,000-row table: the default snapshot is small and says how to page; pag
   assert.ok(!wide.snapshot!.includes('Buy 500"'));
 });
 
+test('a 25,000-row table: the default snapshot stays within its budget, and any row is one paging call away', async () => {
+  const rows = Array.from({ length: 25_000 }, (_, i) => `<tr><td>R${i}</td><td>${(i * 7) % 1000}</td><td><button onclick="window.hit=${i}">Pick ${i}</button></td></tr>`);
+  site.page('/rows25k', `<!doctype html><title>Rows</title><h1>Rows</h1><table><tbody>${rows.join('')}</tbody></table><p>Tail text</p>`);
+  await call(server.client, 'navigate', { url: `${site.origin}/rows25k`, waitUntil: 'load' });
+  const first = await call<PageContext>(server.client, 'get_page_context');
+  assert.equal(first.path, undefined);
+  assert.ok(first.bytes <= 64 * 1024, `${first.bytes} bytes`);
+  assert.ok(encode(first.snapshot!).length <= 25_000);
+  const paging = /… items 1–50 of 25000 shown; 24950 more: get_page_context \{ref: "(e\d+)", offset: 50\}/.exec(first.snapshot!);
+  assert.ok(paging, first.snapshot);
+  assert.match(first.snapshot!, /Tail text/);
+  // Row 17,321 in one call, and its button acts.
+  const page = await call<PageContext>(server.client, 'get_page_context', { ref: paging[1], offset: 17_321, limit: 1 });
+  assert.match(page.snapshot!, /- row: R17321 \| 247\n/);
+  assert.match(page.snapshot!, /… items 17322–17322 of 25000 shown; 7678 more: get_page_context \{ref: "e\d+", offset: 17322\}/);
+  await call(server.client, 'click', { ref: refOf(page.snapshot!, 'button', 'Pick 17321') });
+  assert.equal(await evaluate(server.client, 'window.hit'), 17321);
+});
+
 test('paging arguments are checked', async () => {
   assert.equal((await callError(server.client, 'get_page_context', { offset: 5 })).type, 'invalid_arguments');
   assert.equal((await callError(server.client, 'get_page_context', { ref: 'e1', selector: 'main' })).type, 'invalid_arguments');
