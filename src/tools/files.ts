@@ -83,18 +83,25 @@ export const uploadFile = defineTool({
     const many = `${files.length} file${files.length === 1 ? '' : 's'}`;
     let via: 'input' | 'chooser' = 'input';
     await runAction(session, tab, `Chose ${many} for ${ref}.`, res, { snapshot, ref }, async () => {
-      const isFileInput = await locator.evaluate(el => {
-        const input = el instanceof HTMLLabelElement ? el.control : el;
-        return input instanceof HTMLInputElement && input.type === 'file';
+      // The file input itself, or the one a <label> is for (Playwright does not follow a label with role=button).
+      const input = await locator.evaluateHandle(el => {
+        const target = el instanceof HTMLLabelElement ? el.control : el;
+        return target instanceof HTMLInputElement && target.type === 'file' ? target : null;
       }, undefined, { timeout }).catch(error => {
         throw actionError(error, `read ${ref}`);
       });
-      if (isFileInput) {
-        await locator.setInputFiles(files, { timeout }).catch(error => {
+      const element = input.asElement();
+      if (element) {
+        try {
+          await element.setInputFiles(files, { timeout });
+        } catch (error) {
           throw uploadError(error, ref);
-        });
+        } finally {
+          await element.dispose().catch(() => undefined);
+        }
         return;
       }
+      await input.dispose().catch(() => undefined);
       // A chooser this element (or an earlier click on it) opened, else click it and wait for one.
       let open = tab.fileChoosers.pending(tab.instanceId);
       if (!open) {
