@@ -34,7 +34,7 @@ export interface DownloadRecord {
   tabId: number;
   /** ISO 8601 time the download started. */
   startedAt: string;
-  /** Why it failed (the browser's reason, e.g. "canceled", "network error"). */
+  /** Why it failed, in the browser's words (Chromium reports a cut-off transfer as "canceled"). */
   error?: string;
 }
 
