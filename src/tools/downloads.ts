@@ -9,7 +9,7 @@ import { defineTool } from './define.js';
 export const listDownloads = defineTool({
   name: 'list_downloads',
   title: 'List downloads',
-  description: 'Downloads of this session, oldest first: saved name, url, size (bytes), state (in_progress, completed, failed), saved path, tabId, start time.',
+  description: 'Downloads of this session: saved name and path, size, state, url, tabId.',
   needs: [],
   consent: 'observe',
   launchesBrowser: false,

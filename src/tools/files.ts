@@ -66,13 +66,13 @@ export function resolveUploadPaths(paths: readonly string[], config: Pick<Config
 export const uploadFile = defineTool({
   name: 'upload_file',
   title: 'Upload file',
-  description: 'Choose files for a file input (even a hidden one) or for the element that opens a file chooser, by ref. Paths resolve against the workspace; [] clears the choice.',
+  description: 'Set the files of a file input (even hidden) or of the file chooser an element opens, by ref.',
   needs: ['trustedInput'],
   consent: 'sensitive',
   launchesBrowser: true,
   input: z.object({
     ref: refField,
-    paths: z.array(z.string().min(1).max(4096)).max(100).describe('Files to choose, absolute or relative to the workspace'),
+    paths: z.array(z.string().min(1)).max(100).describe('Files, absolute or relative to the workspace; [] clears'),
     timeoutMs: timeoutMsField(UPLOAD_TIMEOUT),
     snapshot: snapshotFlag,
   }),
