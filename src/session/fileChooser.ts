@@ -16,6 +16,8 @@ export interface OpenChooser {
   instanceId: string;
   /** Whether upload_file has filled (or dropped) it. */
   used: boolean;
+  /** The ref whose action (a click) reported it, if known. */
+  openedBy?: string;
 }
 
 export class FileChoosers {

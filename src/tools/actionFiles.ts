@@ -61,6 +61,7 @@ export async function reportFiles(session: Session, tab: Tab, mark: FilesMark, n
   }
   const chooser = tab.closed ? undefined : tab.fileChoosers.pending(tab.instanceId);
   if (chooser && chooser.seq > mark.chooserSeq) {
+    chooser.openedBy = ref;
     const multiple = chooser.chooser.isMultiple();
     res.set('fileChooser', { multiple });
     res.text(`A file chooser opened${multiple ? ' (several files allowed)' : ''}; call upload_file {ref: ${ref ? JSON.stringify(ref) : '<the same ref>'}, paths: [...]} to choose the files.`);

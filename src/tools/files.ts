@@ -92,6 +92,9 @@ export const uploadFile = defineTool({
       });
       const element = input.asElement();
       if (element) {
+        // A chooser a click on this input opened is answered by setting the files directly.
+        const reported = tab.fileChoosers.pending(tab.instanceId);
+        if (reported?.openedBy === ref) reported.used = true;
         try {
           await element.setInputFiles(files, { timeout });
         } catch (error) {
@@ -102,8 +105,10 @@ export const uploadFile = defineTool({
         return;
       }
       await input.dispose().catch(() => undefined);
-      // A chooser this element (or an earlier click on it) opened, else click it and wait for one.
-      let open = tab.fileChoosers.pending(tab.instanceId);
+      // The chooser an earlier click on this element opened (or one no action reported: it opened late),
+      // else click the element and wait for one.
+      const pending = tab.fileChoosers.pending(tab.instanceId);
+      let open = pending && (pending.openedBy === undefined || pending.openedBy === ref) ? pending : undefined;
       if (!open) {
         const seq = tab.fileChoosers.lastSeq;
         await locator.click({ timeout }).catch(error => {

@@ -175,6 +175,24 @@ test('a click that opens a chooser reports it and upload_file fills that chooser
   assert.equal(await evaluate(c.client, 'clicks.detached'), 1);
 });
 
+test('a chooser reported for one element is not used for another; clicking a file input reports its chooser too', async () => {
+  const snap = await openPage();
+  const detached = await call<ClickResult>(c.client, 'click', { ref: refOf(snap, 'button', 'Detached') });
+  assert.deepEqual(detached.fileChooser, { multiple: true });
+  const res = await call<UploadResult>(c.client, 'upload_file', { ref: refOf(snap, 'button', 'Attach'), paths: [NAMES.nfc] });
+  assert.equal(res.via, 'chooser');
+  const page = await chosen('attached-hidden');
+  assert.deepEqual(Object.keys(page), ['attached-hidden']);
+  assert.deepEqual(page['attached-hidden']!.map(f => f.name), [NAMES.nfc]);
+
+  const avatar = refOf(snap, 'button', 'Avatar');
+  const clicked = await call<ClickResult>(c.client, 'click', { ref: avatar });
+  assert.deepEqual(clicked.fileChooser, { multiple: false });
+  const direct = await call<UploadResult>(c.client, 'upload_file', { ref: avatar, paths: [NAMES.cjk] });
+  assert.equal(direct.via, 'input');
+  assert.deepEqual((await chosen('single-input'))['single-input']!.map(f => f.name), [NAMES.cjk]);
+});
+
 test('a click that opens no chooser reports none', async () => {
   const snap = await openPage();
   const res = await call<ClickResult>(c.client, 'click', { ref: refOf(snap, 'button', 'Nothing') });
