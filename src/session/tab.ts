@@ -15,6 +15,7 @@
 import type { CDPSession, Dialog, Page } from 'playwright-core';
 import { logger } from '../log.js';
 import { ConsoleBuffer, levelOf } from './consoleBuffer.js';
+import { FileChoosers } from './fileChooser.js';
 
 const log = logger('tab');
 
@@ -41,6 +42,8 @@ export interface TabInfo {
 export class Tab {
   readonly console = new ConsoleBuffer();
   readonly dialogs: DialogRecord[] = [];
+  /** File choosers the page opened, kept for upload_file (issue #4). */
+  readonly fileChoosers = new FileChoosers();
   instanceId = 'pending';
   revision = 1;
   openerTabId: number | undefined;
@@ -80,6 +83,7 @@ export class Tab {
       });
     });
     page.on('dialog', dialog => void this.onDialog(dialog));
+    page.on('filechooser', chooser => this.fileChoosers.opened(chooser, this.instanceId));
     page.on('close', () => {
       this.closed = true;
     });

@@ -5,6 +5,7 @@
  */
 import * as z from 'zod';
 import { takeSnapshot } from '../session/snapshot.js';
+import { markFiles, reportFiles } from './actionFiles.js';
 import type { Session } from '../session/session.js';
 import type { Request } from 'playwright-core';
 import type { Tab } from '../session/tab.js';
@@ -69,7 +70,7 @@ async function unstuck(tab: Tab, action: () => Promise<void>): Promise<void> {
  * Runs `action` on `tab` and reports on `res` what it changed. `label` is
  * the first line of the text ("Clicked e5"); empty for none.
  */
-export async function runAction(session: Session, tab: Tab, label: string, res: ToolResponse, opts: { snapshot?: boolean }, action: () => Promise<void>): Promise<void> {
+export async function runAction(session: Session, tab: Tab, label: string, res: ToolResponse, opts: { snapshot?: boolean; ref?: string }, action: () => Promise<void>): Promise<void> {
   const before = {
     url: tab.page.url(),
     revision: tab.revision,
@@ -79,6 +80,7 @@ export async function runAction(session: Session, tab: Tab, label: string, res: 
     windowOpens: tab.windowOpens,
     instanceId: tab.instanceId,
   };
+  const files = markFiles(session, tab);
   // A navigation the action asked for (a form submit, location.assign) may commit
   // after the action returns; Playwright's own wait covers clicks, not page tools.
   let navigation: Request | undefined;
@@ -123,6 +125,7 @@ export async function runAction(session: Session, tab: Tab, label: string, res: 
     res.set('newTabs', opened.map(t => ({ tabId: t.id, openerTabId: t.openerTabId })));
     res.text(`New tab${opened.length > 1 ? 's' : ''} opened: ${opened.map(t => t.id).join(', ')} (the active tab stays ${session.activeTabId}).`);
   }
+  await reportFiles(session, tab, files, navigation, res, opts.ref);
   if (opts.snapshot && !tab.closed) {
     const snap = await takeSnapshot(session, tab);
     res.set('snapshot', snap.text).text(`\n${snap.text}`);

@@ -42,7 +42,7 @@ export const click = defineTool({
   async handle({ ref, button, doubleClick, modifiers: mods, timeoutMs, snapshot }, { session }, res) {
     const { tab, locator } = await resolveRef(session, ref);
     const opts = { button, modifiers: mods, timeout: timeoutMs ?? ACTION_TIMEOUT };
-    await runAction(session, tab, `${doubleClick ? 'Double-clicked' : 'Clicked'} ${ref}.`, res, { snapshot }, () =>
+    await runAction(session, tab, `${doubleClick ? 'Double-clicked' : 'Clicked'} ${ref}.`, res, { snapshot, ref }, () =>
       act(`click ${ref}`, () => (doubleClick ? locator.dblclick(opts) : locator.click(opts))));
   },
 });

@@ -1,7 +1,9 @@
 /** Every tool, in the order tools/list shows them. */
 import { getConsoleContext } from './console.js';
 import type { AnyTool } from './define.js';
+import { downloadTools } from './downloads.js';
 import { execute } from './execute.js';
+import { fileTools } from './files.js';
 import { inputTools } from './input.js';
 import { navigate } from './navigation.js';
 import { getPageContext } from './pageContext.js';
@@ -15,6 +17,8 @@ export const TOOLS: readonly AnyTool[] = [
   navigate,
   getPageContext,
   ...inputTools,
+  ...fileTools,
+  ...downloadTools,
   takeScreenshot,
   execute,
   getConsoleContext,
