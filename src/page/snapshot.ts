@@ -13,6 +13,7 @@
  * Refs appear in the output as `\u0001id\u0001` placeholders.
  */
 import { BUTTON_INPUT_TYPES, hasArea, interactiveKind, isVisible, styleVisible, type InteractiveKind } from './dom.js';
+import { noteCandidate, pendingCandidates, shadowRootOf } from './shadow.js';
 
 export interface SnapshotOptions {
   /** Snapshot this element (an id from an earlier snapshot) instead of the document. */
@@ -37,6 +38,8 @@ export interface SnapshotResult {
   nonce: string;
   /** The root id no longer names an element of this document. */
   gone?: boolean;
+  /** Custom elements (this document and its same-origin frames) that may hide a closed shadow root, for the server to ask CDP about (src/page/shadow.ts). */
+  candidates?: number;
 }
 
 const MARK = '\u0001';
@@ -266,9 +269,10 @@ function valueOf(el: Element, role: string): { value?: string; options?: string 
   return {};
 }
 
-/** Children in the flat tree: a shadow root's children for a host, assigned nodes for a slot. */
+/** Children in the flat tree: a shadow root's children (open or recorded closed) for a host, assigned nodes for a slot. */
 function flatChildren(el: Element): ArrayLike<Node> {
-  if (el.shadowRoot) return el.shadowRoot.childNodes;
+  const root = shadowRootOf(el);
+  if (root) return root.childNodes;
   if (el.localName === 'slot') {
     const assigned = (el as HTMLSlotElement).assignedNodes();
     if (assigned.length) return assigned;
@@ -299,6 +303,8 @@ interface Ctx {
   maxText: number;
   urls: boolean;
   frames: string[];
+  /** Closed-root candidates of same-origin frames walked inline (src/page/shadow.ts). */
+  candidates: number;
   /** Inside a node named from its content, or an aria-hidden subtree: only actionable nodes are written. */
   quiet: boolean;
   /** The element whose children start at `offset` (the root of a paged snapshot). */
@@ -371,6 +377,7 @@ function walkElement(el: Element, out: Item[], ctx: Ctx): void {
   }
   const style = getComputedStyle(el);
   if (style.display === 'none') return;
+  noteCandidate(el);
   const inline = style.display === 'contents' || style.display.startsWith('inline');
   const kind = interactiveKind(el);
   const role = roleOf(el, kind);
@@ -402,6 +409,7 @@ function walkElement(el: Element, out: Item[], ctx: Ctx): void {
     if (sub) {
       node.pre = sub.lines;
       ctx.frames.push(...sub.frames);
+      ctx.candidates += sub.candidates ?? 0;
     } else ctx.frames.push(id);
     push(node);
     return;
@@ -577,7 +585,7 @@ function writeNode(node: SnapNode, indent: string, lines: string[], maxText: num
  * `rootId`), as lines with ref placeholders.
  */
 export function snapshot(opts: SnapshotOptions = {}): SnapshotResult {
-  const ctx: Ctx = { limit: Math.max(1, opts.limit ?? 50), maxText: opts.maxText ?? 0, urls: !!opts.urls, frames: [], quiet: false, offset: Math.max(0, opts.offset ?? 0) };
+  const ctx: Ctx = { limit: Math.max(1, opts.limit ?? 50), maxText: opts.maxText ?? 0, urls: !!opts.urls, frames: [], candidates: 0, quiet: false, offset: Math.max(0, opts.offset ?? 0) };
   const items: Item[] = [];
   if (opts.root || opts.rootId) {
     const root = opts.root ?? elements.get(opts.rootId!)?.deref();
@@ -595,5 +603,6 @@ export function snapshot(opts: SnapshotOptions = {}): SnapshotResult {
   }
   const lines: string[] = [];
   write(items, '', lines, opts.maxText ?? 0);
-  return { lines, frames: ctx.frames, nonce };
+  const candidates = ctx.candidates + pendingCandidates();
+  return candidates ? { lines, frames: ctx.frames, nonce, candidates } : { lines, frames: ctx.frames, nonce };
 }
