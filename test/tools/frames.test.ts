@@ -42,12 +42,14 @@ before(async () => {
   site.page('/frames', `<!doctype html><title>Frames</title>
 <h1>Frames</h1>
 <button id="top" onclick="this.textContent = 'Top clicked'">Top button</button>
+<div style="height: 1500px"></div>
 <iframe title="Same frame" src="/same" width="500" height="260"></iframe>
 <iframe title="Srcdoc frame" width="500" height="260" srcdoc="${controls('Srcdoc').replace(/&/g, '&amp;').replace(/"/g, '&quot;')}"></iframe>
 <iframe title="Cross frame" src="${other}/cross" width="500" height="420"></iframe>`);
   site.page('/same', `<!doctype html><title>Same</title>${controls('Same')}`);
   // Frame in frame: the cross-site frame holds a frame back on the top page's origin (A → B → A).
   site.page('/cross', `<!doctype html><title>Cross</title>${controls('Cross')}
+<decl-closed><template shadowrootmode="closed"><button onclick="window.shadowClicks = (window.shadowClicks || 0) + 1">Cross closed button</button></template></decl-closed>
 <iframe title="Deep frame" src="${site.origin}/deep" width="480" height="150"></iframe>`);
   site.page('/deep', `<!doctype html><title>Deep</title><button id="btn" onclick="this.textContent = 'Deep clicked'">Deep button</button>
 <label>Deep field <input id="field"></label>`);
@@ -111,8 +113,8 @@ test('every frame is nested under its iframe line, with refs unique across frame
   assert.equal(indentOf('- button "Top button" [ref=').indent, 0);
 
   const refs = [...text.matchAll(/\[ref=(e\d+)\]/g)].map(m => m[1]);
-  // Top: 1 button + 3 iframes; Same, Srcdoc, Cross: 4 controls each (+ Cross's iframe); Deep: 2.
-  assert.equal(refs.length, 4 + 4 * 3 + 1 + 2);
+  // Top: 1 button + 3 iframes; Same, Srcdoc, Cross: 4 controls each (+ Cross's closed-root button and iframe); Deep: 2.
+  assert.equal(refs.length, 4 + 4 * 3 + 2 + 2);
   assert.equal(new Set(refs).size, refs.length, 'refs are unique across frames');
   // A second snapshot gives every element the same ref.
   assert.equal((await snapshot(conn.client)).snapshot, text);
@@ -168,4 +170,47 @@ test('execute with a ref runs in that element\'s frame', async () => {
   // Without a ref the code runs in the main frame, where `element` is not defined.
   const top = await call<{ value: string }>(conn.client, 'execute', { code: 'location.href + " " + typeof element' });
   assert.equal(top.value, `${site.origin}/frames undefined`);
+});
+
+test('fill_form, scroll and get_page_context take refs inside frames', async () => {
+  await open();
+  const { snapshot: text } = await snapshot(conn.client);
+  const filled = await call<{ filled: number }>(conn.client, 'fill_form', {
+    fields: [
+      { ref: refOf(text, 'textbox', 'Cross field'), value: 'cross text' },
+      { ref: refOf(text, 'combobox', 'Same size'), value: 'l' },
+      { ref: refOf(text, 'textbox', 'Deep field'), value: 'deep text' },
+    ],
+  });
+  assert.equal(filled.filled, 3);
+  assert.equal(await inFrame(refOf(text, 'textbox', 'Cross field'), 'element.value'), 'cross text');
+  assert.equal(await inFrame(refOf(text, 'combobox', 'Same size'), 'element.value'), 'l');
+  assert.equal(await inFrame(refOf(text, 'textbox', 'Deep field'), 'element.value'), 'deep text');
+
+  // The frames sit below a 1500 px spacer: scrolling the deep button into view scrolls the top page
+  // until the cross frame holding the deep one is in the top viewport.
+  assert.equal(await call<{ value: number }>(conn.client, 'execute', { code: 'scrollTo(0, 0); return scrollY;' }).then(r => r.value), 0);
+  const scrolled = await call<{ scroll: { y: number } }>(conn.client, 'scroll', { ref: refOf(text, 'button', 'Deep button') });
+  assert.ok(scrolled.scroll.y > 0, JSON.stringify(scrolled.scroll));
+  const inView = await call<{ value: boolean }>(conn.client, 'execute', {
+    code: 'const cross = document.querySelector("iframe[title=\'Cross frame\']").getBoundingClientRect(); return cross.top < innerHeight && cross.bottom > 0;',
+  });
+  assert.equal(inView.value, true);
+
+  // A snapshot scoped to a cross-site iframe's ref shows its document (the deep frame spliced in), with the same refs.
+  const frameRef = refOf(text, 'iframe', 'Cross frame');
+  const { snapshot: scoped } = await snapshot(conn.client, { ref: frameRef });
+  assert.equal(scoped.split('\n')[0], `- iframe "Cross frame" [ref=${frameRef}]:`);
+  for (const [role, name] of [['button', 'Cross button'], ['textbox', 'Cross field'], ['button', 'Cross closed button'], ['iframe', 'Deep frame'], ['button', 'Deep button']] as const) {
+    assert.equal(refOf(scoped, role, name), refOf(text, role, name));
+  }
+});
+
+test('a declarative closed shadow root inside a cross-site frame is found and clicks', async () => {
+  await open();
+  const { snapshot: text } = await snapshot(conn.client);
+  const ref = refOf(text, 'button', 'Cross closed button');
+  assert.equal(text.split('"Cross closed button"').length - 1, 1);
+  await call(conn.client, 'click', { ref });
+  assert.deepEqual(await inFrame(ref, '[window.shadowClicks, element.getRootNode().mode, document.querySelector("decl-closed").shadowRoot]'), [1, 'closed', null]);
 });
