@@ -39,16 +39,45 @@ export function adoptClosedRoot(root: unknown): boolean {
   return true;
 }
 
+/** Most candidates handed to the server per snapshot (each costs it a CDP round trip); the rest wait for the next one. */
+const MAX_TAKEN = 50;
+
 /**
- * Called by the walker for every element it shows: a custom element (a tag
- * with a hyphen) with no shadow root the runtime knows may host a closed
+ * Whether the light DOM of `el` accounts for what it shows: it has children
+ * and each of them is rendered. A host whose shadow tree shows instead has
+ * no children, or children that are not rendered (not assigned to a slot).
+ */
+function lightDomShows(el: Element): boolean {
+  let any = false;
+  for (let n = el.firstChild; n; n = n.nextSibling) {
+    if (n.nodeType === 1) {
+      const child = n as Element;
+      if (child.getClientRects().length === 0 && getComputedStyle(child).display !== 'contents') return false;
+      any = true;
+    } else if (n.nodeType === 3 && /\S/.test((n as Text).data)) {
+      const range = document.createRange();
+      range.selectNodeContents(n);
+      if (range.getClientRects().length === 0) return false;
+      any = true;
+    }
+  }
+  return any;
+}
+
+/**
+ * Called by the walker for every element it shows. A custom element (a tag
+ * with a hyphen) with no shadow root the runtime knows, a box of its own,
+ * and light DOM that does not account for what it shows may host a closed
  * root the wrapper did not see (a declarative one). Each such element is
- * listed once per document, for the server to ask CDP about.
+ * listed once per document, for the server to ask CDP about. Custom elements
+ * whose light DOM renders (most of them) cost nothing.
  */
 export function noteCandidate(el: Element): void {
   if (!el.localName.includes('-') || el.shadowRoot || closedRoots.has(el) || probed.has(el)) return;
+  const rect = el.getBoundingClientRect();
+  if (rect.width === 0 || rect.height === 0) return; // looked at again once it shows
   probed.add(el);
-  pending.push(el);
+  if (!lightDomShows(el)) pending.push(el);
 }
 
 /** How many candidates wait for the server. */
@@ -56,11 +85,11 @@ export function pendingCandidates(): number {
   return pending.length;
 }
 
-/** The listed candidates (and forgets them): the server asks CDP about each, then `adoptClosedRoot`s what it finds. */
+/** Up to 50 listed candidates (forgotten once taken): the server asks CDP about each, then `adoptClosedRoot`s what it finds. */
 export function takeCandidates(): Element[] {
-  const out = pending.filter(el => el.isConnected);
-  pending = [];
-  return out;
+  const taken = pending.slice(0, MAX_TAKEN);
+  pending = pending.slice(MAX_TAKEN);
+  return taken.filter(el => el.isConnected);
 }
 
 /** Wraps `attachShadow` once per document to record closed roots (called when the runtime is installed). */

@@ -19,6 +19,7 @@ const SHADOW_PAGE = `<!doctype html><title>Shadow</title>
 <slot-box>${button('Slotted button')}</slot-box>
 <closed-box></closed-box>
 <decl-closed><template shadowrootmode="closed">${button('Declarative button')}<label>Declarative field <input></label></template></decl-closed>
+<decl-partly><template shadowrootmode="closed"><slot name="shown"></slot>${button('Partly slotted button')}</template><span slot="shown">Slotted span</span><span>Unslotted span</span></decl-partly>
 <decl-open><template shadowrootmode="open">${button('Declarative open button')}</template></decl-open>
 <plain-element>Plain custom element text</plain-element>
 <script>
@@ -38,7 +39,7 @@ const SHADOW_PAGE = `<!doctype html><title>Shadow</title>
   define('closed-box', 'closed', ${JSON.stringify(`${button('Closed button')}<label>Closed field <input id="closed-field"></label><deep-closed></deep-closed>`)});
 </script>`;
 
-const NAMES = ['Open button', 'Nested button', 'Slotted button', 'Fallback button', 'Closed button', 'Deep closed button', 'Declarative button', 'Declarative open button'];
+const NAMES = ['Open button', 'Nested button', 'Slotted button', 'Fallback button', 'Closed button', 'Deep closed button', 'Declarative button', 'Partly slotted button', 'Declarative open button'];
 
 let site: Site;
 let conn: Connected;
@@ -67,11 +68,12 @@ test('open, nested, slotted and closed shadow content each appear exactly once',
     assert.equal(count(text, `"${name}"`), 1, `${name} once in:\n${text}`);
     refOf(text, 'button', name);
   }
-  for (const line of ['Outer text', 'Before the slot', 'Plain custom element text']) assert.equal(count(text, line), 1, line);
+  for (const line of ['Outer text', 'Before the slot', 'Plain custom element text', 'Slotted span']) assert.equal(count(text, line), 1, line);
+  assert.equal(count(text, 'Unslotted span'), 0, 'light DOM not assigned to a slot is not shown');
   refOf(text, 'textbox', 'Closed field');
   refOf(text, 'textbox', 'Declarative field');
   // Flat-tree order: the slot shows the light-DOM button between the text before it and the fallback after it.
-  const order = ['Open button', 'Outer text', 'Nested button', 'Before the slot', 'Slotted button', 'Fallback button', 'Closed button', 'Closed field', 'Deep closed button', 'Declarative button', 'Declarative open button'].map(n => text.indexOf(n));
+  const order = ['Open button', 'Outer text', 'Nested button', 'Before the slot', 'Slotted button', 'Fallback button', 'Closed button', 'Closed field', 'Deep closed button', 'Declarative button', 'Slotted span', 'Partly slotted button', 'Declarative open button'].map(n => text.indexOf(n));
   assert.deepEqual([...order].sort((a, b) => a - b), order);
   const refs = [...text.matchAll(/\[ref=(e\d+)\]/g)].map(m => m[1]);
   assert.equal(refs.length, NAMES.length + 2);
