@@ -56,8 +56,8 @@ import { adoptClosedRoot, recordClosedRoots, shadowRootOf, takeCandidates } from
 import { byId, idOf, nonce, snapshot } from './snapshot.js';
 
 /**
- * Every visible link, button and form control of a document, its open
- * shadow roots and its visible same-origin frames (recursively), in
+ * Every visible link, button and form control of a document, its shadow
+ * roots (open, and closed ones the runtime recorded) and its visible same-origin frames (recursively), in
  * document order (a shadow tree right after its host). Cross-origin frames
  * cannot be read from the page; they are only counted.
  */

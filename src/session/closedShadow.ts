@@ -10,7 +10,8 @@
  *
  * This costs CDP round trips, so it runs only when a walk listed candidates:
  * custom elements (tag with a hyphen) with no shadow root the runtime knows,
- * each listed once per document.
+ * a box, and light DOM that does not account for it, each listed once per
+ * document and at most 50 per snapshot (src/page/shadow.ts).
  */
 import type { CDPSession, Frame } from 'playwright-core';
 import { logger } from '../log.js';
