@@ -13,6 +13,7 @@
  * Refs appear in the output as `\u0001id\u0001` placeholders.
  */
 import { BUTTON_INPUT_TYPES, hasArea, interactiveKind, isVisible, styleVisible, type InteractiveKind } from './dom.js';
+import { noteCandidate, pendingCandidates, shadowRootOf } from './shadow.js';
 
 export interface SnapshotOptions {
   /** Snapshot this element (an id from an earlier snapshot) instead of the document. */
@@ -43,6 +44,8 @@ export interface SnapshotResult {
   nonce: string;
   /** The root id no longer names an element of this document. */
   gone?: boolean;
+  /** Custom elements (this document and its same-origin frames) that may hide a closed shadow root, for the server to ask CDP about (src/page/shadow.ts). */
+  candidates?: number;
   /** The walk stopped at its budget (the lines end in paging lines saying where to continue). */
   cut?: boolean;
   /** Budget left after the walk (characters; Infinity without a budget). */
@@ -276,9 +279,10 @@ function valueOf(el: Element, role: string): { value?: string; options?: string 
   return {};
 }
 
-/** Children in the flat tree: a shadow root's children for a host, assigned nodes for a slot. */
+/** Children in the flat tree: a shadow root's children (open or recorded closed) for a host, assigned nodes for a slot. */
 function flatChildren(el: Element): ArrayLike<Node> {
-  if (el.shadowRoot) return el.shadowRoot.childNodes;
+  const root = shadowRootOf(el);
+  if (root) return root.childNodes;
   if (el.localName === 'slot') {
     const assigned = (el as HTMLSlotElement).assignedNodes();
     if (assigned.length) return assigned;
@@ -309,6 +313,8 @@ interface Ctx {
   maxText: number;
   urls: boolean;
   frames: string[];
+  /** Closed-root candidates of same-origin frames walked inline (src/page/shadow.ts). */
+  candidates: number;
   /** Inside a node named from its content, or an aria-hidden subtree: only actionable nodes are written. */
   quiet: boolean;
   /** The element whose children start at `offset` (the root of a paged snapshot). */
@@ -430,6 +436,7 @@ function walkElement(el: Element, out: Item[], ctx: Ctx): void {
   }
   const style = getComputedStyle(el);
   if (style.display === 'none') return;
+  noteCandidate(el);
   const inline = style.display === 'contents' || style.display.startsWith('inline');
   const kind = interactiveKind(el);
   const role = roleOf(el, kind);
@@ -462,6 +469,7 @@ function walkElement(el: Element, out: Item[], ctx: Ctx): void {
     if (sub) {
       node.pre = sub.lines;
       ctx.frames.push(...sub.frames);
+      ctx.candidates += sub.candidates ?? 0;
       if (sub.budgetLeft !== undefined) ctx.budget.left = sub.budgetLeft;
       if (sub.cut) ctx.budget.cut = true;
     } else ctx.frames.push(id);
@@ -640,7 +648,7 @@ function writeNode(node: SnapNode, indent: string, lines: string[], maxText: num
  */
 export function snapshot(opts: SnapshotOptions = {}): SnapshotResult {
   const budget: Budget = { left: opts.budget ?? Infinity, cut: false };
-  const ctx: Ctx = { limit: Math.max(1, opts.limit ?? 50), maxText: opts.maxText ?? 0, urls: !!opts.urls, frames: [], quiet: false, offset: Math.max(0, opts.offset ?? 0), budget };
+  const ctx: Ctx = { limit: Math.max(1, opts.limit ?? 50), maxText: opts.maxText ?? 0, urls: !!opts.urls, frames: [], candidates: 0, quiet: false, offset: Math.max(0, opts.offset ?? 0), budget };
   const items: Item[] = [];
   if (opts.root || opts.rootId) {
     const root = opts.root ?? elements.get(opts.rootId!)?.deref();
@@ -658,5 +666,6 @@ export function snapshot(opts: SnapshotOptions = {}): SnapshotResult {
   }
   const lines: string[] = [];
   write(items, '', lines, opts.maxText ?? 0);
-  return { lines, frames: ctx.frames, nonce, cut: budget.cut || undefined, budgetLeft: budget.left };
+  const candidates = ctx.candidates + pendingCandidates();
+  return { lines, frames: ctx.frames, nonce, cut: budget.cut || undefined, budgetLeft: budget.left, candidates: candidates || undefined };
 }

@@ -14,6 +14,7 @@
 import { readFileSync } from 'node:fs';
 import { errors, selectors, type ElementHandle, type Frame, type Locator } from 'playwright-core';
 import { firstLine, ToolError } from '../tools/errors.js';
+import { adoptClosedRoots } from './closedShadow.js';
 import type { Session } from './session.js';
 import { RUNTIME_PATH } from './session.js';
 import type { Tab } from './tab.js';
@@ -68,6 +69,8 @@ interface PageResult {
   frames: string[];
   nonce: string;
   gone?: boolean;
+  /** Possible closed-shadow hosts listed by the walk (src/page/shadow.ts). */
+  candidates?: number;
   cut?: boolean;
   budgetLeft?: number;
 }
@@ -176,13 +179,19 @@ async function walk(frame: Frame, opts: PageOptions, root?: ElementHandle): Prom
       const rt = (globalThis as { __tabwright?: { snapshot?: (o: unknown) => unknown } }).__tabwright;
       return (rt?.snapshot ? rt.snapshot(o) : 'runtime-missing') as PageResult | 'runtime-missing';
     }, opts);
-  const first = await run();
-  if (first !== 'runtime-missing') return first;
-  runtimeSource ??= readFileSync(RUNTIME_PATH, 'utf8');
-  await frame.evaluate(runtimeSource);
-  const again = await run();
-  if (again === 'runtime-missing') throw new ToolError('capability_unavailable', 'The in-page runtime could not be loaded into this page.', 'Reload the tab and try again.');
-  return again;
+  let result = await run();
+  if (result === 'runtime-missing') {
+    runtimeSource ??= readFileSync(RUNTIME_PATH, 'utf8');
+    await frame.evaluate(runtimeSource);
+    result = await run();
+    if (result === 'runtime-missing') throw new ToolError('capability_unavailable', 'The in-page runtime could not be loaded into this page.', 'Reload the tab and try again.');
+  }
+  // Custom elements that may hide a declarative closed shadow root: ask CDP once, walk again if it found any.
+  if (result.candidates && (await adoptClosedRoots(frame)) > 0) {
+    const again = await run();
+    if (again !== 'runtime-missing') result = again;
+  }
+  return result;
 }
 
 /**
