@@ -109,7 +109,7 @@ function landmarkScoped(el: Element): boolean {
 }
 
 /** The role the snapshot gives an element: explicit (first valid token), else implicit (HTML-AAM, common elements); '' for a wrapper. */
-function roleOf(el: Element, kind: InteractiveKind | null): string {
+export function roleOf(el: Element, kind: InteractiveKind | null): string {
   const explicit = explicitRole(el);
   if (explicit) return explicit;
   if (kind === 'link') return 'link';
@@ -182,7 +182,7 @@ function textOf(node: Node, max = 200): string {
 }
 
 /** An approximation of the accessible name (aria-labelledby, aria-label, labels, alt, content, title, placeholder). */
-function nameOf(el: Element, role: string): string {
+export function nameOf(el: Element, role: string): string {
   const labelledBy = el.getAttribute('aria-labelledby');
   if (labelledBy) {
     const root = el.getRootNode() as Document | ShadowRoot;
