@@ -29,7 +29,7 @@ export const drag = defineTool({
   launchesBrowser: true,
   input: z.object({
     fromRef: refField.describe('Element to drag (ref from get_page_context)'),
-    toRef: refField.describe('Element to drop it on (ref from get_page_context)'),
+    toRef: refField.describe('Element to drop it on, or any element inside the drop zone (ref from get_page_context)'),
     timeoutMs: timeoutMsField(DRAG_TIMEOUT),
     snapshot: snapshotFlag,
   }),
