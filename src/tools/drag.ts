@@ -14,8 +14,9 @@ import { runAction, snapshotFlag } from './actionResult.js';
 import { defineTool } from './define.js';
 import { ToolError } from './errors.js';
 import { assertNotCovered } from './obstruction.js';
-import { refField, timeoutMsField } from './schemas.js';
+import { refField } from './schemas.js';
 
+/** Limit of each step (hit tests, the drag), in ms. */
 const DRAG_TIMEOUT = 5_000;
 /** Mouse moves between press and release (libraries wait for a few pixels of travel before a drag starts). */
 export const DRAG_STEPS = 10;
@@ -23,23 +24,22 @@ export const DRAG_STEPS = 10;
 export const drag = defineTool({
   name: 'drag',
   title: 'Drag',
-  description: 'Drag one element onto another with real mouse input (press, move in steps, release); works for pointer-event and HTML5 drag and drop.',
+  description: 'Drag one element onto another with real mouse input (pointer-event and HTML5 drag and drop).',
   needs: ['trustedInput'],
   consent: 'interact',
   launchesBrowser: true,
   input: z.object({
-    fromRef: refField.describe('Element to drag (ref from get_page_context)'),
-    toRef: refField.describe('Element to drop it on, or any element inside the drop zone (ref from get_page_context)'),
-    timeoutMs: timeoutMsField(DRAG_TIMEOUT),
+    fromRef: refField,
+    toRef: refField.describe('Drop target, or any element inside the drop zone'),
     snapshot: snapshotFlag,
   }),
-  async handle({ fromRef, toRef, timeoutMs, snapshot }, { session }, res) {
+  async handle({ fromRef, toRef, snapshot }, { session }, res) {
     const from = await resolveRef(session, fromRef);
     const to = await resolveRef(session, toRef);
     if (from.tab !== to.tab) {
       throw new ToolError('invalid_arguments', `${fromRef} is in tab ${from.tab.id} and ${toRef} in tab ${to.tab.id}.`, 'Drag between elements of one tab.');
     }
-    const timeout = timeoutMs ?? DRAG_TIMEOUT;
+    const timeout = DRAG_TIMEOUT;
     await runAction(session, from.tab, `Dragged ${fromRef} onto ${toRef}.`, res, { snapshot }, async () => {
       try {
         await assertNotCovered(from.locator, fromRef, `drag ${fromRef}`, false, timeout);

@@ -167,7 +167,7 @@ describe('lazy start', () => {
     try {
       await raw.initialize('2025-11-25');
       const list = await raw.request('tools/list');
-      assert.equal((list.result!.tools as unknown[]).length, 20);
+      assert.equal((list.result!.tools as unknown[]).length, 21);
       const status = await raw.callTool('get_bridge_status');
       assert.equal((status.structuredContent as { browserRunning: boolean }).browserRunning, false);
       const tabs = await raw.callTool('list_tabs');
@@ -462,7 +462,7 @@ test('the tabwright-mcp bin serves the same tools', async () => {
     const viaCli = await cli;
     const expected = (await viaCli.client.listTools()).tools;
     await viaCli.close();
-    assert.equal(tools.length, 20);
+    assert.equal(tools.length, 21);
     assert.deepEqual(tools, expected);
     const nav = await call<{ status: number; title: string }>(client, 'navigate', { url: `${site.origin}/page` });
     assert.equal(nav.status, 200);
