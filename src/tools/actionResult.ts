@@ -12,7 +12,7 @@ import { ToolError } from './errors.js';
 import type { ToolResponse } from './response.js';
 
 /** The `snapshot` flag every action tool accepts. */
-export const snapshotFlag = z.boolean().optional().describe('Return a fresh snapshot of the page after the action (costs tokens; default false)');
+export const snapshotFlag = z.boolean().optional().describe('Also return a snapshot after the action (default false)');
 
 /** Longest wait for a navigation the action started, in ms. */
 const SETTLE_MS = 10_000;
