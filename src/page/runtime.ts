@@ -54,6 +54,7 @@ function serialize(value: unknown): string {
 import { hasArea, insideAriaHidden, interactiveKind, isVisible, styleOf, styleVisible, type InteractiveEntry, type InteractiveKind } from './dom.js';
 import { adoptClosedRoot, recordClosedRoots, shadowRootOf, takeCandidates } from './shadow.js';
 import { byId, idOf, nonce, snapshot } from './snapshot.js';
+import { dispatchClick, fieldState, focusEditable, hitTest } from './actions.js';
 
 /**
  * Every visible link, button and form control of a document, its shadow
@@ -162,6 +163,11 @@ const api = Object.freeze({
   takeCandidates,
   /** Records a closed shadow root the server found through CDP, so the walker walks it. */
   adoptClosedRoot,
+  /** Input-tool helpers (src/page/actions.ts, issue #4): hit test, forced click, text field state, editable focus. */
+  hitTest,
+  dispatchClick,
+  fieldState,
+  focusEditable,
   /**
    * Counts the visible interactive elements: links with href (or
    * role=link), buttons (or role=button), and form controls, across open

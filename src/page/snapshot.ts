@@ -122,7 +122,7 @@ function landmarkScoped(el: Element): boolean {
 }
 
 /** The role the snapshot gives an element: explicit (first valid token), else implicit (HTML-AAM, common elements); '' for a wrapper. */
-function roleOf(el: Element, kind: InteractiveKind | null): string {
+export function roleOf(el: Element, kind: InteractiveKind | null): string {
   const explicit = explicitRole(el);
   if (explicit) return explicit;
   if (kind === 'link') return 'link';
@@ -195,7 +195,7 @@ function textOf(node: Node, max = 200): string {
 }
 
 /** An approximation of the accessible name (aria-labelledby, aria-label, labels, alt, content, title, placeholder). */
-function nameOf(el: Element, role: string): string {
+export function nameOf(el: Element, role: string): string {
   const labelledBy = el.getAttribute('aria-labelledby');
   if (labelledBy) {
     const root = el.getRootNode() as Document | ShadowRoot;
@@ -419,6 +419,7 @@ function isActionable(el: Element, style: CSSStyleDeclaration, role: string): bo
   if (tabindex !== null && Number(tabindex) >= 0 && el !== el.ownerDocument.body) return true;
   if ((el as HTMLElement).isContentEditable && !el.parentElement?.closest('[contenteditable]')) return true;
   if (el.hasAttribute('onclick')) return true;
+  if (el.getAttribute('draggable') === 'true') return true; // a drag source for `drag` (issue #4)
   if (style.cursor === 'pointer') {
     const parent = el.parentElement;
     if (parent && getComputedStyle(parent).cursor === 'pointer') return false;

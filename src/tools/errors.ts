@@ -9,6 +9,7 @@ export const ERROR_TYPES = [
   'tab_not_found',
   'stale_ref',
   'element_not_actionable',
+  'input_not_applied',
   'timeout',
   'cancelled',
   'navigation_failed',

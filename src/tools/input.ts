@@ -1,7 +1,9 @@
 /**
  * Element and keyboard tools (issue #2): click, type, fill_form,
  * select_option, press_key, hover, scroll. Each reports what changed
- * (actionResult.ts) and takes refs from get_page_context.
+ * (actionResult.ts) and takes refs from get_page_context. Issue #4: a
+ * covered target fails fast naming the cover (obstruction.ts), text goes in
+ * through trusted input and is read back (realInput.ts).
  */
 import * as z from 'zod';
 import type { Locator } from 'playwright-core';
@@ -10,6 +12,8 @@ import { actionError, within } from './actionErrors.js';
 import { runAction, snapshotFlag } from './actionResult.js';
 import { defineTool } from './define.js';
 import { ToolError } from './errors.js';
+import { assertNotCovered, forceClick } from './obstruction.js';
+import { selectOptions, setChecked, typeText } from './realInput.js';
 import { refField, tabIdField, timeoutMsField } from './schemas.js';
 
 const ACTION_TIMEOUT = 5_000;
@@ -36,36 +40,46 @@ export const click = defineTool({
     button: z.enum(['left', 'right', 'middle']).optional().describe('Mouse button (default left)'),
     doubleClick: z.boolean().optional().describe('Double-click instead of a single click'),
     modifiers,
+    force: z.boolean().optional().describe('Click even if covered: dispatch the events from script (untrusted)'),
     timeoutMs: timeoutMsField(ACTION_TIMEOUT),
     snapshot: snapshotFlag,
   }),
-  async handle({ ref, button, doubleClick, modifiers: mods, timeoutMs, snapshot }, { session }, res) {
+  async handle({ ref, button, doubleClick, modifiers: mods, force, timeoutMs, snapshot }, { session }, res) {
     const { tab, locator } = await resolveRef(session, ref);
     const opts = { button, modifiers: mods, timeout: timeoutMs ?? ACTION_TIMEOUT };
-    await runAction(session, tab, `${doubleClick ? 'Double-clicked' : 'Clicked'} ${ref}.`, res, { snapshot, ref }, () =>
-      act(`click ${ref}`, () => (doubleClick ? locator.dblclick(opts) : locator.click(opts))));
+    const verb = doubleClick ? 'Double-clicked' : 'Clicked';
+    await runAction(session, tab, force ? `${verb} ${ref} (force: events dispatched from script).` : `${verb} ${ref}.`, res, { snapshot, ref }, () =>
+      act(`click ${ref}`, async () => {
+        if (force) {
+          await forceClick(locator, { button: button ?? 'left', clickCount: doubleClick ? 2 : 1, modifiers: mods ?? [] }, opts.timeout);
+          return;
+        }
+        await assertNotCovered(locator, ref, `click ${ref}`, true, opts.timeout);
+        await (doubleClick ? locator.dblclick(opts) : locator.click(opts));
+      }));
   },
 });
 
 export const type = defineTool({
   name: 'type',
   title: 'Type text',
-  description: 'Replace the text of an input, textarea or contenteditable element by ref; submit: true presses Enter afterwards.',
+  description: 'Type into an input, textarea or contenteditable element by ref, then read it back; submit: true presses Enter afterwards.',
   needs: ['trustedInput'],
   consent: 'interact',
   launchesBrowser: true,
   input: z.object({
     ref: refField,
-    text: z.string().max(100_000).describe('Text to enter (replaces the current value)'),
+    text: z.string().max(100_000).describe('Text to enter'),
+    clear: z.boolean().optional().describe('Replace the content (default true); false appends'),
     submit: z.boolean().optional().describe('Press Enter after typing (default false)'),
     timeoutMs: timeoutMsField(ACTION_TIMEOUT),
     snapshot: snapshotFlag,
   }),
-  async handle({ ref, text, submit, timeoutMs, snapshot }, { session }, res) {
+  async handle({ ref, text, clear, submit, timeoutMs, snapshot }, { session }, res) {
     const { tab, locator } = await resolveRef(session, ref);
     const timeout = timeoutMs ?? ACTION_TIMEOUT;
-    await runAction(session, tab, `Typed ${text.length} characters into ${ref}${submit ? ' and pressed Enter' : ''}.`, res, { snapshot }, async () => {
-      await act(`type into ${ref}`, () => locator.fill(text, { timeout }));
+    await runAction(session, tab, `Typed ${[...text].length} characters into ${ref}${submit ? ' and pressed Enter' : ''}.`, res, { snapshot }, async () => {
+      await act(`type into ${ref}`, () => typeText(locator, ref, text, { clear: clear ?? true, timeout }));
       if (submit) await act(`press Enter in ${ref}`, () => locator.press('Enter', { timeout }));
     });
   },
@@ -82,17 +96,17 @@ async function fillField(locator: Locator, ref: string, value: string | boolean 
     return 'text';
   });
   if (kind === 'select') {
-    await act(`select options in ${ref}`, () => locator.selectOption(Array.isArray(value) ? value : String(value), { timeout }));
+    await act(`select options in ${ref}`, () => selectOptions(locator, ref, Array.isArray(value) ? value : [String(value)], timeout));
   } else if (kind === 'check') {
     if (typeof value !== 'boolean' && value !== 'true' && value !== 'false') {
       throw new ToolError('invalid_arguments', `Field ${ref} is a checkbox or radio; its value must be true or false.`, 'Pass value: true to check it, false to uncheck it.');
     }
-    await act(`check ${ref}`, () => locator.setChecked(value === true || value === 'true', { timeout }));
+    await act(`check ${ref}`, () => setChecked(locator, ref, value === true || value === 'true', timeout));
   } else {
     if (typeof value !== 'string') {
       throw new ToolError('invalid_arguments', `Field ${ref} takes text; its value must be a string.`, 'Pass the text as a string.');
     }
-    await act(`fill ${ref}`, () => locator.fill(value, { timeout }));
+    await act(`fill ${ref}`, () => typeText(locator, ref, value, { clear: true, timeout }));
   }
 }
 
@@ -143,7 +157,7 @@ export const selectOption = defineTool({
     let selected: string[] = [];
     await runAction(session, tab, `Selected options in ${ref}.`, res, { snapshot }, () =>
       act(`select options in ${ref}`, async () => {
-        selected = await locator.selectOption(values, { timeout: timeoutMs ?? ACTION_TIMEOUT });
+        selected = await selectOptions(locator, ref, values, timeoutMs ?? ACTION_TIMEOUT);
       }));
     res.set('selected', selected).text(`Now selected: ${selected.join(', ')}`);
   },
@@ -177,7 +191,11 @@ export const hover = defineTool({
   input: z.object({ ref: refField, timeoutMs: timeoutMsField(ACTION_TIMEOUT), snapshot: snapshotFlag }),
   async handle({ ref, timeoutMs, snapshot }, { session }, res) {
     const { tab, locator } = await resolveRef(session, ref);
-    await runAction(session, tab, `Hovered ${ref}.`, res, { snapshot }, () => act(`hover ${ref}`, () => locator.hover({ timeout: timeoutMs ?? ACTION_TIMEOUT })));
+    const timeout = timeoutMs ?? ACTION_TIMEOUT;
+    await runAction(session, tab, `Hovered ${ref}.`, res, { snapshot }, () => act(`hover ${ref}`, async () => {
+      await assertNotCovered(locator, ref, `hover ${ref}`, false, timeout);
+      await locator.hover({ timeout });
+    }));
   },
 });
 

@@ -2,6 +2,7 @@
 import { getConsoleContext } from './console.js';
 import type { AnyTool } from './define.js';
 import { downloadTools } from './downloads.js';
+import { drag } from './drag.js';
 import { execute } from './execute.js';
 import { fileTools } from './files.js';
 import { inputTools } from './input.js';
@@ -19,6 +20,7 @@ export const TOOLS: readonly AnyTool[] = [
   ...inputTools,
   ...fileTools,
   ...downloadTools,
+  drag,
   takeScreenshot,
   execute,
   getConsoleContext,

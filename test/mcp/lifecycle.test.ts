@@ -21,6 +21,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { installHint } from '../../src/browser/launch/findBrowser.js';
+import { TOOLS } from '../../src/tools/registry.js';
 import { call, callError, CLI, connect, ROOT, serverArgs, TEST_BROWSER_ARGS } from '../fixtures/mcp.js';
 import { isAlive, processesWith, RawSession, waitUntil } from '../fixtures/raw.js';
 import { startSite, type Site } from '../fixtures/site.js';
@@ -167,7 +168,7 @@ describe('lazy start', () => {
     try {
       await raw.initialize('2025-11-25');
       const list = await raw.request('tools/list');
-      assert.equal((list.result!.tools as unknown[]).length, 20);
+      assert.equal((list.result!.tools as unknown[]).length, TOOLS.length);
       const status = await raw.callTool('get_bridge_status');
       assert.equal((status.structuredContent as { browserRunning: boolean }).browserRunning, false);
       const tabs = await raw.callTool('list_tabs');
@@ -462,7 +463,7 @@ test('the tabwright-mcp bin serves the same tools', async () => {
     const viaCli = await cli;
     const expected = (await viaCli.client.listTools()).tools;
     await viaCli.close();
-    assert.equal(tools.length, 20);
+    assert.equal(tools.length, TOOLS.length);
     assert.deepEqual(tools, expected);
     const nav = await call<{ status: number; title: string }>(client, 'navigate', { url: `${site.origin}/page` });
     assert.equal(nav.status, 200);
