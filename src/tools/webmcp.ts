@@ -17,6 +17,7 @@ import { runAction } from './actionResult.js';
 import { defineTool } from './define.js';
 import { firstLine, ToolError } from './errors.js';
 import { tabIdField, timeoutMsField } from './schemas.js';
+import { WebMcpToolCache } from './webmcpCache.js';
 
 /** One WebMCP tool as tabwright reports it. */
 export interface WebMcpToolInfo {
@@ -89,6 +90,9 @@ export async function frameTools(tab: Tab, timeoutMs = 5_000): Promise<FrameTool
   return out;
 }
 
+/** Each tab's listed tools; list_webmcp_tools refreshes it, call_webmcp_tool reads it (./webmcpCache.ts). */
+const toolCache = new WebMcpToolCache<FrameTool>();
+
 const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false });
 const validators = new Map<string, ValidateFunction>();
 
@@ -128,7 +132,7 @@ export const listWebmcpTools = defineTool({
     const skipped: Array<{ tabId: number; reason: string }> = [];
     for (const tab of tabs) {
       try {
-        const found = await withTimeout(frameTools(tab), 6_000);
+        const found = await withTimeout(toolCache.refresh(tab, () => frameTools(tab)), 6_000);
         if (!found) skipped.push({ tabId: tab.id, reason: 'the page did not answer (busy)' });
         else tools.push(...found.map(f => f.info));
       } catch (error) {
@@ -162,22 +166,38 @@ export const callWebmcpTool = defineTool({
   }),
   async handle({ tabId, name, arguments: args, timeoutMs }, { session }, res) {
     const tab = await session.tab(tabId);
-    let tools: FrameTool[];
-    try {
-      tools = await frameTools(tab);
-    } catch (error) {
-      if (error instanceof ToolError) throw error;
-      const stuck = await stuckPageError(tab, 'list the page\'s WebMCP tools');
-      if (stuck) throw stuck;
-      if (error instanceof errors.TimeoutError) throw new ToolError('timeout', 'The page did not list its WebMCP tools in time.', 'The page may be busy; try again in a moment.');
-      throw error;
+    const listFresh = async (): Promise<FrameTool[]> => {
+      try {
+        return await toolCache.refresh(tab, () => frameTools(tab));
+      } catch (error) {
+        if (error instanceof ToolError) throw error;
+        const stuck = await stuckPageError(tab, 'list the page\'s WebMCP tools');
+        if (stuck) throw stuck;
+        if (error instanceof errors.TimeoutError) throw new ToolError('timeout', 'The page did not list its WebMCP tools in time.', 'The page may be busy; try again in a moment.');
+        throw error;
+      }
+    };
+    // The cached list is a hint (./webmcpCache.ts): a miss or a rejection by a cached schema is checked against a fresh list.
+    const cached = toolCache.get(tab);
+    let found = (cached ?? (await listFresh())).find(t => t.info.name === name);
+    let fresh = !cached;
+    if (!found && !fresh) {
+      found = (await listFresh()).find(t => t.info.name === name);
+      fresh = true;
     }
-    const found = tools.find(t => t.info.name === name);
     if (!found) {
       throw new ToolError('webmcp_tool_not_found', `Tab ${tab.id} has no WebMCP tool named "${name.slice(0, 128)}".`, 'Call list_webmcp_tools for the tools this page offers now (pages add and remove tools as they change).');
     }
     const input = args ?? {};
-    validateArguments(name, found.info.inputSchema, input);
+    try {
+      validateArguments(name, found.info.inputSchema, input);
+    } catch (error) {
+      if (fresh) throw error;
+      found = (await listFresh()).find(t => t.info.name === name);
+      if (!found) throw new ToolError('webmcp_tool_not_found', `WebMCP tool "${name}" went away before the call.`, 'Call list_webmcp_tools again.');
+      validateArguments(name, found.info.inputSchema, input);
+    }
+    const frame = found.frame;
     const timeout = timeoutMs ?? 30_000;
     const started = Date.now();
     let result: unknown;
@@ -185,10 +205,11 @@ export const callWebmcpTool = defineTool({
     try {
       // runAction reports what the call changed: a declarative form's submit navigates.
       await runAction(session, tab, '', res, {}, async () => {
-        result = await found.frame.webmcp.callTool(name, input as Parameters<Frame['webmcp']['callTool']>[1], { timeout });
+        result = await frame.webmcp.callTool(name, input as Parameters<Frame['webmcp']['callTool']>[1], { timeout });
         ms = Date.now() - started;
       });
     } catch (error) {
+      toolCache.drop(tab); // whatever went wrong, list afresh next time
       if (error instanceof ToolError) throw error;
       if (error instanceof errors.TimeoutError) {
         const stuck = await stuckPageError(tab, `call WebMCP tool "${name}"`);
