@@ -6,10 +6,11 @@
  * inputSchema with ajv before dispatch. The consent gate and the polyfill
  * for browsers without native WebMCP come with issue #5.
  */
-import { Ajv, type ValidateFunction } from 'ajv';
+import { createRequire } from 'node:module';
+import type { Ajv as AjvClass, ValidateFunction } from 'ajv';
 import * as z from 'zod';
 import type { Frame } from 'playwright-core';
-import { errors } from 'playwright-core';
+import { isTimeoutError } from '../browser/playwright.js';
 import type { Tab } from '../session/tab.js';
 import { withTimeout } from '../session/tab.js';
 import { stuckPageError } from './actionErrors.js';
@@ -93,7 +94,15 @@ export async function frameTools(tab: Tab, timeoutMs = 5_000): Promise<FrameTool
 /** Each tab's listed tools; list_webmcp_tools refreshes it, call_webmcp_tool reads it (./webmcpCache.ts). */
 const toolCache = new WebMcpToolCache<FrameTool>();
 
-const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false });
+let ajv: AjvClass | undefined;
+/** ajv, loaded on the first validation (not at startup: issue #3, cold start). */
+function getAjv(): AjvClass {
+  if (!ajv) {
+    const { Ajv } = createRequire(import.meta.url)('ajv') as typeof import('ajv');
+    ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false });
+  }
+  return ajv;
+}
 const validators = new Map<string, ValidateFunction>();
 
 /**
@@ -106,7 +115,7 @@ export function validateArguments(toolName: string, schema: unknown, args: unkno
   let validate = validators.get(key);
   if (!validate) {
     try {
-      validate = ajv.compile(schema as object);
+      validate = getAjv().compile(schema as object);
     } catch {
       return; // the page's schema is not valid JSON Schema: let the page judge the input
     }
@@ -173,7 +182,7 @@ export const callWebmcpTool = defineTool({
         if (error instanceof ToolError) throw error;
         const stuck = await stuckPageError(tab, 'list the page\'s WebMCP tools');
         if (stuck) throw stuck;
-        if (error instanceof errors.TimeoutError) throw new ToolError('timeout', 'The page did not list its WebMCP tools in time.', 'The page may be busy; try again in a moment.');
+        if (isTimeoutError(error)) throw new ToolError('timeout', 'The page did not list its WebMCP tools in time.', 'The page may be busy; try again in a moment.');
         throw error;
       }
     };
@@ -211,7 +220,7 @@ export const callWebmcpTool = defineTool({
     } catch (error) {
       toolCache.drop(tab); // whatever went wrong, list afresh next time
       if (error instanceof ToolError) throw error;
-      if (error instanceof errors.TimeoutError) {
+      if (isTimeoutError(error)) {
         const stuck = await stuckPageError(tab, `call WebMCP tool "${name}"`);
         if (stuck) throw stuck;
         throw new ToolError('timeout', `WebMCP tool "${name}" did not answer within ${timeout} ms.`, 'The tool may wait for the person at the browser (a declarative form without toolautosubmit waits for a submit), or be slow; pass a larger timeoutMs.');
