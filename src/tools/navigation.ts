@@ -44,8 +44,7 @@ async function awaitErrorPage(tab: Tab, previousInstanceId: string): Promise<voi
 export async function pageLoadError(tab: Tab, error: unknown, what: string, timeoutMs: number, previousInstanceId?: string): Promise<ToolError> {
   if (error instanceof ToolError) return error;
   if (isTimeoutError(error)) {
-    const stuck = !(await tab.responsive());
-    if (stuck) await tab.terminateExecution();
+    const stuck = await tab.stopIfStuck();
     return new ToolError(
       'timeout',
       `Could not ${what} within ${timeoutMs} ms${stuck ? '; the page\'s script was stuck and has been stopped' : ''}.`,
