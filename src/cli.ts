@@ -3,6 +3,7 @@
  * The `tabwright` command. `tabwright mcp` serves MCP over stdio; more verbs
  * (the CLI of issue #7) are generated from the same tool declarations.
  */
+import './heapTuning.js'; // first: V8 flags before anything big is allocated
 import { Command } from 'commander';
 import { addServerOptions, serveFromFlags } from './cliOptions.js';
 import type { ConfigFlags } from './config.js';

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 /** `tabwright-mcp`: the MCP stdio server under its own name, for IDE configs. Same flags as `tabwright mcp`. */
+import './heapTuning.js'; // first: V8 flags before anything big is allocated
 import { Command } from 'commander';
 import { addServerOptions, serveFromFlags } from './cliOptions.js';
 import { VERSION } from './version.js';

@@ -20,6 +20,15 @@ export function inputJsonSchema(tool: AnyTool): Record<string, unknown> {
   return schema;
 }
 
+const jsonSchemas = new WeakMap<AnyTool, Record<string, unknown>>();
+
+/** inputJsonSchema, converted once per process and only when first asked for (tools/list), not before `initialize` answers. */
+function cachedJsonSchema(tool: AnyTool): Record<string, unknown> {
+  let json = jsonSchemas.get(tool);
+  if (!json) jsonSchemas.set(tool, (json = inputJsonSchema(tool)));
+  return json;
+}
+
 /**
  * A Standard Schema that advertises the tool's real JSON Schema but lets
  * every value through, so that invalid input reaches invokeTool and comes
@@ -27,13 +36,13 @@ export function inputJsonSchema(tool: AnyTool): Record<string, unknown> {
  * untyped "Input validation error".
  */
 function advertisedSchema(tool: AnyTool) {
-  const json = inputJsonSchema(tool);
+  const json = () => cachedJsonSchema(tool);
   return {
     '~standard': {
       version: 1 as const,
       vendor: 'tabwright',
       validate: (value: unknown) => ({ value: (value ?? {}) as Record<string, unknown> }),
-      jsonSchema: { input: () => json, output: () => json },
+      jsonSchema: { input: json, output: json },
     },
   };
 }

@@ -12,7 +12,8 @@
  * selector- or ref-scoped snapshot never invalidates other refs.
  */
 import { readFileSync } from 'node:fs';
-import { errors, selectors, type ElementHandle, type Frame, type Locator } from 'playwright-core';
+import type { ElementHandle, Frame, Locator } from 'playwright-core';
+import { isTimeoutError, playwright, timeoutError } from '../browser/playwright.js';
 import { firstLine, ToolError } from '../tools/errors.js';
 import { adoptClosedRoots } from './closedShadow.js';
 import type { Session } from './session.js';
@@ -95,7 +96,7 @@ let engineRegistered: Promise<void> | undefined;
  * where the runtime lives, and matches only inside the queried root.
  */
 function registerEngine(): Promise<void> {
-  engineRegistered ??= selectors.register(ENGINE, () => {
+  engineRegistered ??= playwright().selectors.register(ENGINE, () => {
     const find = (root: Node, id: string): Element | null => {
       const runtime = (globalThis as { __tabwright?: { byRef(id: string): Element | null } }).__tabwright;
       const el = runtime ? runtime.byRef(id) : null;
@@ -163,7 +164,7 @@ let runtimeSource: string | undefined;
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new errors.TimeoutError(`snapshot: no answer within ${ms} ms`)), ms);
+    timer = setTimeout(() => reject(timeoutError(`snapshot: no answer within ${ms} ms`)), ms);
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
@@ -215,7 +216,7 @@ async function expand(session: Session, tab: Tab, instanceId: string, frame: Fra
         const sub = await withTimeout(walk(child, { limit: opts.limit, urls: opts.urls, maxText: opts.maxText, budget }), timeout);
         return { id, lines: await expand(session, tab, instanceId, child, sub, opts, timeout) };
       } catch (error) {
-        if (error instanceof errors.TimeoutError) throw error;
+        if (isTimeoutError(error)) throw error;
         return undefined; // detached meanwhile, or not a document we can read
       }
     }));

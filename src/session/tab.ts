@@ -187,26 +187,48 @@ export class Tab {
   }
 
   /**
-   * Stops the JavaScript that is running on the page's main thread (a loop), if any.
-   * Gives up after 2 s: while a navigation of the stuck page is pending, the
-   * browser holds the command back.
+   * True only when the page's main thread is stuck: `STUCK_PROBES` trivial
+   * evaluations in a row each get no answer within `STUCK_PROBE_MS`. A page
+   * that is merely slow (a long task, a snapshot of a huge page under load)
+   * answers one of them and is not stuck (issue #3).
    */
-  async terminateExecution(): Promise<void> {
-    if (!this.cdp || this.closed) return;
-    if (await this.responsive()) return; // nothing is running; terminating would hit the next script
-    await withTimeout(this.cdp.send('Runtime.terminateExecution').catch(error => log.debug('terminateExecution failed', error)), 2000);
+  async isStuck(): Promise<boolean> {
+    const cdp = this.cdp;
+    if (!cdp || this.closed) return false;
+    for (let i = 0; i < STUCK_PROBES; i++) {
+      // Any answer, an error included (a context torn down by a navigation), means the thread is not stuck.
+      const answered = await withTimeout(cdp.send('Runtime.evaluate', { expression: '1', returnByValue: true }).then(() => true, () => true), STUCK_PROBE_MS);
+      if (answered || this.closed) return false;
+    }
+    return true;
   }
 
   /**
-   * When the page's main thread does not answer (a script stuck in a loop),
-   * stops that script. Returns whether the page was stuck.
+   * Stops the JavaScript that is running on the page's main thread (a loop),
+   * only when the page is stuck (`isStuck`): terminating an idle page would
+   * kill the next script it runs. Gives up after 2 s: while a navigation of
+   * the stuck page is pending, the browser holds the command back.
+   */
+  async terminateExecution(): Promise<void> {
+    await this.stopIfStuck();
+  }
+
+  /**
+   * When the page's main thread is stuck (`isStuck`: a script in an endless
+   * loop), stops that script. Returns whether the page was stuck. A page
+   * that answered a probe is never terminated.
    */
   async stopIfStuck(): Promise<boolean> {
-    if (!this.cdp || this.closed || (await this.responsive())) return false;
-    await this.terminateExecution();
+    if (!(await this.isStuck())) return false;
+    await withTimeout(this.cdp!.send('Runtime.terminateExecution').catch(error => log.debug('terminateExecution failed', error)), 2000);
     return true;
   }
 }
+
+/** How long one probe of a page's main thread may take before it counts as unanswered, in ms (issue #3). */
+export const STUCK_PROBE_MS = 1_500;
+/** How many probes in a row must go unanswered before a page counts as stuck (issue #3). */
+export const STUCK_PROBES = 2;
 
 /**
  * The browser's own "Failed to load resource" error for the favicon it

@@ -3,7 +3,7 @@
  * built from fixed phrases only: typed text and page-provided values never
  * reach an error (issue #2).
  */
-import { errors } from 'playwright-core';
+import { isTimeoutError, timeoutError } from '../browser/playwright.js';
 import type { Tab } from '../session/tab.js';
 import { firstLine, ToolError } from './errors.js';
 
@@ -31,7 +31,7 @@ export function actionError(error: unknown, what: string): ToolError {
       return new ToolError('element_not_actionable', `Could not ${what}: ${reason}.`, 'Take a fresh snapshot (get_page_context) to check the element; scroll, close overlays, or pick another element.');
     }
   }
-  if (error instanceof errors.TimeoutError) {
+  if (isTimeoutError(error)) {
     return new ToolError('timeout', `Could not ${what} within the time limit.`, 'The element may be covered, hidden or busy; take a fresh snapshot, or pass a larger timeoutMs.');
   }
   if (/Target page, context or browser has been closed|Target closed/.test(text)) {
@@ -61,7 +61,7 @@ export async function stuckPageError(tab: Tab, what: string): Promise<ToolError 
 export async function within<T>(promise: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new errors.TimeoutError(`Timeout ${ms}ms exceeded.`)), ms);
+    timer = setTimeout(() => reject(timeoutError(`Timeout ${ms}ms exceeded.`)), ms);
   });
   try {
     return await Promise.race([promise, expired]);

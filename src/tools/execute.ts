@@ -134,8 +134,7 @@ export const execute = defineTool({
       if (onAbort) signal.removeEventListener('abort', onAbort);
     });
     if (outcome === 'timeout' || outcome === 'cancelled') {
-      const stuck = !(await tab.responsive());
-      if (stuck) await tab.terminateExecution();
+      const stuck = await tab.stopIfStuck();
       if (outcome === 'cancelled') throw new ToolError('cancelled', 'The call was cancelled.', 'Send it again if still wanted.');
       throw new ToolError(
         'timeout',

@@ -1,6 +1,6 @@
 /** navigate (issue #2): load a URL, or go back / forward in a tab's history. */
 import * as z from 'zod';
-import { errors } from 'playwright-core';
+import { isTimeoutError } from '../browser/playwright.js';
 import type { Tab } from '../session/tab.js';
 import { defineTool } from './define.js';
 import { firstLine, ToolError } from './errors.js';
@@ -43,9 +43,8 @@ async function awaitErrorPage(tab: Tab, previousInstanceId: string): Promise<voi
  */
 export async function pageLoadError(tab: Tab, error: unknown, what: string, timeoutMs: number, previousInstanceId?: string): Promise<ToolError> {
   if (error instanceof ToolError) return error;
-  if (error instanceof errors.TimeoutError) {
-    const stuck = !(await tab.responsive());
-    if (stuck) await tab.terminateExecution();
+  if (isTimeoutError(error)) {
+    const stuck = await tab.stopIfStuck();
     return new ToolError(
       'timeout',
       `Could not ${what} within ${timeoutMs} ms${stuck ? '; the page\'s script was stuck and has been stopped' : ''}.`,

@@ -1,6 +1,6 @@
 /** get_page_context (issue #2): the compact accessibility snapshot agents read. */
 import * as z from 'zod';
-import { errors } from 'playwright-core';
+import { isTimeoutError } from '../browser/playwright.js';
 import { DEFAULT_BUDGET, DEFAULT_LIMIT, FILE_BUDGET, tabOfRef, takeSnapshot, type Snapshot } from '../session/snapshot.js';
 import { stuckPageError } from './actionErrors.js';
 import { INLINE_TEXT_CAP, stamp, writeArtifact } from './artifacts.js';
@@ -48,7 +48,7 @@ export const getPageContext = defineTool({
       if (error instanceof ToolError) throw error;
       const stuck = await stuckPageError(tab, 'take a snapshot');
       if (stuck) throw stuck;
-      if (error instanceof errors.TimeoutError) throw new ToolError('timeout', 'Could not take a snapshot within the time limit.', 'The page may be very large or busy; pass a selector to snapshot one part, or try again.');
+      if (isTimeoutError(error)) throw new ToolError('timeout', 'Could not take a snapshot within the time limit.', 'The page may be very large or busy; pass a selector to snapshot one part, or try again.');
       throw error;
     }
     const { url, title } = await tab.urlAndTitle();

@@ -6,10 +6,11 @@
  * inputSchema with ajv before dispatch. The consent gate and the polyfill
  * for browsers without native WebMCP come with issue #5.
  */
-import { Ajv, type ValidateFunction } from 'ajv';
+import { createRequire } from 'node:module';
+import type { Ajv as AjvClass, ValidateFunction } from 'ajv';
 import * as z from 'zod';
 import type { Frame } from 'playwright-core';
-import { errors } from 'playwright-core';
+import { isTimeoutError } from '../browser/playwright.js';
 import type { Tab } from '../session/tab.js';
 import { withTimeout } from '../session/tab.js';
 import { stuckPageError } from './actionErrors.js';
@@ -17,6 +18,7 @@ import { runAction } from './actionResult.js';
 import { defineTool } from './define.js';
 import { firstLine, ToolError } from './errors.js';
 import { tabIdField, timeoutMsField } from './schemas.js';
+import { WebMcpToolCache } from './webmcpCache.js';
 
 /** One WebMCP tool as tabwright reports it. */
 export interface WebMcpToolInfo {
@@ -89,7 +91,18 @@ export async function frameTools(tab: Tab, timeoutMs = 5_000): Promise<FrameTool
   return out;
 }
 
-const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false });
+/** Each tab's listed tools; list_webmcp_tools refreshes it, call_webmcp_tool reads it (./webmcpCache.ts). */
+const toolCache = new WebMcpToolCache<FrameTool>();
+
+let ajv: AjvClass | undefined;
+/** ajv, loaded on the first validation (not at startup: issue #3, cold start). */
+function getAjv(): AjvClass {
+  if (!ajv) {
+    const { Ajv } = createRequire(import.meta.url)('ajv') as typeof import('ajv');
+    ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false });
+  }
+  return ajv;
+}
 const validators = new Map<string, ValidateFunction>();
 
 /**
@@ -102,7 +115,7 @@ export function validateArguments(toolName: string, schema: unknown, args: unkno
   let validate = validators.get(key);
   if (!validate) {
     try {
-      validate = ajv.compile(schema as object);
+      validate = getAjv().compile(schema as object);
     } catch {
       return; // the page's schema is not valid JSON Schema: let the page judge the input
     }
@@ -128,7 +141,7 @@ export const listWebmcpTools = defineTool({
     const skipped: Array<{ tabId: number; reason: string }> = [];
     for (const tab of tabs) {
       try {
-        const found = await withTimeout(frameTools(tab), 6_000);
+        const found = await withTimeout(toolCache.refresh(tab, () => frameTools(tab)), 6_000);
         if (!found) skipped.push({ tabId: tab.id, reason: 'the page did not answer (busy)' });
         else tools.push(...found.map(f => f.info));
       } catch (error) {
@@ -162,22 +175,38 @@ export const callWebmcpTool = defineTool({
   }),
   async handle({ tabId, name, arguments: args, timeoutMs }, { session }, res) {
     const tab = await session.tab(tabId);
-    let tools: FrameTool[];
-    try {
-      tools = await frameTools(tab);
-    } catch (error) {
-      if (error instanceof ToolError) throw error;
-      const stuck = await stuckPageError(tab, 'list the page\'s WebMCP tools');
-      if (stuck) throw stuck;
-      if (error instanceof errors.TimeoutError) throw new ToolError('timeout', 'The page did not list its WebMCP tools in time.', 'The page may be busy; try again in a moment.');
-      throw error;
+    const listFresh = async (): Promise<FrameTool[]> => {
+      try {
+        return await toolCache.refresh(tab, () => frameTools(tab));
+      } catch (error) {
+        if (error instanceof ToolError) throw error;
+        const stuck = await stuckPageError(tab, 'list the page\'s WebMCP tools');
+        if (stuck) throw stuck;
+        if (isTimeoutError(error)) throw new ToolError('timeout', 'The page did not list its WebMCP tools in time.', 'The page may be busy; try again in a moment.');
+        throw error;
+      }
+    };
+    // The cached list is a hint (./webmcpCache.ts): a miss or a rejection by a cached schema is checked against a fresh list.
+    const cached = toolCache.get(tab);
+    let found = (cached ?? (await listFresh())).find(t => t.info.name === name);
+    let fresh = !cached;
+    if (!found && !fresh) {
+      found = (await listFresh()).find(t => t.info.name === name);
+      fresh = true;
     }
-    const found = tools.find(t => t.info.name === name);
     if (!found) {
       throw new ToolError('webmcp_tool_not_found', `Tab ${tab.id} has no WebMCP tool named "${name.slice(0, 128)}".`, 'Call list_webmcp_tools for the tools this page offers now (pages add and remove tools as they change).');
     }
     const input = args ?? {};
-    validateArguments(name, found.info.inputSchema, input);
+    try {
+      validateArguments(name, found.info.inputSchema, input);
+    } catch (error) {
+      if (fresh) throw error;
+      found = (await listFresh()).find(t => t.info.name === name);
+      if (!found) throw new ToolError('webmcp_tool_not_found', `WebMCP tool "${name}" went away before the call.`, 'Call list_webmcp_tools again.');
+      validateArguments(name, found.info.inputSchema, input);
+    }
+    const frame = found.frame;
     const timeout = timeoutMs ?? 30_000;
     const started = Date.now();
     let result: unknown;
@@ -185,12 +214,13 @@ export const callWebmcpTool = defineTool({
     try {
       // runAction reports what the call changed: a declarative form's submit navigates.
       await runAction(session, tab, '', res, {}, async () => {
-        result = await found.frame.webmcp.callTool(name, input as Parameters<Frame['webmcp']['callTool']>[1], { timeout });
+        result = await frame.webmcp.callTool(name, input as Parameters<Frame['webmcp']['callTool']>[1], { timeout });
         ms = Date.now() - started;
       });
     } catch (error) {
+      toolCache.drop(tab); // whatever went wrong, list afresh next time
       if (error instanceof ToolError) throw error;
-      if (error instanceof errors.TimeoutError) {
+      if (isTimeoutError(error)) {
         const stuck = await stuckPageError(tab, `call WebMCP tool "${name}"`);
         if (stuck) throw stuck;
         throw new ToolError('timeout', `WebMCP tool "${name}" did not answer within ${timeout} ms.`, 'The tool may wait for the person at the browser (a declarative form without toolautosubmit waits for a submit), or be slow; pass a larger timeoutMs.');

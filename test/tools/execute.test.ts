@@ -143,6 +143,17 @@ test('an endless loop times out, the server answers meanwhile, and the tab works
   assert.equal(nav.status, 200);
 });
 
+test('a page that is busy for a while but not stuck is never stopped', async () => {
+  // Busy for 2.5 s, past the 1 s time limit: the call times out, but the page
+  // answers one of the two 1.5 s stuck probes (src/session/tab.ts isStuck), so
+  // its script runs to the end and the error does not claim it was stopped.
+  await run('window.finished = false; true');
+  const err = await callError(server.client, 'execute', { code: 'const t = Date.now(); while (Date.now() - t < 2500) {} window.finished = true; 1', timeoutSec: 1 });
+  assert.equal(err.type, 'timeout');
+  assert.doesNotMatch(err.message, /stopped/);
+  assert.equal((await run('window.finished')).value, true);
+});
+
 test('a slow promise times out without hurting the page', async () => {
   const err = await callError(server.client, 'execute', { code: 'await new Promise(() => {})', timeoutSec: 1 });
   assert.equal(err.type, 'timeout');

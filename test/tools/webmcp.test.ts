@@ -238,3 +238,36 @@ test('a declarative form that submits to another page reports the navigation', a
   assert.equal(ctx.revision, opened.revision + 1);
   await call(server.client, 'close_tab', { tabId: opened.tabId });
 });
+
+test('the cached tool list follows the page: tools registered, removed or re-registered after a list', async () => {
+  site.page('/dynamic', '<!doctype html><title>Dynamic</title><p>tools come and go</p>');
+  const { tabId } = await call<{ tabId: number }>(server.client, 'open_tab', { url: `${site.origin}/dynamic` });
+  const register = (name: string, type: string) => evaluate(server.client, `(() => {
+    window.stops ??= {};
+    const stop = new AbortController();
+    window.stops[${JSON.stringify(name)}] = stop;
+    document.modelContext.registerTool({
+      name: ${JSON.stringify(name)}, description: 'echo x',
+      inputSchema: { type: 'object', properties: { x: { type: ${JSON.stringify(type)} } }, required: ['x'] },
+      execute: async ({ x }) => ({ content: [{ type: 'text', text: ${JSON.stringify(name)} + ':' + x }] }),
+    }, { signal: stop.signal });
+    return true;
+  })()`, tabId);
+  const text = async (name: string, x: unknown) => (await call<{ result: { content: Array<{ text: string }> } }>(server.client, 'call_webmcp_tool', { tabId, name, arguments: { x } })).result.content[0]!.text;
+
+  await register('first', 'number');
+  assert.deepEqual((await call<{ tools: ToolInfo[] }>(server.client, 'list_webmcp_tools', { tabId })).tools.map(t => t.name), ['first']);
+  assert.equal(await text('first', 1), 'first:1');
+  // Registered after the list was cached: still found.
+  await register('late', 'number');
+  assert.equal(await text('late', 2), 'late:2');
+  // Removed after the list was cached: not found, never called.
+  await evaluate(server.client, 'window.stops.late.abort(), true', tabId);
+  assert.equal((await callError(server.client, 'call_webmcp_tool', { tabId, name: 'late', arguments: { x: 3 } })).type, 'webmcp_tool_not_found');
+  // Re-registered with another schema: the new schema decides.
+  assert.equal(await text('first', 4), 'first:4');
+  await evaluate(server.client, 'window.stops.first.abort(), true', tabId);
+  await register('first', 'string');
+  assert.equal(await text('first', 'five'), 'first:five');
+  assert.equal((await callError(server.client, 'call_webmcp_tool', { tabId, name: 'first', arguments: { x: 6 } })).type, 'invalid_arguments');
+});

@@ -9,12 +9,13 @@
  *   background-networking switches that keep a closed network quiet.
  */
 import { mkdirSync } from 'node:fs';
-import { chromium, type Browser, type BrowserContext } from 'playwright-core';
+import type { Browser, BrowserContext } from 'playwright-core';
 import type { Config } from '../../config.js';
 import { logger } from '../../log.js';
 import { firstLine, ToolError } from '../../tools/errors.js';
 import { CAPABILITIES_BY_KIND, type Capability } from '../capabilities.js';
 import type { BrowserConnection } from '../connection.js';
+import { playwright } from '../playwright.js';
 import { findBrowser, installHint } from './findBrowser.js';
 import { browserEnv } from './locale.js';
 
@@ -90,6 +91,7 @@ export class LaunchConnection implements BrowserConnection {
 
   private async start(): Promise<BrowserContext> {
     const executablePath = findBrowser(this.config.browser);
+    const { chromium } = playwright();
     const args = launchArgs(this.config);
     const common = {
       executablePath,
