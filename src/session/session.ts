@@ -10,6 +10,7 @@ import type { BrowserConnection } from '../browser/connection.js';
 import type { Config } from '../config.js';
 import { logger } from '../log.js';
 import { ToolError } from '../tools/errors.js';
+import { dialogOpenError } from './dialogs.js';
 import { RefRegistry } from './refs.js';
 import { Tab } from './tab.js';
 
@@ -105,9 +106,18 @@ export class Session {
 
   /**
    * The tab to act on: `tabId`, or the active one (opening a tab if none is open).
-   * @throws ToolError tab_not_found for an unknown or closed tabId.
+   * A tab whose page waits for a dialog is refused unless `opts.dialogOk`
+   * (handle_dialog, close_tab, focus_tab, reading the console buffer).
+   * @throws ToolError tab_not_found for an unknown or closed tabId; dialog_open (issue #4).
    */
-  async tab(tabId?: number): Promise<Tab> {
+  async tab(tabId?: number, opts: { dialogOk?: boolean } = {}): Promise<Tab> {
+    const tab = await this.pick(tabId);
+    const dialog = tab.dialogs.current;
+    if (dialog && !opts.dialogOk) throw dialogOpenError(tab.id, dialog);
+    return tab;
+  }
+
+  private async pick(tabId?: number): Promise<Tab> {
     if (tabId !== undefined) {
       // An explicit tab exists only once the browser runs: never launch for it.
       const tab = this.tabs.get(tabId);
@@ -138,7 +148,7 @@ export class Session {
    * @throws ToolError tab_not_found
    */
   async focusTab(tabId: number): Promise<Tab> {
-    const tab = await this.tab(tabId);
+    const tab = await this.tab(tabId, { dialogOk: true });
     this.activeId = tab.id;
     await tab.page.bringToFront();
     return tab;
@@ -150,7 +160,7 @@ export class Session {
    * @throws ToolError tab_not_found
    */
   async closeTab(tabId: number): Promise<void> {
-    const tab = await this.tab(tabId);
+    const tab = await this.tab(tabId, { dialogOk: true });
     await tab.page.close();
     this.forget(tab);
   }

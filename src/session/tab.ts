@@ -12,21 +12,12 @@
  * `Target.getTargetInfo`, which the browser answers even while the page's
  * main thread is stuck in a loop.
  */
-import type { CDPSession, Dialog, Page } from 'playwright-core';
+import type { CDPSession, Page } from 'playwright-core';
 import { logger } from '../log.js';
 import { ConsoleBuffer, levelOf } from './consoleBuffer.js';
+import { TabDialogs, type DialogInfo } from './dialogs.js';
 
 const log = logger('tab');
-
-/** A dialog the page opened, as reported to the caller. */
-export interface DialogRecord {
-  seq: number;
-  type: string;
-  message: string;
-  defaultValue?: string;
-  /** What tabwright did with it. */
-  action: 'dismissed' | 'accepted';
-}
 
 export interface TabInfo {
   tabId: number;
@@ -36,11 +27,14 @@ export interface TabInfo {
   instanceId: string;
   revision: number;
   openerTabId?: number;
+  /** The open dialog the page waits for (issue #4); absent when none. */
+  dialog?: DialogInfo;
 }
 
 export class Tab {
   readonly console = new ConsoleBuffer();
-  readonly dialogs: DialogRecord[] = [];
+  /** JavaScript dialogs: the open one stays open until handle_dialog answers it (issue #4). */
+  readonly dialogs = new TabDialogs();
   instanceId = 'pending';
   revision = 1;
   openerTabId: number | undefined;
@@ -49,7 +43,6 @@ export class Tab {
   windowOpens = 0;
   private cdp: CDPSession | undefined;
   private cachedTitle = '';
-  private dialogSeq = 0;
   private readonly documentListeners: Array<(oldInstanceId: string) => void> = [];
 
   constructor(
@@ -79,9 +72,10 @@ export class Tab {
         revision: this.revision,
       });
     });
-    page.on('dialog', dialog => void this.onDialog(dialog));
+    page.on('dialog', dialog => this.dialogs.onDialog(dialog));
     page.on('close', () => {
       this.closed = true;
+      this.dialogs.clear();
     });
   }
 
@@ -96,6 +90,7 @@ export class Tab {
       this.cdp.on('Page.windowOpen', () => {
         this.windowOpens += 1;
       });
+      this.dialogs.attach(this.cdp);
       await this.cdp.send('Page.enable');
       const { frameTree } = await this.cdp.send('Page.getFrameTree');
       if (this.instanceId === 'pending') this.instanceId = frameTree.frame.loaderId;
@@ -116,30 +111,6 @@ export class Tab {
   /** Called with the old instanceId whenever the document is replaced. */
   onDocument(listener: (oldInstanceId: string) => void): void {
     this.documentListeners.push(listener);
-  }
-
-  private async onDialog(dialog: Dialog): Promise<void> {
-    // Dialogs never block a call: tabwright answers them at once and reports them
-    // in the result of the call that caused them (issue #2; P3 adds handle_dialog).
-    const accept = dialog.type() === 'alert';
-    this.dialogs.push({
-      seq: ++this.dialogSeq,
-      type: dialog.type(),
-      message: dialog.message(),
-      defaultValue: dialog.type() === 'prompt' ? dialog.defaultValue() : undefined,
-      action: accept ? 'accepted' : 'dismissed',
-    });
-    if (this.dialogs.length > 100) this.dialogs.shift();
-    try {
-      await (accept ? dialog.accept() : dialog.dismiss());
-    } catch (error) {
-      log.debug('dialog already closed', error);
-    }
-  }
-
-  /** Sequence number of the newest dialog (0 when none). */
-  get lastDialogSeq(): number {
-    return this.dialogSeq;
   }
 
   /** The tab's CDP session (undefined if attaching failed). */
@@ -169,7 +140,7 @@ export class Tab {
 
   async info(active: boolean): Promise<TabInfo> {
     const { url, title } = await this.urlAndTitle();
-    return { tabId: this.id, url, title, active, instanceId: this.instanceId, revision: this.revision, openerTabId: this.openerTabId };
+    return { tabId: this.id, url, title, active, instanceId: this.instanceId, revision: this.revision, openerTabId: this.openerTabId, dialog: this.dialogs.current };
   }
 
   /**
@@ -188,7 +159,8 @@ export class Tab {
    * browser holds the command back.
    */
   async terminateExecution(): Promise<void> {
-    if (!this.cdp || this.closed) return;
+    // A page waiting for a dialog is not stuck, and answers nothing until the dialog closes.
+    if (!this.cdp || this.closed || this.dialogs.current) return;
     if (await this.responsive()) return; // nothing is running; terminating would hit the next script
     await withTimeout(this.cdp.send('Runtime.terminateExecution').catch(error => log.debug('terminateExecution failed', error)), 2000);
   }
@@ -198,7 +170,7 @@ export class Tab {
    * stops that script. Returns whether the page was stuck.
    */
   async stopIfStuck(): Promise<boolean> {
-    if (!this.cdp || this.closed || (await this.responsive())) return false;
+    if (!this.cdp || this.closed || this.dialogs.current || (await this.responsive())) return false;
     await this.terminateExecution();
     return true;
   }

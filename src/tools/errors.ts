@@ -17,6 +17,8 @@ export const ERROR_TYPES = [
   'result_too_large',
   'webmcp_tool_not_found',
   'capability_unavailable',
+  'dialog_open',
+  'no_dialog',
   'internal',
 ] as const;
 

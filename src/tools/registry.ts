@@ -1,6 +1,7 @@
 /** Every tool, in the order tools/list shows them. */
 import { getConsoleContext } from './console.js';
 import type { AnyTool } from './define.js';
+import { dialogTools } from './dialogs.js';
 import { execute } from './execute.js';
 import { inputTools } from './input.js';
 import { navigate } from './navigation.js';
@@ -15,6 +16,7 @@ export const TOOLS: readonly AnyTool[] = [
   navigate,
   getPageContext,
   ...inputTools,
+  ...dialogTools,
   takeScreenshot,
   execute,
   getConsoleContext,
