@@ -130,7 +130,8 @@ export class TabDialogs {
     const entry = this.open.shift();
     if (!entry) throw noDialog(tabId);
     try {
-      await (accept ? entry.dialog.accept(entry.type === 'prompt' ? promptText : undefined) : entry.dialog.dismiss());
+      // Playwright answers a prompt with '' when given no text; a person pressing OK sends the default value.
+      await (accept ? entry.dialog.accept(entry.type === 'prompt' ? promptText ?? entry.defaultValue : undefined) : entry.dialog.dismiss());
     } catch (error) {
       // Closed by someone else between our look and our answer.
       log.debug('answering the dialog failed', error);

@@ -129,7 +129,10 @@ export class Tab {
         if (info) {
           this.cachedTitle = info.targetInfo.title;
           // Right at a commit the browser may not know the new URL yet (empty); Playwright's does.
-          return { url: info.targetInfo.url || this.page.url(), title: info.targetInfo.title };
+          // While a dialog holds a navigation (beforeunload), the browser shows the URL it
+          // is leaving for; the page is still at Playwright's committed one.
+          const url = this.dialogs.current ? this.page.url() : info.targetInfo.url;
+          return { url: url || this.page.url(), title: info.targetInfo.title };
         }
       } catch (error) {
         log.debug('Target.getTargetInfo failed', error);
