@@ -49,6 +49,19 @@ export interface DialogAnswer extends DialogInfo {
   promptText?: string;
 }
 
+/** How many dialogs are open in this process, over all tabs. */
+let openInProcess = 0;
+
+/**
+ * Whether any tab has an open dialog. Pages of one site that share a
+ * renderer (an opener and its popups) are all paused while one of them shows
+ * a dialog, so a page that does not answer is not necessarily stuck:
+ * Tab.terminateExecution does nothing meanwhile.
+ */
+export function anyDialogOpen(): boolean {
+  return openInProcess > 0;
+}
+
 export class TabDialogs {
   /** Open dialogs, oldest first (in practice at most one: an open dialog blocks its page). */
   private readonly open: Open[] = [];
@@ -79,6 +92,7 @@ export class TabDialogs {
       entry.cdp = cdp;
     }
     this.open.push(entry);
+    openInProcess += 1;
     log.debug(`dialog ${entry.seq} opened: ${type}`);
     const info = infoOf(entry);
     for (const waiter of [...this.waiters]) waiter(info);
@@ -101,6 +115,7 @@ export class TabDialogs {
       const index = open ? this.open.indexOf(open) : -1;
       if (index >= 0) {
         this.open.splice(index, 1);
+        openInProcess -= 1;
         log.debug(`dialog ${open!.seq} was closed outside tabwright`);
       }
     });
@@ -129,6 +144,7 @@ export class TabDialogs {
   async answer(accept: boolean, promptText: string | undefined, tabId: number): Promise<DialogAnswer> {
     const entry = this.open.shift();
     if (!entry) throw noDialog(tabId);
+    openInProcess -= 1;
     try {
       // Playwright answers a prompt with '' when given no text; a person pressing OK sends the default value.
       await (accept ? entry.dialog.accept(entry.type === 'prompt' ? promptText ?? entry.defaultValue : undefined) : entry.dialog.dismiss());
@@ -144,6 +160,7 @@ export class TabDialogs {
 
   /** Forgets every dialog (the tab closed). */
   clear(): void {
+    openInProcess -= this.open.length;
     this.open.length = 0;
     this.cdpOpen.length = 0;
   }
@@ -186,15 +203,17 @@ export type UntilDialog<T> = { done: true; value: T } | { done: false; dialog: D
  * a dialog does not finish what it was doing until someone answers it.
  * When the dialog wins, `work` goes on in the background and its outcome
  * (usually a timeout or an abort) is ignored. Rejections of `work` before a
- * dialog opens are passed on.
+ * dialog opens are passed on. `elsewhere` resolves when a dialog that holds
+ * the work up opens in another tab (a popup the action opened).
  */
-export async function untilDialog<T>(dialogs: TabDialogs, work: Promise<T>): Promise<UntilDialog<T>> {
+export async function untilDialog<T>(dialogs: TabDialogs, work: Promise<T>, elsewhere?: Promise<DialogInfo>): Promise<UntilDialog<T>> {
   const waiter = dialogs.next();
   work.catch(error => log.debug('work after a dialog opened ended with', error));
   try {
     return await Promise.race([
       work.then(value => ({ done: true as const, value })),
       waiter.opened.then(dialog => ({ done: false as const, dialog })),
+      ...(elsewhere ? [elsewhere.then(dialog => ({ done: false as const, dialog }))] : []),
     ]);
   } finally {
     waiter.cancel();

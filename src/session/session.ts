@@ -23,6 +23,8 @@ export class Session {
   readonly refs = new RefRegistry();
   private readonly tabs = new Map<number, Tab>();
   private readonly registering = new WeakMap<Page, Promise<Tab>>();
+  private readonly tabOfPage = new WeakMap<Page, Tab>();
+  private readonly dialogListeners = new Set<(tab: Tab) => void>();
   private nextTabId = 1;
   private activeId: number | undefined;
   private ctx: Promise<BrowserContext> | undefined;
@@ -51,6 +53,18 @@ export class Session {
     if (existsSync(RUNTIME_PATH)) await ctx.addInitScript({ path: RUNTIME_PATH });
     else log.warn(`in-page runtime missing at ${RUNTIME_PATH}; run npm run build`);
     ctx.on('page', page => void this.register(page));
+    // Dialogs are taken at the context, not the page: a popup's page object reaches
+    // us after its first script may have run, and Playwright dismisses a dialog
+    // nobody listens for (issue #4: an alert on a popup's load stays open).
+    ctx.on('dialog', dialog => {
+      const page = dialog.page();
+      if (!page) return;
+      void this.register(page);
+      const tab = this.tabOfPage.get(page);
+      if (!tab) return;
+      tab.dialogs.onDialog(dialog);
+      for (const listener of [...this.dialogListeners]) listener(tab);
+    });
     for (const page of ctx.pages()) await this.register(page);
     return ctx;
   }
@@ -68,6 +82,7 @@ export class Session {
   private async createTab(page: Page): Promise<Tab> {
     const tab = new Tab(this.nextTabId++, page);
     this.tabs.set(tab.id, tab);
+    this.tabOfPage.set(page, tab);
     tab.onDocument(old => this.refs.dropDocument(old));
     page.on('close', () => this.forget(tab));
     const opener = await page.opener().catch(() => null);
@@ -87,6 +102,17 @@ export class Session {
       const opener = tab.openerTabId !== undefined ? this.tabs.get(tab.openerTabId) : undefined;
       this.activeId = opener?.id ?? [...this.tabs.keys()].pop();
     }
+  }
+
+  /**
+   * Calls `listener` with the tab whenever a dialog opens in any tab, until
+   * the returned function is called.
+   */
+  watchDialogs(listener: (tab: Tab) => void): () => void {
+    this.dialogListeners.add(listener);
+    return () => {
+      this.dialogListeners.delete(listener);
+    };
   }
 
   /** The active tab's id, if any tab is open. */

@@ -15,7 +15,7 @@
 import type { CDPSession, Page } from 'playwright-core';
 import { logger } from '../log.js';
 import { ConsoleBuffer, levelOf } from './consoleBuffer.js';
-import { TabDialogs, type DialogInfo } from './dialogs.js';
+import { anyDialogOpen, TabDialogs, type DialogInfo } from './dialogs.js';
 
 const log = logger('tab');
 
@@ -33,7 +33,7 @@ export interface TabInfo {
 
 export class Tab {
   readonly console = new ConsoleBuffer();
-  /** JavaScript dialogs: the open one stays open until handle_dialog answers it (issue #4). */
+  /** JavaScript dialogs (fed by the session's context-level listener): the open one stays open until handle_dialog answers it (issue #4). */
   readonly dialogs = new TabDialogs();
   instanceId = 'pending';
   revision = 1;
@@ -72,7 +72,6 @@ export class Tab {
         revision: this.revision,
       });
     });
-    page.on('dialog', dialog => this.dialogs.onDialog(dialog));
     page.on('close', () => {
       this.closed = true;
       this.dialogs.clear();
@@ -162,8 +161,8 @@ export class Tab {
    * browser holds the command back.
    */
   async terminateExecution(): Promise<void> {
-    // A page waiting for a dialog is not stuck, and answers nothing until the dialog closes.
-    if (!this.cdp || this.closed || this.dialogs.current) return;
+    // A page waiting for a dialog (its own or a popup's) is not stuck, and answers nothing until the dialog closes.
+    if (!this.cdp || this.closed || anyDialogOpen()) return;
     if (await this.responsive()) return; // nothing is running; terminating would hit the next script
     await withTimeout(this.cdp.send('Runtime.terminateExecution').catch(error => log.debug('terminateExecution failed', error)), 2000);
   }
@@ -173,7 +172,7 @@ export class Tab {
    * stops that script. Returns whether the page was stuck.
    */
   async stopIfStuck(): Promise<boolean> {
-    if (!this.cdp || this.closed || this.dialogs.current || (await this.responsive())) return false;
+    if (!this.cdp || this.closed || anyDialogOpen() || (await this.responsive())) return false;
     await this.terminateExecution();
     return true;
   }

@@ -9,7 +9,7 @@ import type { Session } from '../session/session.js';
 import type { Request } from 'playwright-core';
 import type { Tab } from '../session/tab.js';
 import { withTimeout } from '../session/tab.js';
-import { describeDialog, untilDialog } from '../session/dialogs.js';
+import { describeDialog, untilDialog, type DialogInfo } from '../session/dialogs.js';
 import { ToolError } from './errors.js';
 import type { ToolResponse } from './response.js';
 
@@ -104,22 +104,33 @@ export async function runAction(session: Session, tab: Tab, label: string, res: 
     if (request.isNavigationRequest() && request.frame() === tab.page.mainFrame()) navigation = request;
   };
   tab.page.on('request', onRequest);
+  // A dialog in a tab the action opened pauses this page too when they share a
+  // renderer (a same-site popup that alerts on load): end the call then as well.
+  let stopWatching: () => void = () => undefined;
+  const elsewhere = new Promise<DialogInfo>(resolve => {
+    stopWatching = session.watchDialogs(other => {
+      const current = other.dialogs.current;
+      if (other !== tab && current && (!before.tabIds.has(other.id) || other.openerTabId === tab.id)) resolve(current);
+    });
+  });
   let outcome;
   try {
     // A dialog blocks the page, and with it the action (a click whose handler
     // calls confirm() returns only once the dialog is answered): the call
     // returns when the dialog opens and reports it (issue #4).
-    outcome = await untilDialog(tab.dialogs, unstuck(tab, action));
+    outcome = await untilDialog(tab.dialogs, unstuck(tab, action), elsewhere);
   } catch (error) {
     // The page closed itself (window.close() in a handler) during the action.
     if (!tab.closed && !tab.page.isClosed()) throw error;
     outcome = { done: true as const, value: undefined };
   } finally {
     tab.page.off('request', onRequest);
+    stopWatching();
   }
   // A dialog that opened as the action ended (a handler that alerts after its await) counts too.
-  const dialog = outcome.done ? (tab.closed ? undefined : tab.dialogs.current) : outcome.dialog;
-  if (!dialog) {
+  const dialog = tab.closed ? undefined : tab.dialogs.current;
+  const held = !outcome.done;
+  if (!held) {
     if (navigation && tab.instanceId === before.instanceId && !tab.closed) await settleNavigation(tab, navigation, before.instanceId);
     if (tab.windowOpens > before.windowOpens) await waitForNewTabs(session, before.tabIds, tab.windowOpens - before.windowOpens, NEW_TAB_MS);
     await awaitSelfClose(tab);
@@ -155,7 +166,7 @@ export async function runAction(session: Session, tab: Tab, label: string, res: 
     res.text(`New tab${opened.length > 1 ? 's' : ''} opened: ${opened.map(t => t.id).join(', ')}; the active tab stays ${session.activeTabId} (focus_tab switches).`);
     for (const t of opened) if (t.dialogs.current) res.text(describeDialog(t.id, t.dialogs.current));
   }
-  if (opts.snapshot && !tab.closed && !dialog) {
+  if (opts.snapshot && !tab.closed && !held) {
     const snap = await takeSnapshot(session, tab);
     res.set('snapshot', snap.text).text(`\n${snap.text}`);
   }
