@@ -32,6 +32,7 @@ export interface Target {
 export const TARGETS: readonly Target[] = [
   { id: 'tokens_real', label: 'snapshot tokens per real page', unit: 'tokens', better: 'lower', issuePeers: { 'playwright-mcp': 12993, 'chrome-devtools-mcp': 9740 }, target: 4900, targetText: '≤ 4,900' },
   { id: 'coverage_real', label: 'coverage of visible interactive elements (worst page)', unit: '%', better: 'higher', target: 1, targetText: '100%' },
+  { id: 'coverage_paged_real', label: 'coverage following paging lines (worst page)', unit: '%', better: 'higher', target: 1, targetText: '100%' },
   { id: 'tokens_large', label: 'snapshot tokens, 5,000-row page', unit: 'tokens', better: 'lower', issuePeers: { 'playwright-mcp': 525000, 'chrome-devtools-mcp': 348000 }, target: 25000, targetText: '≤ 25k' },
   { id: 'snapshot_ms_large', label: 'snapshot latency, 5,000-row page', unit: 'ms', better: 'lower', issuePeers: { 'playwright-mcp': 2600, 'chrome-devtools-mcp': 4000 }, target: 1000, targetText: '≤ 1 s' },
   { id: 'snapshot_ms_real', label: 'snapshot latency per real page', unit: 'ms', better: 'lower', issuePeers: { 'playwright-mcp': 129, 'chrome-devtools-mcp': 118 }, target: 118, targetText: '≤ 118 ms' },
@@ -96,6 +97,13 @@ export function headlines(results: Results): Headline[] {
         const { values, pages } = acrossPages(results, measure, real.ids);
         return { target, values, pick: target.id === 'coverage_real' ? 'min' : 'median', note: realNote(pages) };
       }
+      case 'coverage_paged_real': {
+        // tabwright only: the peers never page, so they have no samples of it and show "—".
+        const { values, pages } = acrossPages(results, 'coverage_paged', real.ids);
+        const worst = worstPagedPage(results, pages);
+        const needs = worst ? `; worst page ${worst.page} needs ${worst.calls.toLocaleString('en-US')} paging call${worst.calls === 1 ? '' : 's'}, ${formatValue(worst.tokens, 'tokens')} with the default snapshot${worst.capped ? ' (capped: pages left unfetched)' : ''}` : '';
+        return { target, values, pick: 'min', note: `${realNote(pages)}${needs}` };
+      }
       case 'tokens_large':
       case 'snapshot_ms_large':
         return { target, values: perServer(results, target.id === 'tokens_large' ? 'snapshot_tokens' : 'snapshot_ms', 'large'), pick: 'median' };
@@ -103,6 +111,32 @@ export function headlines(results: Results): Headline[] {
         return { target, values: perServer(results, target.id as Measure), pick: 'median' };
     }
   });
+}
+
+/** tabwright's page following paging lines: coverage, paging calls and tokens (default snapshot + calls), medians over rounds. */
+export interface PagedPage {
+  page: string;
+  coverage: number;
+  calls: number;
+  tokens: number;
+  capped: boolean;
+}
+
+/** coverage_paged, paged_calls and paged_tokens of one page (tabwright); undefined when not measured. */
+export function pagedPage(results: Results, page: string): PagedPage | undefined {
+  const coverage = roundSummary(results, 'tabwright', 'coverage_paged', page);
+  const calls = roundSummary(results, 'tabwright', 'paged_calls', page);
+  const tokens = roundSummary(results, 'tabwright', 'paged_tokens', page);
+  if (!coverage || !calls || !tokens) return undefined;
+  const capped = results.samples.some(s => s.server === 'tabwright' && s.page === page && s.measure === 'coverage_paged' && s.capped);
+  return { page, coverage: coverage.median, calls: calls.median, tokens: tokens.median, capped };
+}
+
+/** Of `pages`, the one with the lowest coverage following paging lines; ties go to the one needing most calls, then tokens. */
+export function worstPagedPage(results: Results, pages: readonly string[]): PagedPage | undefined {
+  const all = pages.map(p => pagedPage(results, p)).filter((p): p is PagedPage => p !== undefined);
+  all.sort((a, b) => a.coverage - b.coverage || b.calls - a.calls || b.tokens - a.tokens);
+  return all[0];
 }
 
 function perServer(results: Results, measure: Measure, page?: string): Partial<Record<ServerId, Summary>> {

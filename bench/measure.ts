@@ -8,6 +8,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { CENSUS_FUNCTION, censusTotal, parseCensus } from './census.js';
 import type { BenchPage, Site } from './pages.js';
+import { followPaging, pagingCalls } from './paging.js';
 import type { TreeSampler } from './procs.js';
 import { entryScript, type ServerSpec } from './servers.js';
 import { Session, type CallOutcome } from './session.js';
@@ -111,8 +112,34 @@ export async function measurePage(session: Session, page: BenchPage, ctx: Ctx, r
   record(ctx, round, spec.id, 'snapshot_wire_bytes', snap.wireBytes, base);
   record(ctx, round, spec.id, 'snapshot_tokens', countTokens(text), { ...base, delivery, ...paged });
   record(ctx, round, spec.id, 'interactive_refs', interactiveRefCount(nodes), base);
-  record(ctx, round, spec.id, 'coverage', interactiveCoverage(nodes, info.census[spec.id]!), { ...base, refs: refKinds(nodes), ...paged });
+  const coverage = interactiveCoverage(nodes, info.census[spec.id]!);
+  record(ctx, round, spec.id, 'coverage', coverage, { ...base, refs: refKinds(nodes), ...paged });
   if (censusTotal(info.census[spec.id]!) === 0) ctx.log(`  ${spec.id} ${page.id}: census found no interactive elements`);
+  const followed = ctx.results.samples.some(x => x.server === spec.id && x.page === page.id && x.measure === 'coverage_paged');
+  if (spec.page && !followed) await followPages(session, text, coverage, info.census[spec.id]!, page.id, timeout, ctx, round);
+}
+
+/**
+ * Once per server and page (after the page's other measures, so a failure here loses none of them): follows every
+ * paging line of the default snapshot `text` (bench/paging.ts) and records coverage_paged, paged_tokens and
+ * paged_calls. A snapshot without paging lines records its own coverage and tokens, and 0 calls.
+ */
+async function followPages(session: Session, text: string, coverage: number, census: Census, pageId: string, timeout: number, ctx: Ctx, round: number): Promise<void> {
+  const { spec } = session;
+  const base = { page: pageId };
+  if (!pagingCalls(text).length) {
+    record(ctx, round, spec.id, 'coverage_paged', coverage, { ...base, refs: refKinds(parseRefs(text)) });
+    record(ctx, round, spec.id, 'paged_tokens', countTokens(text), base);
+    record(ctx, round, spec.id, 'paged_calls', 0, base);
+    return;
+  }
+  const fetch = async (ref: string, offset: number) => snapshotText(spec, await session.ok(spec.page!(ref, offset, session.state), timeout), session.workspace).text;
+  const f = await followPaging(text, fetch);
+  const extra = { ...base, paged: true, ...(f.capped ? { capped: true } : {}) };
+  record(ctx, round, spec.id, 'coverage_paged', interactiveCoverage(f.nodes, census), { ...extra, refs: refKinds(f.nodes) });
+  record(ctx, round, spec.id, 'paged_tokens', f.tokens, extra);
+  record(ctx, round, spec.id, 'paged_calls', f.calls, extra);
+  if (f.capped) ctx.log(`  ${spec.id} ${pageId}: stopped following paging lines at ${f.calls} calls`);
 }
 
 /** Evaluates `() => <expr>` through the server and returns the result text (for DOM checks). */

@@ -4,7 +4,8 @@
  * versions and flags, the machine, the method, and any errors. Pure: it
  * renders a Results object (unit-tested from a fixed one).
  */
-import { formatValue, headlines, roundSummary, verdict, type Headline } from './headline.js';
+import { formatValue, headlines, pagedPage, roundSummary, verdict, type Headline } from './headline.js';
+import { PAGING_CALL_CAP } from './paging.js';
 import type { Summary } from './stats.js';
 import type { Measure, Results, ServerId } from './types.js';
 
@@ -96,16 +97,35 @@ function pageSection(results: Results): string {
         return cell(s, unit) + (marks.length ? ` (${marks.join(', ')})` : '');
       });
       if (m === 'coverage') {
+        cells.push(pagedCell(results, p.id));
         const c = p.census.tabwright ?? Object.values(p.census)[0];
         cells.push(c ? `${c.links} / ${c.buttons} / ${c.controls}` : '—');
       }
       return [p.id, ...cells];
     });
-    const head = ['page', ...COLUMNS.map(id => label(results, id)), ...(m === 'coverage' ? ['links / buttons / controls'] : [])];
-    parts.push(`### ${title}\n\n${table(head, rows)}`);
+    const head = ['page', ...COLUMNS.map(id => label(results, id)), ...(m === 'coverage' ? ['tabwright following paging (calls, tokens)', 'links / buttons / controls'] : [])];
+    parts.push(`### ${title}\n\n${table(head, rows)}${m === 'coverage' ? `\n\n${PAGING_NOTE}` : ''}`);
   }
   return parts.join('\n\n');
 }
+
+/** tabwright's coverage following paging lines on one page, with the calls and tokens it took: "100% (12 calls, 34,567 tokens)". */
+function pagedCell(results: Results, page: string): string {
+  const p = pagedPage(results, page);
+  if (!p) return '—';
+  const calls = `${p.calls.toLocaleString('en-US')} call${p.calls === 1 ? '' : 's'}`;
+  return `${formatValue(p.coverage, '%')} (${calls}, ${formatValue(p.tokens, 'tokens')}${p.capped ? ', capped' : ''})`;
+}
+
+/** Under the per-page coverage table: why tabwright's default-snapshot coverage is below 100% on some pages. */
+export const PAGING_NOTE = `tabwright's default snapshot shows the whole page when it fits its budget of ~48,000 characters (under the
+64 KB inline cap of issue #2). Pages over it are paged ("(paged)"): containers of more than 50 items show their first
+50 and end in a paging line (\`… items 1–50 of 5000 shown; 4950 more: get_page_context {ref: "e16", offset: 50}\`), and
+a snapshot that still reaches the budget ends in continue lines. So on those pages the default-snapshot coverage is
+missed by design, by the amount the tabwright column shows. "following paging" is the coverage of every ref reached by
+following every paging line (each container page fetched once, at most ${PAGING_CALL_CAP} calls per page, "capped" if stopped there),
+with the number of those calls and the tokens of the default snapshot plus all of them: what an agent reads to see
+every element. The peers never page, so they have no such column.`;
 
 function serversSection(results: Results): string {
   return results.servers
@@ -138,6 +158,11 @@ const METHOD = `- Each round starts the three servers in turn (order rotated eve
   same-origin frames included), run through each server's own evaluate tool. Snapshot lines with a ref and a link,
   button or control role are matched to that count by kind (menuitem/tab roles fill gaps), capped at 100%. A count,
   not an element-by-element match.
+- Following paging lines (tabwright; once per page, in the first round that measures it, after that page's other
+  measures): every paging line of the default snapshot (\`get_page_context {ref: "eN", offset: N}\`) is called, then
+  every paging line of those pages (other containers, or a later offset of the same one), each ref@offset once, at
+  most ${PAGING_CALL_CAP} calls per page. The ref'd nodes of all of them, one per ref, are counted against the same census as
+  coverage; tokens are the default snapshot's plus every call's. These calls add to the first round's memory peaks.
 - Click and type: on a fresh load of the login form, by the ref from that server's snapshot; the DOM is checked
   afterwards through the server's evaluate tool (✓ = every round verified).
 - Cold start: spawn → MCP initialize → first navigate + snapshot (Chrome DevTools MCP also lists its pages first,

@@ -47,6 +47,11 @@ export interface ServerSpec {
   type(ref: string, description: string, text: string, s: AdapterState): Call;
   screenshot(s: AdapterState): Call;
   evaluate(fn: string, s: AdapterState): Call;
+  /**
+   * The call a paging line names: one container's children from `offset` on (tabwright only:
+   * `get_page_context {ref, offset}`, docs/snapshot.md). Absent for servers that never page.
+   */
+  page?(ref: string, offset: number, s: AdapterState): Call;
   /** When the snapshot was written to a file instead of returned, the file's path. */
   snapshotFile(text: string, structured: Record<string, unknown> | undefined, workspace: string): string | undefined;
 }
@@ -68,6 +73,7 @@ const tabwright: ServerSpec = {
   type: (ref, _d, text) => ({ name: 'type', args: { ref, text } }),
   screenshot: () => ({ name: 'take_screenshot', args: {} }),
   evaluate: fn => ({ name: 'execute', args: { code: `(${fn})()` } }),
+  page: (ref, offset) => ({ name: 'get_page_context', args: { ref, offset } }),
   snapshotFile: (_text, structured) => (typeof structured?.path === 'string' ? structured.path : undefined),
 };
 
@@ -139,7 +145,7 @@ export interface ListedTool {
  */
 export function checkMapping(spec: ServerSpec, tools: readonly ListedTool[]): string[] {
   const s: AdapterState = { pageId: 1 };
-  const calls = [spec.navigate('http://127.0.0.1/', s), spec.snapshot(s), spec.click('e1', 'x', s), spec.type('e1', 'x', 'y', s), spec.screenshot(s), spec.evaluate('() => 1', s)];
+  const calls = [spec.navigate('http://127.0.0.1/', s), spec.snapshot(s), spec.click('e1', 'x', s), spec.type('e1', 'x', 'y', s), spec.screenshot(s), spec.evaluate('() => 1', s), ...(spec.page ? [spec.page('e1', 50, s)] : [])];
   const problems: string[] = [];
   for (const call of calls) {
     const tool = tools.find(t => t.name === call.name);

@@ -8,9 +8,25 @@ export type ServerId = 'tabwright' | 'playwright-mcp' | 'chrome-devtools-mcp';
 
 export const SERVER_IDS: readonly ServerId[] = ['tabwright', 'playwright-mcp', 'chrome-devtools-mcp'];
 
-/** Measures taken per server and page. */
-/** `snapshot_wire_bytes`: the whole snapshot result as JSON (text blocks and structuredContent), in the raw data only. */
-export type PageMeasure = 'navigate_ms' | 'snapshot_ms' | 'snapshot_bytes' | 'snapshot_wire_bytes' | 'snapshot_tokens' | 'coverage' | 'interactive_refs';
+/**
+ * Measures taken per server and page.
+ * `snapshot_wire_bytes`: the whole snapshot result as JSON (text blocks and structuredContent), in the raw data only.
+ * Following paging lines (servers whose spec has `page`, i.e. tabwright; once per server and page, in the first round
+ * that measures the page): `coverage_paged` is the coverage of every ref reached from the default snapshot by following
+ * its paging lines (bench/paging.ts), `paged_tokens` the o200k tokens of the default snapshot plus every paging call,
+ * `paged_calls` the number of paging calls. A snapshot without paging lines gives its coverage, its tokens and 0.
+ */
+export type PageMeasure =
+  | 'navigate_ms'
+  | 'snapshot_ms'
+  | 'snapshot_bytes'
+  | 'snapshot_wire_bytes'
+  | 'snapshot_tokens'
+  | 'coverage'
+  | 'interactive_refs'
+  | 'coverage_paged'
+  | 'paged_tokens'
+  | 'paged_calls';
 
 /** Measures taken once per server and round. */
 export type ServerMeasure =
@@ -42,6 +58,8 @@ export interface Sample {
   delivery?: 'inline' | 'file';
   /** For snapshots: the snapshot shows part of a long container and says how to page through the rest. */
   paged?: boolean;
+  /** For paging measures: the follow stopped at its cap (400 calls) with pages left unfetched. */
+  capped?: boolean;
   /** For coverage: the ref'd snapshot nodes by kind (so coverage can be recomputed from the raw data). */
   refs?: Census & { other: number };
 }

@@ -18,6 +18,7 @@ export function addServerOptions(cmd: Command): Command {
     .option('--browser-arg <arg>', 'extra browser switch, repeatable (env TABWRIGHT_BROWSER_ARGS, space-separated)', collect)
     .option('--viewport <WxH>', 'viewport size (env TABWRIGHT_VIEWPORT; default 1280x720)')
     .option('--workspace <dir>', 'folder whose .tabwright/ receives snapshots and screenshots (env TABWRIGHT_WORKSPACE; default cwd)')
+    .option('--allow-root <dir>', 'folder upload_file may read besides the workspace, repeatable (env TABWRIGHT_ALLOWED_ROOTS, colon-separated)', collect)
     .addOption(new Option('--output <mode>', 'default output of snapshots and screenshots (env TABWRIGHT_OUTPUT)').choices(['auto', 'inline', 'file']))
     .option('--log-file <file>', 'write logs to this file instead of stderr (env TABWRIGHT_LOG_FILE)');
 }

@@ -3,7 +3,7 @@
  * defaults (issue #2, "The launch connection"; README "Configuration").
  */
 import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { delimiter, join, resolve } from 'node:path';
 import { ToolError } from './tools/errors.js';
 
 export type OutputMode = 'auto' | 'inline' | 'file';
@@ -24,6 +24,11 @@ export interface Config {
   viewport: { width: number; height: number };
   /** Folder whose `.tabwright/` receives files the tools write. */
   workspace: string;
+  /**
+   * Folders besides the workspace that `upload_file` may read from
+   * (absolute; `--allow-root`, `TABWRIGHT_ALLOWED_ROOTS`; issue #4).
+   */
+  allowedRoots: string[];
   /** Default `output` of get_page_context and take_screenshot. */
   output: OutputMode;
   /** Config folder (pairing key, rules, endpoint file). */
@@ -42,6 +47,7 @@ export interface ConfigFlags {
   browserArg?: string[];
   viewport?: string;
   workspace?: string;
+  allowRoot?: string[];
   output?: string;
 }
 
@@ -114,6 +120,8 @@ export function resolveConfig(flags: ConfigFlags = {}, env: Env = process.env): 
     browserArgs: [...splitArgs(env.TABWRIGHT_BROWSER_ARGS), ...(flags.browserArg ?? [])],
     viewport: parseViewport(flags.viewport ?? env.TABWRIGHT_VIEWPORT ?? '1280x720'),
     workspace: resolve(flags.workspace ?? env.TABWRIGHT_WORKSPACE ?? process.cwd()),
+    // Both sources add up, like browser switches: the variable's roots, then the flags'.
+    allowedRoots: [...(env.TABWRIGHT_ALLOWED_ROOTS ?? '').split(delimiter), ...(flags.allowRoot ?? [])].filter(Boolean).map(dir => resolve(dir)),
     output: outputText as OutputMode,
     configDir: configDir(env),
     dataDir: data,

@@ -44,6 +44,20 @@ const INSTRUCTIONS = [
   'Pages may offer their own tools: list_webmcp_tools, then call_webmcp_tool.',
 ].join('\n');
 
+/**
+ * MCP tool annotations from the consent class, with only the hints that differ
+ * from the spec's defaults (readOnlyHint false, destructiveHint true,
+ * idempotentHint false, openWorldHint true: MCP schema, ToolAnnotations), since
+ * every byte of tools/list is paid in each agent's context (issue #3).
+ */
+function annotationsOf(tool: AnyTool): { readOnlyHint?: true; destructiveHint?: false } {
+  if (tool.consent === 'observe') return { readOnlyHint: true };
+  return DESTRUCTIVE.has(tool.name) ? {} : { destructiveHint: false };
+}
+
+/** Tools whose effect cannot be undone by the page: closing a tab, running arbitrary code. */
+const DESTRUCTIVE = new Set(['close_tab', 'execute']);
+
 /** Builds the server for one MCP connection (stdio) or request (HTTP). */
 export function buildServer(session: Session, config: Config, request: McpRequestContext): McpServer {
   const server = new McpServer({ name: 'tabwright', version: VERSION }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
@@ -54,13 +68,7 @@ export function buildServer(session: Session, config: Config, request: McpReques
         title: tool.title,
         description: tool.description,
         inputSchema: advertisedSchema(tool),
-        annotations: {
-          title: tool.title,
-          readOnlyHint: tool.consent === 'observe',
-          destructiveHint: tool.name === 'close_tab' || tool.name === 'execute',
-          idempotentHint: tool.consent === 'observe',
-          openWorldHint: true,
-        },
+        annotations: annotationsOf(tool),
       },
       async (args, ctx) => {
         const token = ctx.mcpReq._meta?.progressToken;

@@ -52,11 +52,12 @@ function serialize(value: unknown): string {
 }
 
 import { hasArea, insideAriaHidden, interactiveKind, isVisible, styleOf, styleVisible, type InteractiveEntry, type InteractiveKind } from './dom.js';
+import { adoptClosedRoot, recordClosedRoots, shadowRootOf, takeCandidates } from './shadow.js';
 import { byId, idOf, nonce, snapshot } from './snapshot.js';
 
 /**
- * Every visible link, button and form control of a document, its open
- * shadow roots and its visible same-origin frames (recursively), in
+ * Every visible link, button and form control of a document, its shadow
+ * roots (open, and closed ones the runtime recorded) and its visible same-origin frames (recursively), in
  * document order (a shadow tree right after its host). Cross-origin frames
  * cannot be read from the page; they are only counted.
  */
@@ -66,7 +67,8 @@ function collectInteractive(root: Document | ShadowRoot, frame: number, out: Int
     if (kind && isVisible(el)) {
       out.push({ element: el, kind, frame, ariaHidden: insideAriaHidden(el), pointerEvents: styleOf(el)?.pointerEvents !== 'none' });
     }
-    if (el.shadowRoot) collectInteractive(el.shadowRoot, frame, out, frames);
+    const shadow = shadowRootOf(el);
+    if (shadow) collectInteractive(shadow, frame, out, frames);
     if ((el.localName === 'iframe' || el.localName === 'frame') && styleVisible(el) && hasArea(el)) {
       let doc: Document | null = null;
       try {
@@ -156,6 +158,10 @@ const api = Object.freeze({
   idOf,
   /** The prefix of this document's snapshot ids (finds the frame of a ref). */
   nonce,
+  /** Custom elements the walker listed as possible closed-root hosts, for the server's CDP probe (src/page/shadow.ts). */
+  takeCandidates,
+  /** Records a closed shadow root the server found through CDP, so the walker walks it. */
+  adoptClosedRoot,
   /**
    * Counts the visible interactive elements: links with href (or
    * role=link), buttons (or role=button), and form controls, across open
@@ -187,5 +193,6 @@ const api = Object.freeze({
 });
 
 if (!('__tabwright' in globalThis)) {
+  recordClosedRoots();
   Object.defineProperty(globalThis, '__tabwright', { value: api, enumerable: false, writable: false, configurable: false });
 }

@@ -13,6 +13,7 @@
  * Refs appear in the output as `\u0001id\u0001` placeholders.
  */
 import { BUTTON_INPUT_TYPES, hasArea, interactiveKind, isVisible, styleVisible, type InteractiveKind } from './dom.js';
+import { noteCandidate, pendingCandidates, shadowRootOf } from './shadow.js';
 
 export interface SnapshotOptions {
   /** Snapshot this element (an id from an earlier snapshot) instead of the document. */
@@ -27,6 +28,12 @@ export interface SnapshotOptions {
   urls?: boolean;
   /** Longest text line before it is cut with a marker; 0 for no cut (default 0). */
   maxText?: number;
+  /**
+   * Characters the walk may write (an estimate of the output, counted while
+   * walking); past it the walk stops and every open container ends with a
+   * paging line that says where to continue. Default: no budget.
+   */
+  budget?: number;
 }
 
 export interface SnapshotResult {
@@ -37,6 +44,12 @@ export interface SnapshotResult {
   nonce: string;
   /** The root id no longer names an element of this document. */
   gone?: boolean;
+  /** Custom elements (this document and its same-origin frames) that may hide a closed shadow root, for the server to ask CDP about (src/page/shadow.ts). */
+  candidates?: number;
+  /** The walk stopped at its budget (the lines end in paging lines saying where to continue). */
+  cut?: boolean;
+  /** Budget left after the walk (characters; Infinity without a budget). */
+  budgetLeft?: number;
 }
 
 const MARK = '\u0001';
@@ -266,9 +279,10 @@ function valueOf(el: Element, role: string): { value?: string; options?: string 
   return {};
 }
 
-/** Children in the flat tree: a shadow root's children for a host, assigned nodes for a slot. */
+/** Children in the flat tree: a shadow root's children (open or recorded closed) for a host, assigned nodes for a slot. */
 function flatChildren(el: Element): ArrayLike<Node> {
-  if (el.shadowRoot) return el.shadowRoot.childNodes;
+  const root = shadowRootOf(el);
+  if (root) return root.childNodes;
   if (el.localName === 'slot') {
     const assigned = (el as HTMLSlotElement).assignedNodes();
     if (assigned.length) return assigned;
@@ -299,11 +313,30 @@ interface Ctx {
   maxText: number;
   urls: boolean;
   frames: string[];
+  /** Closed-root candidates of same-origin frames walked inline (src/page/shadow.ts). */
+  candidates: number;
   /** Inside a node named from its content, or an aria-hidden subtree: only actionable nodes are written. */
   quiet: boolean;
   /** The element whose children start at `offset` (the root of a paged snapshot). */
   pagedEl?: Element;
   offset: number;
+  /** Shared by every level of one walk: characters left, and whether the walk stopped at the budget. */
+  budget: Budget;
+}
+
+interface Budget {
+  left: number;
+  cut: boolean;
+}
+
+/** Shown children `[from, to)` of `total` countable ones; `cut` when the budget, not the limit, stopped the walk. */
+type Paging = [from: number, to: number, total: number, cut?: boolean];
+
+/** Estimated characters a node's line costs (role, name, ref, value, indentation). */
+function cost(node: SnapNode): number {
+  // A row's value is its cells' text, already counted as the cells were walked.
+  const value = node.role === 'row' ? 0 : (node.value?.length ?? 0);
+  return 20 + (node.id ? 12 : 0) + (node.name?.length ?? 0) + value + (node.notes?.reduce((n, l) => n + l.length, 0) ?? 0);
 }
 
 function isCountable(n: Node): boolean {
@@ -312,37 +345,69 @@ function isCountable(n: Node): boolean {
 
 /**
  * Walks the children of `el` into `out`; past `ctx.limit` countable
- * children (elements and non-blank texts) only counts them. Returns
- * `[shown from, shown to, total]` when it summarised, else null.
+ * children (elements and non-blank texts) only counts them, and once the
+ * budget is spent it stops. Returns `[shown from, shown to, total, cut]`
+ * when it summarised or stopped, else null. A child the budget ran out in
+ * is not counted as shown, so the continuation starts with it.
  */
-function walkChildren(el: Element, out: Item[], ctx: Ctx): [number, number, number] | null {
+function walkChildren(el: Element, out: Item[], ctx: Ctx): Paging | null {
   const kids = flatChildren(el);
   const offset = el === ctx.pagedEl ? ctx.offset : 0;
+  const budget = ctx.budget;
   if (kids.length <= ctx.limit && offset === 0) {
-    for (let i = 0; i < kids.length; i++) walkNode(kids[i]!, out, ctx);
+    let shown = 0;
+    for (let i = 0; i < kids.length; i++) {
+      const kid = kids[i]!;
+      if (!isCountable(kid)) {
+        walkNode(kid, out, ctx);
+        continue;
+      }
+      if (budget.left <= 0) return stopped(kids, 0, shown, budget);
+      const wasCut = budget.cut;
+      walkNode(kid, out, ctx);
+      if (budget.cut && !wasCut) return stopped(kids, 0, shown, budget);
+      shown++;
+    }
     return null;
   }
   const countable: Node[] = [];
   for (let i = 0; i < kids.length; i++) if (isCountable(kids[i]!)) countable.push(kids[i]!);
-  if ((countable.length <= ctx.limit && offset === 0) || ctx.quiet) {
-    for (const k of countable) walkNode(k, out, ctx);
-    return null;
+  const all = (countable.length <= ctx.limit && offset === 0) || ctx.quiet;
+  const end = all ? countable.length : Math.min(countable.length, offset + ctx.limit);
+  const from = all ? 0 : offset;
+  for (let i = from; i < end; i++) {
+    if (budget.left <= 0) return [from, i, countable.length, (budget.cut = true)];
+    const wasCut = budget.cut;
+    walkNode(countable[i]!, out, ctx);
+    if (budget.cut && !wasCut) return [from, i, countable.length, true];
   }
-  const end = Math.min(countable.length, offset + ctx.limit);
-  for (let i = offset; i < end; i++) walkNode(countable[i]!, out, ctx);
-  return [offset, end, countable.length];
+  return all ? null : [from, end, countable.length];
 }
 
-function moreLine(id: string, [from, to, total]: [number, number, number], limit: number): string | undefined {
+/** The paging of a container whose walk stopped at the budget after `shown` countable children. */
+function stopped(kids: ArrayLike<Node>, from: number, shown: number, budget: Budget): Paging {
+  budget.cut = true;
+  let total = 0;
+  for (let i = 0; i < kids.length; i++) if (isCountable(kids[i]!)) total++;
+  return [from, from + shown, total, true];
+}
+
+function moreLine(id: string, [from, to, total, cut]: Paging, limit: number): string | undefined {
+  const ref = `get_page_context {ref: "${MARK}${id}${MARK}", offset: ${to}}`;
+  if (cut) return `… snapshot budget reached${to > from ? ` after item ${to} of ${total}` : ` in item ${to + 1} of ${total}`}; continue: ${ref}`;
   if (from === 0 && to >= total) return undefined;
   const shown = to > from ? `items ${from + 1}–${to} of ${total} shown` : `${total} items, none past ${from}`;
   if (to >= total) return `… ${shown}; this is the end (earlier ones: get_page_context {ref: "${MARK}${id}${MARK}", offset: ${Math.max(0, from - limit)}})`;
-  return `… ${shown}; ${total - to} more: get_page_context {ref: "${MARK}${id}${MARK}", offset: ${to}}`;
+  return `… ${shown}; ${total - to} more: ${ref}`;
 }
 
 function walkNode(n: Node, out: Item[], ctx: Ctx): void {
   if (n.nodeType === 3) {
-    if (!ctx.quiet) out.push((n as Text).data);
+    if (!ctx.quiet) {
+      const data = (n as Text).data;
+      out.push(data);
+      if (isCountable(n)) ctx.budget.left -= ctx.maxText ? Math.min(data.length, ctx.maxText) : data.length;
+    }
     return;
   }
   if (n.nodeType === 1) walkElement(n as Element, out, ctx);
@@ -371,11 +436,13 @@ function walkElement(el: Element, out: Item[], ctx: Ctx): void {
   }
   const style = getComputedStyle(el);
   if (style.display === 'none') return;
+  noteCandidate(el);
   const inline = style.display === 'contents' || style.display.startsWith('inline');
   const kind = interactiveKind(el);
   const role = roleOf(el, kind);
   const ariaHidden = el.getAttribute('aria-hidden') === 'true';
   const push = (item: Item) => {
+    if (typeof item === 'object') ctx.budget.left -= cost(item);
     if (!inline) out.push(BREAK);
     out.push(item);
     if (!inline) out.push(BREAK);
@@ -395,13 +462,16 @@ function walkElement(el: Element, out: Item[], ctx: Ctx): void {
     let sub: SnapshotResult | undefined;
     try {
       const rt = ((el as HTMLIFrameElement).contentWindow as unknown as { __tabwright?: { snapshot?: (o: SnapshotOptions) => SnapshotResult } } | null)?.__tabwright;
-      if (rt?.snapshot) sub = rt.snapshot({ limit: ctx.limit, urls: ctx.urls, maxText: ctx.maxText });
+      if (rt?.snapshot) sub = rt.snapshot({ limit: ctx.limit, urls: ctx.urls, maxText: ctx.maxText, budget: ctx.budget.left });
     } catch {
       sub = undefined; // cross-origin
     }
     if (sub) {
       node.pre = sub.lines;
       ctx.frames.push(...sub.frames);
+      ctx.candidates += sub.candidates ?? 0;
+      if (sub.budgetLeft !== undefined) ctx.budget.left = sub.budgetLeft;
+      if (sub.cut) ctx.budget.cut = true;
     } else ctx.frames.push(id);
     push(node);
     return;
@@ -577,7 +647,8 @@ function writeNode(node: SnapNode, indent: string, lines: string[], maxText: num
  * `rootId`), as lines with ref placeholders.
  */
 export function snapshot(opts: SnapshotOptions = {}): SnapshotResult {
-  const ctx: Ctx = { limit: Math.max(1, opts.limit ?? 50), maxText: opts.maxText ?? 0, urls: !!opts.urls, frames: [], quiet: false, offset: Math.max(0, opts.offset ?? 0) };
+  const budget: Budget = { left: opts.budget ?? Infinity, cut: false };
+  const ctx: Ctx = { limit: Math.max(1, opts.limit ?? 50), maxText: opts.maxText ?? 0, urls: !!opts.urls, frames: [], candidates: 0, quiet: false, offset: Math.max(0, opts.offset ?? 0), budget };
   const items: Item[] = [];
   if (opts.root || opts.rootId) {
     const root = opts.root ?? elements.get(opts.rootId!)?.deref();
@@ -595,5 +666,6 @@ export function snapshot(opts: SnapshotOptions = {}): SnapshotResult {
   }
   const lines: string[] = [];
   write(items, '', lines, opts.maxText ?? 0);
-  return { lines, frames: ctx.frames, nonce };
+  const candidates = ctx.candidates + pendingCandidates();
+  return { lines, frames: ctx.frames, nonce, cut: budget.cut || undefined, budgetLeft: budget.left, candidates: candidates || undefined };
 }

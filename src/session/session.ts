@@ -4,6 +4,7 @@
  * document (DESIGN.md, "session + policy").
  */
 import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BrowserContext, Page } from 'playwright-core';
 import type { BrowserConnection } from '../browser/connection.js';
@@ -11,6 +12,7 @@ import type { Config } from '../config.js';
 import { logger } from '../log.js';
 import { ToolError } from '../tools/errors.js';
 import { dialogOpenError } from './dialogs.js';
+import { Downloads } from './downloads.js';
 import { RefRegistry } from './refs.js';
 import { Tab } from './tab.js';
 
@@ -28,11 +30,14 @@ export class Session {
   private nextTabId = 1;
   private activeId: number | undefined;
   private ctx: Promise<BrowserContext> | undefined;
+  /** Every download of the session, saved under `<workspace>/.tabwright/downloads/` (issue #4). */
+  readonly downloads: Downloads;
 
   constructor(
     readonly connection: BrowserConnection,
     readonly config: Config,
   ) {
+    this.downloads = new Downloads(join(config.workspace, '.tabwright', 'downloads'));
     connection.onDisconnect(() => {
       for (const tab of this.tabs.values()) this.forget(tab);
       this.ctx = undefined;
@@ -85,6 +90,7 @@ export class Session {
     this.tabOfPage.set(page, tab);
     tab.onDocument(old => this.refs.dropDocument(old));
     page.on('close', () => this.forget(tab));
+    page.on('download', download => this.downloads.add(tab.id, download));
     const opener = await page.opener().catch(() => null);
     if (opener) tab.openerTabId = (await this.register(opener)).id;
     await tab.attach();

@@ -14,6 +14,7 @@
 import { readFileSync } from 'node:fs';
 import { errors, selectors, type ElementHandle, type Frame, type Locator } from 'playwright-core';
 import { firstLine, ToolError } from '../tools/errors.js';
+import { adoptClosedRoots } from './closedShadow.js';
 import type { Session } from './session.js';
 import { RUNTIME_PATH } from './session.js';
 import type { Tab } from './tab.js';
@@ -35,17 +36,32 @@ export interface SnapshotOptions {
   ref?: string;
   /** Skip the first `offset` children of the `ref` element. */
   offset?: number;
-  /** Children shown per container before the rest is summarised. */
+  /**
+   * Children shown per container before the rest is summarised. Default:
+   * every child when the whole snapshot fits `budget`, else DEFAULT_LIMIT.
+   */
   limit?: number;
   /** Show links' URLs. */
   urls?: boolean;
+  /** Characters the snapshot may take (estimated while walking); default DEFAULT_BUDGET. */
+  budget?: number;
   timeoutMs?: number;
 }
 
-/** Children shown per container by default, before a paging line. */
+/** Children shown per container, before a paging line, when the whole snapshot does not fit its budget. */
 export const DEFAULT_LIMIT = 50;
-/** Longest text line of a whole-page snapshot (scoped snapshots are not cut). */
+/** Longest text line of a whole-page snapshot. */
 export const PAGE_MAX_TEXT = 300;
+/** Longest text line of a snapshot scoped with ref or selector (which reads full texts). */
+export const SCOPED_MAX_TEXT = 10_000;
+/**
+ * Characters a snapshot may take by default (the walker's estimate, counted
+ * while walking: about 55 KB of output, under the 64 KB inline cap, ~16k
+ * o200k tokens). Issue #4: "snapshots are cut at the budget while collecting".
+ */
+export const DEFAULT_BUDGET = 48_000;
+/** The budget of a snapshot written to a file (output: file). */
+export const FILE_BUDGET = 2_000_000;
 
 /** What `__tabwright.snapshot()` returns (src/page/snapshot.ts). */
 interface PageResult {
@@ -53,6 +69,10 @@ interface PageResult {
   frames: string[];
   nonce: string;
   gone?: boolean;
+  /** Possible closed-shadow hosts listed by the walk (src/page/shadow.ts). */
+  candidates?: number;
+  cut?: boolean;
+  budgetLeft?: number;
 }
 
 interface PageOptions {
@@ -61,6 +81,7 @@ interface PageOptions {
   limit?: number;
   urls?: boolean;
   maxText?: number;
+  budget?: number;
 }
 
 const PLACEHOLDER = /\u0001([^\u0001]+)\u0001/g;
@@ -158,13 +179,19 @@ async function walk(frame: Frame, opts: PageOptions, root?: ElementHandle): Prom
       const rt = (globalThis as { __tabwright?: { snapshot?: (o: unknown) => unknown } }).__tabwright;
       return (rt?.snapshot ? rt.snapshot(o) : 'runtime-missing') as PageResult | 'runtime-missing';
     }, opts);
-  const first = await run();
-  if (first !== 'runtime-missing') return first;
-  runtimeSource ??= readFileSync(RUNTIME_PATH, 'utf8');
-  await frame.evaluate(runtimeSource);
-  const again = await run();
-  if (again === 'runtime-missing') throw new ToolError('capability_unavailable', 'The in-page runtime could not be loaded into this page.', 'Reload the tab and try again.');
-  return again;
+  let result = await run();
+  if (result === 'runtime-missing') {
+    runtimeSource ??= readFileSync(RUNTIME_PATH, 'utf8');
+    await frame.evaluate(runtimeSource);
+    result = await run();
+    if (result === 'runtime-missing') throw new ToolError('capability_unavailable', 'The in-page runtime could not be loaded into this page.', 'Reload the tab and try again.');
+  }
+  // Custom elements that may hide a declarative closed shadow root: ask CDP once, walk again if it found any.
+  if (result.candidates && (await adoptClosedRoots(frame)) > 0) {
+    const again = await run();
+    if (again !== 'runtime-missing') result = again;
+  }
+  return result;
 }
 
 /**
@@ -184,7 +211,8 @@ async function expand(session: Session, tab: Tab, instanceId: string, frame: Fra
         const id = await (handle as ElementHandle<Element>).evaluate(el => (globalThis as { __tabwright?: { idOf?(el: Element): string | null } }).__tabwright?.idOf?.(el) ?? null);
         void handle.dispose();
         if (!id || !wanted.has(id)) return undefined;
-        const sub = await withTimeout(walk(child, { limit: opts.limit, urls: opts.urls, maxText: opts.maxText }), timeout);
+        const budget = Math.max(2_000, Math.floor((result.budgetLeft ?? Infinity) / wanted.size));
+        const sub = await withTimeout(walk(child, { limit: opts.limit, urls: opts.urls, maxText: opts.maxText, budget }), timeout);
         return { id, lines: await expand(session, tab, instanceId, child, sub, opts, timeout) };
       } catch (error) {
         if (error instanceof errors.TimeoutError) throw error;
@@ -239,18 +267,16 @@ export async function takeSnapshot(session: Session, tab: Tab, opts: SnapshotOpt
 
 async function snapshotOnce(session: Session, tab: Tab, instanceId: string, opts: SnapshotOptions, timeout: number): Promise<Snapshot> {
   const revision = tab.revision;
-  const limit = opts.limit ?? DEFAULT_LIMIT;
+  const budget = opts.budget ?? DEFAULT_BUDGET;
   const urls = !!opts.urls;
   let frame: Frame;
-  let result: PageResult;
-  let pageOpts: PageOptions;
+  let root: ElementHandle | undefined;
+  let base: PageOptions;
   if (opts.ref) {
     const { target } = await lookup(session, opts.ref);
     const id = target.ariaRef;
     frame = await frameOf(tab, id, opts.ref);
-    pageOpts = { rootId: id, offset: opts.offset ?? 0, limit, urls, maxText: 0 };
-    result = await withTimeout(walk(frame, pageOpts), timeout);
-    if (result.gone) throw goneError(opts.ref);
+    base = { rootId: id, offset: opts.offset ?? 0, urls, maxText: SCOPED_MAX_TEXT, budget };
   } else if (opts.selector) {
     const locator = tab.page.locator(opts.selector);
     let count: number;
@@ -260,20 +286,28 @@ async function snapshotOnce(session: Session, tab: Tab, instanceId: string, opts
       throw new ToolError('invalid_arguments', `The selector is not valid: ${firstLine(String(error))}`, 'Pass a CSS selector such as "main" or "#results", or omit selector for the whole page.');
     }
     if (count === 0) throw new ToolError('invalid_arguments', 'The selector matches no element on the page.', 'Check the selector against the page, or omit it for the whole page.');
-    const handle = await locator.first().elementHandle({ timeout });
-    if (!handle) throw new ToolError('invalid_arguments', 'The selector matches no element on the page.', 'Check the selector against the page, or omit it for the whole page.');
-    frame = (await handle.ownerFrame()) ?? tab.page.mainFrame();
-    pageOpts = { offset: opts.offset ?? 0, limit, urls, maxText: 0 };
-    try {
-      result = await withTimeout(walk(frame, pageOpts, handle), timeout);
-    } finally {
-      void handle.dispose();
-    }
+    root = (await locator.first().elementHandle({ timeout })) ?? undefined;
+    if (!root) throw new ToolError('invalid_arguments', 'The selector matches no element on the page.', 'Check the selector against the page, or omit it for the whole page.');
+    frame = (await root.ownerFrame()) ?? tab.page.mainFrame();
+    base = { offset: opts.offset ?? 0, urls, maxText: SCOPED_MAX_TEXT, budget };
   } else {
     frame = tab.page.mainFrame();
-    pageOpts = { limit, urls, maxText: PAGE_MAX_TEXT };
-    result = await withTimeout(walk(frame, pageOpts), timeout);
+    base = { urls, maxText: PAGE_MAX_TEXT, budget };
   }
+  let pageOpts: PageOptions;
+  let result: PageResult;
+  try {
+    // Without a limit: every child of every container if it all fits the budget, else pages of DEFAULT_LIMIT.
+    pageOpts = { ...base, limit: opts.limit ?? 100_000 };
+    result = await withTimeout(walk(frame, pageOpts, root), timeout);
+    if (result.cut && opts.limit === undefined && !result.gone) {
+      pageOpts = { ...base, limit: DEFAULT_LIMIT };
+      result = await withTimeout(walk(frame, pageOpts, root), timeout);
+    }
+  } finally {
+    void root?.dispose();
+  }
+  if (result.gone) throw goneError(opts.ref ?? opts.selector ?? '');
   const lines = await expand(session, tab, instanceId, frame, result, pageOpts, timeout);
   const text = lines.join('\n');
   const refCount = text.split('[ref=').length - 1;

@@ -16,6 +16,7 @@ import type { CDPSession, Page } from 'playwright-core';
 import { logger } from '../log.js';
 import { ConsoleBuffer, levelOf } from './consoleBuffer.js';
 import { anyDialogOpen, TabDialogs, type DialogInfo } from './dialogs.js';
+import { FileChoosers } from './fileChooser.js';
 
 const log = logger('tab');
 
@@ -35,6 +36,8 @@ export class Tab {
   readonly console = new ConsoleBuffer();
   /** JavaScript dialogs (fed by the session's context-level listener): the open one stays open until handle_dialog answers it (issue #4). */
   readonly dialogs = new TabDialogs();
+  /** File choosers the page opened, kept for upload_file (issue #4). */
+  readonly fileChoosers = new FileChoosers();
   instanceId = 'pending';
   revision = 1;
   openerTabId: number | undefined;
@@ -72,6 +75,7 @@ export class Tab {
         revision: this.revision,
       });
     });
+    page.on('filechooser', chooser => this.fileChoosers.opened(chooser, this.instanceId));
     page.on('close', () => {
       this.closed = true;
       this.dialogs.clear();

@@ -5,6 +5,7 @@
  */
 import * as z from 'zod';
 import { takeSnapshot } from '../session/snapshot.js';
+import { markFiles, reportFiles } from './actionFiles.js';
 import type { Session } from '../session/session.js';
 import type { Request } from 'playwright-core';
 import type { Tab } from '../session/tab.js';
@@ -14,7 +15,7 @@ import { ToolError } from './errors.js';
 import type { ToolResponse } from './response.js';
 
 /** The `snapshot` flag every action tool accepts. */
-export const snapshotFlag = z.boolean().optional().describe('Return a fresh snapshot of the page after the action (costs tokens; default false)');
+export const snapshotFlag = z.boolean().optional().describe('Also return a snapshot after the action (default false)');
 
 /** Longest wait for a navigation the action started, in ms. */
 const SETTLE_MS = 10_000;
@@ -88,7 +89,7 @@ async function unstuck(tab: Tab, action: () => Promise<void>): Promise<void> {
  * Runs `action` on `tab` and reports on `res` what it changed. `label` is
  * the first line of the text ("Clicked e5"); empty for none.
  */
-export async function runAction(session: Session, tab: Tab, label: string, res: ToolResponse, opts: { snapshot?: boolean }, action: () => Promise<void>): Promise<void> {
+export async function runAction(session: Session, tab: Tab, label: string, res: ToolResponse, opts: { snapshot?: boolean; ref?: string }, action: () => Promise<void>): Promise<void> {
   const before = {
     url: tab.page.url(),
     revision: tab.revision,
@@ -97,6 +98,7 @@ export async function runAction(session: Session, tab: Tab, label: string, res: 
     windowOpens: tab.windowOpens,
     instanceId: tab.instanceId,
   };
+  const files = markFiles(session, tab);
   // A navigation the action asked for (a form submit, location.assign) may commit
   // after the action returns; Playwright's own wait covers clicks, not page tools.
   let navigation: Request | undefined;
@@ -166,6 +168,8 @@ export async function runAction(session: Session, tab: Tab, label: string, res: 
     res.text(`New tab${opened.length > 1 ? 's' : ''} opened: ${opened.map(t => t.id).join(', ')}; the active tab stays ${session.activeTabId} (focus_tab switches).`);
     for (const t of opened) if (t.dialogs.current) res.text(describeDialog(t.id, t.dialogs.current));
   }
+  // A page held by a dialog answers no round trip, so file choosers and downloads are not looked for then.
+  if (!held) await reportFiles(session, tab, files, navigation, res, opts.ref);
   if (opts.snapshot && !tab.closed && !held) {
     const snap = await takeSnapshot(session, tab);
     res.set('snapshot', snap.text).text(`\n${snap.text}`);

@@ -19,6 +19,8 @@ export const ERROR_TYPES = [
   'capability_unavailable',
   'dialog_open',
   'no_dialog',
+  'path_not_allowed',
+  'file_not_found',
   'internal',
 ] as const;
 

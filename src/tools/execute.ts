@@ -8,10 +8,12 @@ import { Script } from 'node:vm';
 import * as z from 'zod';
 import { describeDialog } from '../session/dialogs.js';
 import { RUNTIME_PATH } from '../session/session.js';
+import type { ElementHandle } from 'playwright-core';
+import { resolveRef } from '../session/snapshot.js';
 import type { Tab } from '../session/tab.js';
 import { defineTool } from './define.js';
 import { toToolError, ToolError } from './errors.js';
-import { tabIdField } from './schemas.js';
+import { refField, tabIdField } from './schemas.js';
 
 export const DEFAULT_MAX_BYTES = 16 * 1024;
 export const MAX_MAX_BYTES = 2 * 1024 * 1024;
@@ -26,18 +28,19 @@ interface RunResult {
 
 /**
  * Wraps user code as an async arrow function: a single expression returns
- * its value; anything else is a function body (use `return`).
+ * its value; anything else is a function body (use `return`). With `param`
+ * (execute's `ref`, issue #4) the function takes that one parameter.
  * @throws ToolError invalid_arguments on a syntax error (the source is not echoed).
  */
-export function wrapCode(code: string): string {
-  const asExpression = `async () => (\n${code}\n)`;
+export function wrapCode(code: string, param = ''): string {
+  const asExpression = `async (${param}) => (\n${code}\n)`;
   try {
     new Script(`(${asExpression})`);
     return asExpression;
   } catch {
     // not a single expression
   }
-  const asBody = `async () => {\n${code}\n}`;
+  const asBody = `async (${param}) => {\n${code}\n}`;
   try {
     new Script(`(${asBody})`);
     return asBody;
@@ -60,24 +63,51 @@ async function runInPage(tab: Tab, fn: string, maxBytes: number): Promise<RunRes
   return await tab.page.evaluate(expression) as RunResult;
 }
 
+/**
+ * Runs `fn` (source of `async (element) => ...`) in the frame of `element`,
+ * the frame's own document and globals (issue #4: a ref inside a cross-site
+ * frame runs there). The function is compiled through CDP, not `eval`, so a
+ * page's CSP does not block it.
+ */
+async function runOnElement(element: ElementHandle, fn: string, maxBytes: number): Promise<RunResult> {
+  const frame = await element.ownerFrame();
+  if (!frame) throw new ToolError('stale_ref', 'The element is no longer in a frame.', 'Call get_page_context for a fresh snapshot and use its refs.');
+  const compiled = await frame.evaluateHandle(fn);
+  try {
+    return await element.evaluate((el, [f, max]) => {
+      const rt = (globalThis as { __tabwright?: { run(fn: () => unknown, maxBytes: number): Promise<RunResult> } }).__tabwright;
+      if (!rt) throw new Error('the in-page runtime is missing in this frame');
+      return rt.run(() => (f as unknown as (e: Node) => unknown)(el), max as number);
+    }, [compiled, maxBytes] as const);
+  } finally {
+    void compiled.dispose();
+  }
+}
+
 export const execute = defineTool({
   name: 'execute',
   title: 'Execute JavaScript',
   description:
     'Run JavaScript in a tab\'s page (main frame) as the body of an async function: a single expression returns its value, await works, otherwise use return. ' +
+    'With ref, it runs in that element\'s frame with the element bound to `element`. ' +
     'Returns {value} as JSON (DOM nodes are described, cycles marked). Results over maxBytes fail with result_too_large; return less.',
   needs: ['evaluate'],
   consent: 'sensitive',
   launchesBrowser: true,
   input: z.object({
     tabId: tabIdField,
+    ref: refField.optional().describe('Element ref (from get_page_context): run in its frame with it as `element`'),
     code: z.string().min(1).max(1_000_000).describe('JavaScript: one expression (its value is returned) or an async function body with return'),
     timeoutSec: z.number().int().min(1).max(300).optional().describe('Time limit in seconds, 1..300 (default 30); a runaway script is stopped'),
     maxBytes: z.number().int().min(1024).max(MAX_MAX_BYTES).optional().describe(`Largest JSON result in bytes, 1024..${MAX_MAX_BYTES} (default ${DEFAULT_MAX_BYTES})`),
   }),
-  async handle({ tabId, code, timeoutSec, maxBytes }, { session, signal }, res) {
-    const fn = wrapCode(code);
-    const tab = await session.tab(tabId);
+  async handle({ tabId, ref, code, timeoutSec, maxBytes }, { session, signal }, res) {
+    const fn = wrapCode(code, ref ? 'element' : '');
+    const resolved = ref ? await resolveRef(session, ref) : undefined;
+    if (resolved && tabId !== undefined && resolved.tab.id !== tabId) {
+      throw new ToolError('invalid_arguments', `Ref ${ref} belongs to tab ${resolved.tab.id}, not tab ${tabId}.`, 'Omit tabId when passing a ref.');
+    }
+    const tab = resolved?.tab ?? (await session.tab(tabId));
     const limit = maxBytes ?? DEFAULT_MAX_BYTES;
     const seconds = timeoutSec ?? 30;
     let timer: NodeJS.Timeout | undefined;
@@ -87,7 +117,16 @@ export const execute = defineTool({
       onAbort = () => resolve('cancelled');
       signal.addEventListener('abort', onAbort, { once: true });
     });
-    const run = runInPage(tab, fn, limit).then(
+    const started = resolved
+      ? resolved.locator.elementHandle({ timeout: 5_000 }).then(async handle => {
+        try {
+          return await runOnElement(handle, fn, limit);
+        } finally {
+          void handle.dispose();
+        }
+      })
+      : runInPage(tab, fn, limit);
+    const run = started.then(
       result => ({ result }),
       error => ({ error }),
     );

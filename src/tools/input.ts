@@ -42,7 +42,7 @@ export const click = defineTool({
   async handle({ ref, button, doubleClick, modifiers: mods, timeoutMs, snapshot }, { session }, res) {
     const { tab, locator } = await resolveRef(session, ref);
     const opts = { button, modifiers: mods, timeout: timeoutMs ?? ACTION_TIMEOUT };
-    await runAction(session, tab, `${doubleClick ? 'Double-clicked' : 'Clicked'} ${ref}.`, res, { snapshot }, () =>
+    await runAction(session, tab, `${doubleClick ? 'Double-clicked' : 'Clicked'} ${ref}.`, res, { snapshot, ref }, () =>
       act(`click ${ref}`, () => (doubleClick ? locator.dblclick(opts) : locator.click(opts))));
   },
 });
@@ -204,7 +204,9 @@ export const scroll = defineTool({
     const by = { left: dx ?? 0, top: dy ?? (resolved || dx !== undefined ? 0 : 600) };
     await runAction(session, tab, ref ? `Scrolled ${ref}${dx || dy ? ' by' : ' into view'}.` : `Scrolled by ${by.left},${by.top}.`, res, { snapshot }, async () => {
       if (resolved && dx === undefined && dy === undefined) {
-        await act(`scroll ${ref} into view`, () => resolved.locator.scrollIntoViewIfNeeded({ timeout: ACTION_TIMEOUT }));
+        // Element.scrollIntoView, not locator.scrollIntoViewIfNeeded: that waits for two animation frames, which an
+        // off-screen cross-site frame never paints (Chromium throttles it), so a ref in such a frame timed out (issue #4).
+        await act(`scroll ${ref} into view`, () => within(resolved.locator.evaluate(el => el.scrollIntoView({ block: 'nearest', inline: 'nearest', behavior: 'instant' }), undefined, { timeout: ACTION_TIMEOUT }), ACTION_TIMEOUT));
       } else if (resolved) {
         await act(`scroll inside ${ref}`, () => within(resolved.locator.evaluate((el, b) => el.scrollBy({ ...b, behavior: 'instant' }), by, { timeout: ACTION_TIMEOUT }), ACTION_TIMEOUT));
       } else {

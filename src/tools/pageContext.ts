@@ -1,7 +1,7 @@
 /** get_page_context (issue #2): the compact accessibility snapshot agents read. */
 import * as z from 'zod';
 import { errors } from 'playwright-core';
-import { DEFAULT_LIMIT, tabOfRef, takeSnapshot, type Snapshot } from '../session/snapshot.js';
+import { DEFAULT_BUDGET, DEFAULT_LIMIT, FILE_BUDGET, tabOfRef, takeSnapshot, type Snapshot } from '../session/snapshot.js';
 import { stuckPageError } from './actionErrors.js';
 import { INLINE_TEXT_CAP, stamp, writeArtifact } from './artifacts.js';
 import { defineTool } from './define.js';
@@ -19,8 +19,8 @@ export const getPageContext = defineTool({
   title: 'Get page context',
   description:
     'Snapshot of a tab as a compact accessibility tree (`- role "name" [ref=e12]` lines), with a ref on every actionable element for click, type and the other element tools. ' +
-    'Refs stay valid until the document is replaced (navigation, reload). Long containers show their first items and a line saying how to page on ' +
-    '(get_page_context {ref, offset}); narrow a large page with selector or ref.',
+    'Refs stay valid until the document is replaced (navigation, reload). A page too big for one snapshot shows its long containers\' first items ' +
+    'and lines saying how to page on (get_page_context {ref, offset}); narrow a large page with selector or ref.',
   needs: ['snapshot'],
   consent: 'observe',
   launchesBrowser: true,
@@ -32,7 +32,7 @@ export const getPageContext = defineTool({
     offset: z.number().int().min(0).max(10_000_000).optional()
       .describe('With ref or selector: skip the first offset children of that element (continue where a paging line says)'),
     limit: z.number().int().min(1).max(100_000).optional()
-      .describe(`Children shown per container before the rest is summarised with a paging line (default ${DEFAULT_LIMIT})`),
+      .describe(`Children shown per container before a paging line (default: all if the snapshot fits, else ${DEFAULT_LIMIT})`),
     urls: z.boolean().optional().describe('Show each link\'s URL (a "- /url:" line under it); default false'),
     output: outputField,
   }),
@@ -41,8 +41,9 @@ export const getPageContext = defineTool({
     if (offset !== undefined && !ref && !selector) throw new ToolError('invalid_arguments', 'offset pages through the children of one element: pass it with ref (or selector).', 'Copy the get_page_context call from the paging line of a snapshot.');
     const tab = ref ? await tabOfRef(session, ref) : await session.tab(tabId);
     let snap: Snapshot;
+    const mode = output ?? config.output;
     try {
-      snap = await takeSnapshot(session, tab, { selector, ref, offset, limit, urls });
+      snap = await takeSnapshot(session, tab, { selector, ref, offset, limit, urls, budget: mode === 'file' ? FILE_BUDGET : DEFAULT_BUDGET });
     } catch (error) {
       if (error instanceof ToolError) throw error;
       const stuck = await stuckPageError(tab, 'take a snapshot');
@@ -53,7 +54,6 @@ export const getPageContext = defineTool({
     const { url, title } = await tab.urlAndTitle();
     const header = `Tab ${tab.id} · revision ${snap.revision} · ${url}\nTitle: ${title}${selector ? `\nScope: ${selector}` : ref ? `\nScope: ${ref}${offset ? `, from child ${offset}` : ''}` : ''}`;
     const bytes = Buffer.byteLength(snap.text);
-    const mode = output ?? config.output;
     res.merge({ tabId: tab.id, url, title, revision: snap.revision, instanceId: snap.instanceId, refCount: snap.refCount, bytes });
     if (mode === 'inline' || (mode === 'auto' && bytes <= INLINE_TEXT_CAP)) {
       res.set('snapshot', snap.text).text(`${header}\n\n${snap.text}`);

@@ -2,7 +2,9 @@
 import { getConsoleContext } from './console.js';
 import type { AnyTool } from './define.js';
 import { dialogTools } from './dialogs.js';
+import { downloadTools } from './downloads.js';
 import { execute } from './execute.js';
+import { fileTools } from './files.js';
 import { inputTools } from './input.js';
 import { navigate } from './navigation.js';
 import { getPageContext } from './pageContext.js';
@@ -17,6 +19,8 @@ export const TOOLS: readonly AnyTool[] = [
   getPageContext,
   ...inputTools,
   ...dialogTools,
+  ...fileTools,
+  ...downloadTools,
   takeScreenshot,
   execute,
   getConsoleContext,

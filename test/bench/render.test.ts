@@ -1,7 +1,7 @@
 // Unit tests of the report rendering (bench/report.ts, bench/svg.ts, bench/headline.ts) from a fixed results object.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { headlines, verdict } from '../../bench/headline.js';
+import { headlines, verdict, worstPagedPage } from '../../bench/headline.js';
 import { renderMarkdown } from '../../bench/report.js';
 import { renderSvg } from '../../bench/svg.js';
 import type { Results, Sample, ServerId } from '../../bench/types.js';
@@ -99,4 +99,50 @@ test('svg without peers says so', () => {
   const r = fixture();
   r.samples = r.samples.filter(s => s.server === 'tabwright');
   assert.match(renderSvg(headlines(r), 't'), /No ratios/);
+});
+
+/** The fixture plus tabwright following paging lines: wiki paged (12 calls), login not paged (0 calls). */
+function withPaging(wikiCoverage: number, capped = false): Results {
+  const r = fixture();
+  const one = (measure: Sample['measure'], page: string, value: number, extra: Partial<Sample> = {}): Sample => ({ round: 1, server: 'tabwright', measure, page, value, ...extra });
+  const wiki = { paged: true, ...(capped ? { capped: true } : {}) };
+  r.samples.push(
+    one('coverage_paged', 'wiki', wikiCoverage, wiki), one('paged_tokens', 'wiki', 45678, wiki), one('paged_calls', 'wiki', 12, wiki),
+    one('coverage_paged', 'login', 1), one('paged_tokens', 'login', 104), one('paged_calls', 'login', 0),
+  );
+  return r;
+}
+
+test('targets: the paging row sits right below coverage_real, tabwright only, with the worst page\'s calls and tokens', () => {
+  const lines = renderMarkdown(withPaging(1), 'run.svg').split('\n');
+  const i = lines.findIndex(l => l.startsWith('| coverage following paging lines'));
+  assert.equal(lines[i - 1], '| coverage of visible interactive elements (worst page) — 1 corpus pages | 100% (median 100%) | 90% (median 90%) | 100% (median 100%) | 1.00× | 100% | ≥ 100% | **met** |');
+  assert.equal(lines[i], '| coverage following paging lines (worst page) — 1 corpus pages; worst page wiki needs 12 paging calls, 45,678 tokens with the default snapshot | — | — | 100% (median 100%) | — | 100% | ≥ 100% | **met** |');
+  const missed = renderMarkdown(withPaging(0.97, true), 'run.svg').split('\n').find(l => l.startsWith('| coverage following paging lines'));
+  assert.equal(missed, '| coverage following paging lines (worst page) — 1 corpus pages; worst page wiki needs 12 paging calls, 45,678 tokens with the default snapshot (capped: pages left unfetched) | — | — | 97% (median 97%) | — | 100% | ≥ 100% | **missed** by 3.0 points |');
+  // A run without paging data (older results) says so instead of guessing.
+  assert.ok(renderMarkdown(fixture(), 'run.svg').includes('| coverage following paging lines (worst page) — 1 corpus pages | — | — | — | — | 100% | — | not measured |'));
+  // No bar: the row has no peer to divide by.
+  assert.equal((renderSvg(headlines(withPaging(1)), 't').match(/height="18"/g) ?? []).length, 9);
+});
+
+test('per-page coverage table: a tabwright-following-paging column with calls and tokens, and the note under it', () => {
+  const md = renderMarkdown(withPaging(1), 'run.svg');
+  assert.ok(md.includes('| page | Playwright MCP | Chrome DevTools MCP | tabwright | tabwright following paging (calls, tokens) | links / buttons / controls |'));
+  assert.ok(md.includes('| login | 100% | 100% | 100% | 100% (0 calls, 104 tokens) | 1 / 1 / 3 |'));
+  assert.ok(md.includes('| app | 100% | 100% | 100% | — | — |'));
+  assert.ok(md.includes('| wiki | 100% | 90% | 100% | 100% (12 calls, 45,678 tokens) | — |'));
+  assert.ok(renderMarkdown(withPaging(0.97, true), 'run.svg').includes('| wiki | 100% | 90% | 100% | 97% (12 calls, 45,678 tokens, capped) | — |'));
+  assert.ok(md.includes("tabwright's default snapshot shows the whole page when it fits its budget of ~48,000 characters (under the\n64 KB inline cap of issue #2)."));
+  assert.match(md, /missed by design, by the amount the tabwright column shows/);
+});
+
+test('worstPagedPage: lowest coverage, then most calls, then most tokens', () => {
+  const r = withPaging(1);
+  r.samples.push({ round: 1, server: 'tabwright', measure: 'coverage_paged', page: 'app', value: 1 }, { round: 1, server: 'tabwright', measure: 'paged_calls', page: 'app', value: 12 }, { round: 1, server: 'tabwright', measure: 'paged_tokens', page: 'app', value: 50000 });
+  assert.deepEqual(worstPagedPage(r, ['login', 'wiki', 'app']), { page: 'app', coverage: 1, calls: 12, tokens: 50000, capped: false });
+  assert.deepEqual(worstPagedPage(r, ['login', 'wiki']), { page: 'wiki', coverage: 1, calls: 12, tokens: 45678, capped: false });
+  r.samples.push({ round: 1, server: 'tabwright', measure: 'coverage_paged', page: 'large', value: 0.5 }, { round: 1, server: 'tabwright', measure: 'paged_calls', page: 'large', value: 400 }, { round: 1, server: 'tabwright', measure: 'paged_tokens', page: 'large', value: 9 });
+  assert.equal(worstPagedPage(r, ['login', 'wiki', 'app', 'large'])?.page, 'large');
+  assert.equal(worstPagedPage(r, ['nowhere']), undefined);
 });

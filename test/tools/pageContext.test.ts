@@ -143,31 +143,63 @@ test('output: file writes the snapshot under <workspace>/.tabwright/context/', a
   assert.equal(ctx.bytes, inline.bytes);
 });
 
-test('auto: a snapshot over 64 KB goes to a file; inline forces it into the response', async () => {
+test('the snapshot budget: a page that fits is shown whole; a bigger one is paged, cut at the budget, or written whole to a file', async () => {
+  // 300 items fit the budget: every one is in the default snapshot, with no paging line.
+  site.page('/fits', `<!doctype html><title>Fits</title><ul>${Array.from({ length: 300 }, (_, i) => `<li><a href="/i/${i}">Item ${i}</a></li>`).join('')}</ul>
+    <div style="display:none">${'hidden archive text '.repeat(5000)}</div><button>After</button>`);
+  await call(server.client, 'navigate', { url: `${site.origin}/fits` });
+  const fits = await call<PageContext>(server.client, 'get_page_context');
+  refOf(fits.snapshot!, 'link', 'Item 0');
+  refOf(fits.snapshot!, 'link', 'Item 299');
+  refOf(fits.snapshot!, 'button', 'After');
+  assert.equal(fits.refCount, 301);
+  assert.ok(!fits.snapshot!.includes('…'), fits.snapshot);
+  assert.ok(!fits.snapshot!.includes('hidden archive'), 'display:none text never enters a snapshot');
+
+  // 2,500 items (over 64 KB shown whole): by default the list is paged at 50.
   await call(server.client, 'navigate', { url: `${site.origin}/big` });
-  // A limit past the list's length shows every item: well over 64 KB.
-  const auto = await call<PageContext>(server.client, 'get_page_context', { limit: 5000 });
-  assert.ok(auto.bytes > 64 * 1024, `snapshot is ${auto.bytes} bytes`);
-  assert.equal(auto.snapshot, undefined);
-  assert.ok(auto.path);
-  assert.equal(dirname(auto.path), join(server.workspace, '.tabwright', 'context'));
-  const file = readFileSync(auto.path, 'utf8');
-  const ref = refOf(file, 'button', 'Last button');
-  refOf(file, 'link', 'Catalogue item number 2499');
-  assert.ok(auto.refCount >= 5000);
+  const paged = await call<PageContext>(server.client, 'get_page_context');
+  assert.equal(paged.path, undefined);
+  refOf(paged.snapshot!, 'link', 'Catalogue item number 49');
+  assert.ok(!paged.snapshot!.includes('number 50"'));
+  assert.match(paged.snapshot!, /… items 1–50 of 2500 shown; 2450 more: get_page_context \{ref: "e\d+", offset: 50\}/);
+  const ref = refOf(paged.snapshot!, 'button', 'Last button');
+
+  // An explicit limit past the list's length: the walk stops at the budget and says where to continue.
+  for (const output of ['auto', 'inline'] as const) {
+    const cut = await call<PageContext>(server.client, 'get_page_context', { limit: 5000, output });
+    assert.equal(cut.path, undefined, 'inline: the budget keeps it under the cap');
+    assert.ok(cut.bytes <= 64 * 1024, `snapshot is ${cut.bytes} bytes`);
+    const stop = /… snapshot budget reached after item (\d+) of 2500; continue: get_page_context \{ref: "(e\d+)", offset: (\d+)\}/.exec(cut.snapshot!);
+    assert.ok(stop, cut.snapshot!.slice(-2000));
+    const shown = Number(stop[1]);
+    assert.equal(Number(stop[3]), shown);
+    assert.ok(shown > 300 && shown < 2500, `shown ${shown}`);
+    refOf(cut.snapshot!, 'link', `Catalogue item number ${shown - 1}`);
+    assert.ok(!cut.snapshot!.includes(`Catalogue item number ${shown + 1}"`));
+    // The continuation starts with the first item not shown whole.
+    const next = await call<PageContext>(server.client, 'get_page_context', { ref: stop[2], offset: shown });
+    assert.match(next.snapshot!, new RegExp(`- link "Catalogue item number ${shown}" \\[ref=e\\d+\\]`));
+  }
+
+  // output: file takes the whole page (the file budget is 2 MB).
+  const file = await call<PageContext>(server.client, 'get_page_context', { limit: 5000, output: 'file' });
+  assert.ok(file.bytes > 64 * 1024, `snapshot is ${file.bytes} bytes`);
+  assert.equal(file.snapshot, undefined);
+  assert.ok(file.path);
+  assert.equal(dirname(file.path), join(server.workspace, '.tabwright', 'context'));
+  const text = readFileSync(file.path, 'utf8');
+  assert.equal(refOf(text, 'button', 'Last button'), ref);
+  refOf(text, 'link', 'Catalogue item number 2499');
+  assert.ok(!text.includes('budget reached'));
+  assert.equal(file.refCount, 5001);
 
   // The refs in the file are live: they act on this document.
-  const clicked = await call<{ tabId: number }>(server.client, 'click', { ref });
-  assert.equal(clicked.tabId, auto.tabId);
+  const clicked = await call<{ tabId: number }>(server.client, 'click', { ref: refOf(text, 'button', 'Add 2499') });
+  assert.equal(clicked.tabId, file.tabId);
 
-  const inline = await call<PageContext>(server.client, 'get_page_context', { output: 'inline', limit: 5000 });
-  assert.equal(inline.path, undefined);
-  assert.equal(inline.bytes, auto.bytes);
-  assert.equal(Buffer.byteLength(inline.snapshot!), inline.bytes);
-
-  // A selector brings the same page under the cap, inline.
+  // A selector brings one part, inline.
   const scoped = await call<PageContext>(server.client, 'get_page_context', { selector: '#tail' });
-  assert.ok(scoped.bytes < 64 * 1024);
   assert.equal(scoped.path, undefined);
   assert.equal(refOf(scoped.snapshot!, 'button', 'Last button'), ref);
 });
@@ -250,6 +282,25 @@ test('a 5,000-row table: the default snapshot is small and says how to page; pag
   const wide = await call<PageContext>(server.client, 'get_page_context', { ref: container, offset: 0, limit: 500 });
   refOf(wide.snapshot!, 'button', 'Buy 499');
   assert.ok(!wide.snapshot!.includes('Buy 500"'));
+});
+
+test('a 25,000-row table: the default snapshot stays within its budget, and any row is one paging call away', async () => {
+  const rows = Array.from({ length: 25_000 }, (_, i) => `<tr><td>R${i}</td><td>${(i * 7) % 1000}</td><td><button onclick="window.hit=${i}">Pick ${i}</button></td></tr>`);
+  site.page('/rows25k', `<!doctype html><title>Rows</title><h1>Rows</h1><table><tbody>${rows.join('')}</tbody></table><p>Tail text</p>`);
+  await call(server.client, 'navigate', { url: `${site.origin}/rows25k`, waitUntil: 'load' });
+  const first = await call<PageContext>(server.client, 'get_page_context');
+  assert.equal(first.path, undefined);
+  assert.ok(first.bytes <= 64 * 1024, `${first.bytes} bytes`);
+  assert.ok(encode(first.snapshot!).length <= 25_000);
+  const paging = /… items 1–50 of 25000 shown; 24950 more: get_page_context \{ref: "(e\d+)", offset: 50\}/.exec(first.snapshot!);
+  assert.ok(paging, first.snapshot);
+  assert.match(first.snapshot!, /Tail text/);
+  // Row 17,321 in one call, and its button acts.
+  const page = await call<PageContext>(server.client, 'get_page_context', { ref: paging[1], offset: 17_321, limit: 1 });
+  assert.match(page.snapshot!, /- row: R17321 \| 247\n/);
+  assert.match(page.snapshot!, /… items 17322–17322 of 25000 shown; 7678 more: get_page_context \{ref: "e\d+", offset: 17322\}/);
+  await call(server.client, 'click', { ref: refOf(page.snapshot!, 'button', 'Pick 17321') });
+  assert.equal(await evaluate(server.client, 'window.hit'), 17321);
 });
 
 test('paging arguments are checked', async () => {

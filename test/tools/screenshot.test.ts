@@ -26,6 +26,8 @@ before(async () => {
   site.page('/element', `<!doctype html><title>Element</title><style>body{margin:0}</style>
     <p>Some text above</p>
     <button id="b" style="display:block; width:200px; height:100px; border:0; margin:40px; background:rgb(0,0,255)">Big blue button</button>`);
+  site.page('/huge', `<!doctype html><title>Huge</title><style>html,body{margin:0}</style>
+    <div style="height:100px"></div><button id="col" style="display:block; border:0; margin:0; width:600px; height:30000px; background:linear-gradient(rgb(0,255,0) 0 8000px, rgb(255,0,0) 8000px)">Column</button>`);
   site.page('/red', '<!doctype html><title>Red</title><style>html{background:rgb(255,0,0)}</style>');
   site.page('/green', '<!doctype html><title>Green</title><style>html{background:rgb(0,255,0)}</style>');
   server = await connect();
@@ -77,6 +79,24 @@ test('fullPage captures the whole scrollable page', async () => {
   const bottom = pngPixel(image, 640, 2997);
   assert.ok(top.every(c => c > 240), `top is ${top}`);
   assert.ok(bottom.every(c => c < 15), `bottom is ${bottom}`);
+});
+
+test('a full page (or an element) longer than 8,000 px is clipped to 8,000 px and the result says so', async () => {
+  await call(server.client, 'navigate', { url: `${site.origin}/huge` });
+  const { image, fields } = await shoot({ fullPage: true });
+  assert.deepEqual(pngSize(image), { width: 1280, height: 8000 });
+  assert.deepEqual((fields as Shot & { clipped?: unknown }).clipped, { width: 1280, height: 8000, fullWidth: 1280, fullHeight: 30100 });
+  assert.deepEqual(pngPixel(image, 300, 7990), [0, 255, 0], 'the top 8,000 px, green');
+  const res = await callRaw(server.client, 'take_screenshot', { fullPage: true });
+  assert.match(res.content[0]!.text!, /Clipped to the top-left 1280 × 8000 px of 1280 × 30100 px/);
+
+  // An element: its own top-left 8,000 px.
+  const col = refOf((await snapshot(server.client)).snapshot, 'button', 'Column');
+  const el = await shoot({ ref: col });
+  assert.deepEqual(pngSize(el.image), { width: 600, height: 8000 });
+  assert.deepEqual((el.fields as Shot & { clipped?: unknown }).clipped, { width: 600, height: 8000, fullWidth: 600, fullHeight: 30000 });
+  assert.deepEqual(pngPixel(el.image, 300, 5), [0, 255, 0]);
+  assert.deepEqual(pngPixel(el.image, 300, 7990), [0, 255, 0]);
 });
 
 test('ref captures one element', async () => {

@@ -16,6 +16,7 @@ import { firstLine, ToolError } from '../../tools/errors.js';
 import { CAPABILITIES_BY_KIND, type Capability } from '../capabilities.js';
 import type { BrowserConnection } from '../connection.js';
 import { findBrowser, installHint } from './findBrowser.js';
+import { browserEnv } from './locale.js';
 
 const log = logger('launch');
 
@@ -99,6 +100,8 @@ export class LaunchConnection implements BrowserConnection {
       handleSIGINT: false,
       handleSIGTERM: false,
       handleSIGHUP: false,
+      // A UTF-8 locale even when ours is C, or Chromium loses non-ASCII upload and download names (issue #4).
+      env: browserEnv(process.env),
       timeout: 60_000,
     };
     const contextOptions = { viewport: this.config.viewport, acceptDownloads: true };

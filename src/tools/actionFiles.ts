@@ -1,0 +1,69 @@
+/**
+ * The file side of an action's result (issue #4): a file chooser the action
+ * opened (the agent answers it with upload_file) and downloads it started
+ * (saved under `<workspace>/.tabwright/downloads/` before the result is
+ * returned, within a bound). Called by runAction (actionResult.ts).
+ */
+import type { Request } from 'playwright-core';
+import type { Session } from '../session/session.js';
+import { withTimeout, type Tab } from '../session/tab.js';
+import type { ToolResponse } from './response.js';
+
+/** Longest wait for downloads the action started to be saved, in ms; longer ones are reported as in_progress. */
+const DOWNLOAD_SAVE_MS = 15_000;
+/** Longest wait for the download an attachment response announces to start, in ms. */
+const DOWNLOAD_START_MS = 5_000;
+/** Longest wait for the page round trips that flush Playwright's chooser and download events, in ms. */
+const FLUSH_MS = 1_000;
+
+/** Where the file events stood before an action. */
+export interface FilesMark {
+  chooserSeq: number;
+  downloadId: number;
+  instanceId: string;
+}
+
+/** Records where the file events stand before an action. */
+export function markFiles(session: Session, tab: Tab): FilesMark {
+  return { chooserSeq: tab.fileChoosers.lastSeq, downloadId: session.downloads.lastId, instanceId: tab.instanceId };
+}
+
+/**
+ * Waits for the choosers and downloads the action caused and reports them
+ * on `res`: `fileChooser: {multiple}` with the upload_file call to make
+ * (naming `ref` when the action had one), and `downloads: DownloadRecord[]`.
+ * @param navigation  the main-frame navigation request the action started, if any.
+ */
+export async function reportFiles(session: Session, tab: Tab, mark: FilesMark, navigation: Request | undefined, res: ToolResponse, ref?: string): Promise<void> {
+  if (!tab.closed) {
+    // Playwright delivers `filechooser` after resolving the input element, which can be
+    // just after the click itself returns; two page round trips behind it flush it out.
+    await withTimeout((async () => {
+      await tab.page.evaluate('0').catch(() => undefined);
+      await tab.page.evaluate('0').catch(() => undefined);
+    })(), FLUSH_MS);
+  }
+  if (navigation && !tab.closed && tab.instanceId === mark.instanceId && session.downloads.lastId === mark.downloadId) {
+    // A navigation that ended in an attachment becomes a download a moment later.
+    const response = await navigation.response().catch(() => null);
+    const disposition = response ? await response.headerValue('content-disposition').catch(() => null) : null;
+    if (disposition && /^\s*attachment/i.test(disposition)) await session.downloads.started(mark.downloadId, DOWNLOAD_START_MS);
+  }
+  if (session.downloads.lastId > mark.downloadId) {
+    await session.downloads.settle(mark.downloadId, DOWNLOAD_SAVE_MS);
+    const downloads = session.downloads.since(mark.downloadId);
+    res.set('downloads', downloads);
+    for (const d of downloads) {
+      if (d.state === 'completed') res.text(`Downloaded ${JSON.stringify(d.name)} (${d.size} bytes) to ${d.path}.`);
+      else if (d.state === 'failed') res.text(`Download ${JSON.stringify(d.suggestedName)} failed: ${d.error}.`);
+      else res.text(`Download ${JSON.stringify(d.suggestedName)} is still in progress; list_downloads shows when it is saved.`);
+    }
+  }
+  const chooser = tab.closed ? undefined : tab.fileChoosers.pending(tab.instanceId);
+  if (chooser && chooser.seq > mark.chooserSeq) {
+    chooser.openedBy = ref;
+    const multiple = chooser.chooser.isMultiple();
+    res.set('fileChooser', { multiple });
+    res.text(`A file chooser opened${multiple ? ' (several files allowed)' : ''}; call upload_file {ref: ${ref ? JSON.stringify(ref) : '<the same ref>'}, paths: [...]} to choose the files.`);
+  }
+}

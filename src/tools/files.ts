@@ -1,0 +1,142 @@
+/**
+ * upload_file (issue #4, "Files"): sets files on a file input by ref, even a
+ * hidden one, or answers the file chooser an element opens (also one opened
+ * from an `<input type=file>` that was never attached to the document, and
+ * one that opens a while after the click). Paths resolve against the
+ * workspace and must stay inside it or a configured root.
+ */
+import { realpathSync, statSync } from 'node:fs';
+import { isAbsolute, relative, resolve } from 'node:path';
+import * as z from 'zod';
+import type { Config } from '../config.js';
+import { resolveRef } from '../session/snapshot.js';
+import { actionError } from './actionErrors.js';
+import { runAction, snapshotFlag } from './actionResult.js';
+import { defineTool } from './define.js';
+import { ToolError } from './errors.js';
+import { refField, timeoutMsField } from './schemas.js';
+
+const UPLOAD_TIMEOUT = 5_000;
+
+function inside(path: string, root: string): boolean {
+  const rel = relative(root, path);
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+}
+
+function realOrSelf(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+/**
+ * Resolves upload paths: relative ones against the workspace; each must be
+ * an existing regular file inside the workspace or one of
+ * `config.allowedRoots`, checked after resolving symlinks (a link inside
+ * the workspace that points out is rejected). Returns the real paths.
+ * @throws ToolError path_not_allowed (outside the roots; checked first, so
+ *   nothing outside is probed), file_not_found, invalid_arguments (not a
+ *   regular file, e.g. a folder).
+ */
+export function resolveUploadPaths(paths: readonly string[], config: Pick<Config, 'workspace' | 'allowedRoots'>): string[] {
+  const roots = [config.workspace, ...config.allowedRoots];
+  const realRoots = roots.map(realOrSelf);
+  const notAllowed = (p: string) => new ToolError(
+    'path_not_allowed',
+    `${p} is outside the workspace (${config.workspace})${config.allowedRoots.length ? ' and the allowed roots' : ''}.`,
+    'Copy the file into the workspace, or start the server with --allow-root DIR (env TABWRIGHT_ALLOWED_ROOTS).',
+  );
+  return paths.map(p => {
+    const abs = resolve(config.workspace, p);
+    if (!roots.some(root => inside(abs, root)) && !realRoots.some(root => inside(abs, root))) throw notAllowed(p);
+    let real: string;
+    try {
+      real = realpathSync(abs);
+    } catch {
+      throw new ToolError('file_not_found', `${p} does not exist.`, `Check the path; relative paths resolve against the workspace (${config.workspace}).`);
+    }
+    if (!realRoots.some(root => inside(real, root))) throw notAllowed(p);
+    if (!statSync(real).isFile()) throw new ToolError('invalid_arguments', `${p} is not a regular file.`, 'Pass files, not folders.');
+    return real;
+  });
+}
+
+export const uploadFile = defineTool({
+  name: 'upload_file',
+  title: 'Upload file',
+  description: 'Set the files of a file input (even hidden) or of the file chooser an element opens, by ref.',
+  needs: ['trustedInput'],
+  consent: 'sensitive',
+  launchesBrowser: true,
+  input: z.object({
+    ref: refField,
+    paths: z.array(z.string().min(1)).max(100).describe('Files, absolute or relative to the workspace; [] clears'),
+    timeoutMs: timeoutMsField(UPLOAD_TIMEOUT),
+    snapshot: snapshotFlag,
+  }),
+  async handle({ ref, paths, timeoutMs, snapshot }, { session, config }, res) {
+    const files = resolveUploadPaths(paths, config);
+    const { tab, locator } = await resolveRef(session, ref);
+    const timeout = timeoutMs ?? UPLOAD_TIMEOUT;
+    const many = `${files.length} file${files.length === 1 ? '' : 's'}`;
+    let via: 'input' | 'chooser' = 'input';
+    await runAction(session, tab, `Chose ${many} for ${ref}.`, res, { snapshot, ref }, async () => {
+      // The file input itself, or the one a <label> is for (Playwright does not follow a label with role=button).
+      const input = await locator.evaluateHandle(el => {
+        const target = el instanceof HTMLLabelElement ? el.control : el;
+        return target instanceof HTMLInputElement && target.type === 'file' ? target : null;
+      }, undefined, { timeout }).catch(error => {
+        throw actionError(error, `read ${ref}`);
+      });
+      const element = input.asElement();
+      if (element) {
+        // A chooser a click on this input opened is answered by setting the files directly.
+        const reported = tab.fileChoosers.pending(tab.instanceId);
+        if (reported?.openedBy === ref) reported.used = true;
+        try {
+          await element.setInputFiles(files, { timeout });
+        } catch (error) {
+          throw uploadError(error, ref);
+        } finally {
+          await element.dispose().catch(() => undefined);
+        }
+        return;
+      }
+      await input.dispose().catch(() => undefined);
+      // The chooser an earlier click on this element opened (or one no action reported: it opened late),
+      // else click the element and wait for one.
+      const pending = tab.fileChoosers.pending(tab.instanceId);
+      let open = pending && (pending.openedBy === undefined || pending.openedBy === ref) ? pending : undefined;
+      if (!open) {
+        const seq = tab.fileChoosers.lastSeq;
+        await locator.click({ timeout }).catch(error => {
+          throw actionError(error, `click ${ref}`);
+        });
+        open = await tab.fileChoosers.after(seq, timeout);
+        if (!open) {
+          throw new ToolError('element_not_actionable', `${ref} is not a file input, and clicking it opened no file chooser within ${timeout} ms.`, 'Pass the ref of the file input or of the button that opens the chooser; for a page that opens its chooser late, pass a larger timeoutMs.');
+        }
+      }
+      open.used = true;
+      via = 'chooser';
+      if (files.length > 1 && !open.chooser.isMultiple()) throw tooMany(ref);
+      await open.chooser.setFiles(files, { timeout }).catch(error => {
+        throw uploadError(error, ref);
+      });
+    });
+    res.set('files', files).set('via', via);
+  },
+});
+
+function tooMany(ref: string): ToolError {
+  return new ToolError('invalid_arguments', `${ref} takes a single file (its input has no "multiple").`, 'Pass one path.');
+}
+
+function uploadError(error: unknown, ref: string): ToolError {
+  if (/Non-multiple file input can only accept single file/.test(String(error))) return tooMany(ref);
+  return actionError(error, `set the files of ${ref}`);
+}
+
+export const fileTools = [uploadFile];

@@ -1,0 +1,238 @@
+// upload_file end to end (issue #4, "Files"): a visible input, a hidden one
+// through its label, a hidden one opened by a button, an input created on
+// click and never attached, one that opens late, a chooser reported by a
+// click and answered by upload_file; byte-exact non-ASCII / emoji / NFD / NFC
+// names with the server started under the C locale; paths outside the
+// workspace and the allowed roots rejected, also through a symlink.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { call, callError, connect, type Connected } from '../fixtures/mcp.js';
+import { startSite, type Site } from '../fixtures/site.js';
+import { browserEnv } from '../../src/browser/launch/locale.js';
+import { callRaw, evaluate, refOf, snapshot } from './helpers.js';
+
+interface UploadResult {
+  tabId: number;
+  revision: number;
+  files: string[];
+  via: 'input' | 'chooser';
+}
+
+interface ClickResult {
+  tabId: number;
+  fileChooser?: { multiple: boolean };
+}
+
+/** What the page saw: per input, the chosen files' names, sizes and text. */
+type Chosen = Record<string, Array<{ name: string; size: number; text: string }>>;
+
+const FILES_PAGE = `<!doctype html><meta charset="utf-8"><title>Files</title>
+<label for="hidden-input" role="button" tabindex="0" style="cursor:pointer">Choose via label</label>
+<input type="file" id="hidden-input" hidden>
+<input type="file" id="visible-input" aria-label="Documents" multiple>
+<input type="file" id="single-input" aria-label="Avatar">
+<input type="file" id="attached-hidden" style="display:none">
+<button onclick="document.getElementById('attached-hidden').click()">Attach</button>
+<button id="detached">Detached</button>
+<button id="late">Late</button>
+<button>Nothing</button>
+<script>
+  window.chosen = {};
+  window.clicks = { detached: 0, late: 0 };
+  async function report(key, input) {
+    chosen[key] = await Promise.all([...input.files].map(async f => ({ name: f.name, size: f.size, text: await f.text() })));
+  }
+  for (const id of ['hidden-input', 'visible-input', 'single-input', 'attached-hidden']) {
+    document.getElementById(id).addEventListener('change', e => report(id, e.target));
+  }
+  function detachedInput(key) {
+    const input = document.createElement('input');
+    input.type = 'file';
+    input.multiple = true;
+    input.onchange = () => report(key, input);
+    input.click();
+  }
+  document.getElementById('detached').onclick = () => { clicks.detached++; detachedInput('detached'); };
+  document.getElementById('late').onclick = () => { clicks.late++; setTimeout(() => detachedInput('late'), 1500); };
+</script>`;
+
+// NFC and NFD spellings of the same words are different names, and both must survive as written.
+const NAMES = {
+  nfc: 'r\u00e9sum\u00e9 \u2615 \u{1F600}.txt',
+  nfd: 'e\u0301te\u0301.txt',
+  nfcTwin: '\u00e9t\u00e9.txt',
+  cjk: '\u65e5\u672c\u8a9e \u{1F4C4}.txt',
+};
+
+let site: Site;
+let c: Connected;
+let root: string;
+let outside: string;
+let ws: string;
+
+before(async () => {
+  site = await startSite();
+  site.page('/files', FILES_PAGE);
+  root = mkdtempSync(join(tmpdir(), 'tabwright-root-'));
+  outside = mkdtempSync(join(tmpdir(), 'tabwright-outside-'));
+  writeFileSync(join(root, 'from-root.txt'), 'root file');
+  writeFileSync(join(outside, 'secret.txt'), 'secret');
+  // The server's own locale is C: Chromium must still get every name right (it is given C.UTF-8).
+  c = await connect({ args: ['--allow-root', root], env: { LANG: 'C', LC_ALL: 'C' } });
+  ws = c.workspace;
+  for (const [key, name] of Object.entries(NAMES)) writeFileSync(join(ws, name), `content of ${key}`);
+  mkdirSync(join(ws, 'docs'));
+  writeFileSync(join(ws, 'docs', 'notes.txt'), 'notes');
+  symlinkSync(join(outside, 'secret.txt'), join(ws, 'link-out.txt'));
+});
+
+after(async () => {
+  await c?.close();
+  await site?.close();
+  rmSync(root, { recursive: true, force: true });
+  rmSync(outside, { recursive: true, force: true });
+});
+
+/** Opens the fixture page fresh and returns its snapshot. */
+async function openPage(): Promise<string> {
+  await call(c.client, 'navigate', { url: `${site.origin}/files` });
+  return (await snapshot(c.client)).snapshot;
+}
+
+/** The page's `chosen` once `key` has been reported (the page reads the files asynchronously). */
+async function chosen(key: string): Promise<Chosen> {
+  return await evaluate<Chosen>(c.client, `for (let i = 0; i < 400 && !chosen[${JSON.stringify(key)}]; i++) await new Promise(r => setTimeout(r, 25));\nreturn chosen;`);
+}
+
+test('the browser gets a UTF-8 locale only when the server has none', () => {
+  assert.deepEqual(browserEnv({ LANG: 'C', LC_ALL: 'C', PATH: '/bin' }, 'linux'), { LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8', PATH: '/bin' });
+  assert.deepEqual(browserEnv({ PATH: '/bin' }, 'linux'), { PATH: '/bin', LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8' });
+  assert.deepEqual(browserEnv({ LANG: 'de_DE.UTF-8' }, 'linux'), { LANG: 'de_DE.UTF-8' });
+  assert.deepEqual(browserEnv({ LANG: 'C', LC_CTYPE: 'en_US.utf8' }, 'linux'), { LANG: 'C', LC_CTYPE: 'en_US.utf8' });
+  assert.deepEqual(browserEnv({ LANG: 'en_US.UTF-8', LC_ALL: 'POSIX' }, 'linux'), { LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8' });
+  assert.deepEqual(browserEnv({ LANG: 'C' }, 'darwin'), { LANG: 'C' });
+});
+
+test('a visible multiple input gets non-ASCII, emoji, NFD and NFC names byte for byte under the C locale', async () => {
+  const snap = await openPage();
+  const names = [NAMES.nfc, NAMES.nfd, NAMES.nfcTwin, NAMES.cjk];
+  assert.notEqual(NAMES.nfd, NAMES.nfcTwin);
+  assert.equal(NAMES.nfd.normalize('NFC'), NAMES.nfcTwin);
+  const res = await call<UploadResult>(c.client, 'upload_file', { ref: refOf(snap, 'button', 'Documents'), paths: names });
+  assert.equal(res.via, 'input');
+  assert.deepEqual(res.files, names.map(n => join(realpathSync(ws), n)));
+  const page = (await chosen('visible-input'))['visible-input']!;
+  assert.deepEqual(page.map(f => f.name), names);
+  assert.deepEqual(page.map(f => Buffer.from(f.name).toString('hex')), names.map(n => Buffer.from(n).toString('hex')));
+  assert.deepEqual(page.map(f => f.text), ['content of nfc', 'content of nfd', 'content of nfcTwin', 'content of cjk']);
+  assert.deepEqual(page.map(f => f.size), page.map(f => Buffer.byteLength(f.text)));
+});
+
+test('a hidden input is reached through its label; relative paths resolve against the workspace', async () => {
+  const snap = await openPage();
+  const res = await call<UploadResult>(c.client, 'upload_file', { ref: refOf(snap, 'button', 'Choose via label'), paths: ['docs/notes.txt'] });
+  assert.equal(res.via, 'input');
+  assert.deepEqual(res.files, [join(realpathSync(ws), 'docs', 'notes.txt')]);
+  assert.deepEqual((await chosen('hidden-input'))['hidden-input'], [{ name: 'notes.txt', size: 5, text: 'notes' }]);
+});
+
+test('a button that opens a hidden input\'s chooser is answered through the chooser', async () => {
+  const snap = await openPage();
+  const res = await call<UploadResult>(c.client, 'upload_file', { ref: refOf(snap, 'button', 'Attach'), paths: [NAMES.nfd] });
+  assert.equal(res.via, 'chooser');
+  assert.deepEqual((await chosen('attached-hidden'))['attached-hidden'], [{ name: NAMES.nfd, size: 14, text: 'content of nfd' }]);
+});
+
+test('an input created on click and never attached gets its files', async () => {
+  const snap = await openPage();
+  const res = await call<UploadResult>(c.client, 'upload_file', { ref: refOf(snap, 'button', 'Detached'), paths: [NAMES.nfc, NAMES.cjk] });
+  assert.equal(res.via, 'chooser');
+  assert.deepEqual((await chosen('detached')).detached!.map(f => f.name), [NAMES.nfc, NAMES.cjk]);
+  assert.equal(await evaluate(c.client, 'clicks.detached'), 1);
+});
+
+test('a chooser that opens 1.5 s after the click is waited for', async () => {
+  const snap = await openPage();
+  const res = await call<UploadResult>(c.client, 'upload_file', { ref: refOf(snap, 'button', 'Late'), paths: [NAMES.nfcTwin], timeoutMs: 20_000 });
+  assert.equal(res.via, 'chooser');
+  assert.deepEqual((await chosen('late')).late!.map(f => f.name), [NAMES.nfcTwin]);
+  assert.equal(await evaluate(c.client, 'clicks.late'), 1);
+});
+
+test('a click that opens a chooser reports it and upload_file fills that chooser without clicking again', async () => {
+  const snap = await openPage();
+  const ref = refOf(snap, 'button', 'Detached');
+  const raw = await callRaw(c.client, 'click', { ref });
+  assert.equal(raw.isError, undefined);
+  assert.deepEqual((raw.structuredContent as unknown as ClickResult).fileChooser, { multiple: true });
+  assert.ok(raw.content[0]!.text!.includes(`A file chooser opened (several files allowed); call upload_file {ref: "${ref}", paths: [...]}`), raw.content[0]!.text);
+  const res = await call<UploadResult>(c.client, 'upload_file', { ref, paths: [NAMES.cjk] });
+  assert.equal(res.via, 'chooser');
+  assert.deepEqual((await chosen('detached')).detached!.map(f => f.name), [NAMES.cjk]);
+  assert.equal(await evaluate(c.client, 'clicks.detached'), 1);
+});
+
+test('a chooser reported for one element is not used for another; clicking a file input reports its chooser too', async () => {
+  const snap = await openPage();
+  const detached = await call<ClickResult>(c.client, 'click', { ref: refOf(snap, 'button', 'Detached') });
+  assert.deepEqual(detached.fileChooser, { multiple: true });
+  const res = await call<UploadResult>(c.client, 'upload_file', { ref: refOf(snap, 'button', 'Attach'), paths: [NAMES.nfc] });
+  assert.equal(res.via, 'chooser');
+  const page = await chosen('attached-hidden');
+  assert.deepEqual(Object.keys(page), ['attached-hidden']);
+  assert.deepEqual(page['attached-hidden']!.map(f => f.name), [NAMES.nfc]);
+
+  const avatar = refOf(snap, 'button', 'Avatar');
+  const clicked = await call<ClickResult>(c.client, 'click', { ref: avatar });
+  assert.deepEqual(clicked.fileChooser, { multiple: false });
+  const direct = await call<UploadResult>(c.client, 'upload_file', { ref: avatar, paths: [NAMES.cjk] });
+  assert.equal(direct.via, 'input');
+  assert.deepEqual((await chosen('single-input'))['single-input']!.map(f => f.name), [NAMES.cjk]);
+});
+
+test('a click that opens no chooser reports none', async () => {
+  const snap = await openPage();
+  const res = await call<ClickResult>(c.client, 'click', { ref: refOf(snap, 'button', 'Nothing') });
+  assert.equal(res.fileChooser, undefined);
+});
+
+test('an element that opens no chooser fails with element_not_actionable', async () => {
+  const snap = await openPage();
+  const error = await callError(c.client, 'upload_file', { ref: refOf(snap, 'button', 'Nothing'), paths: [NAMES.nfc], timeoutMs: 500 });
+  assert.equal(error.type, 'element_not_actionable');
+  assert.deepEqual(await evaluate(c.client, 'chosen'), {});
+});
+
+test('a file under an allowed root is accepted; [] clears the choice', async () => {
+  const snap = await openPage();
+  const documents = refOf(snap, 'button', 'Documents');
+  const res = await call<UploadResult>(c.client, 'upload_file', { ref: documents, paths: [join(root, 'from-root.txt')] });
+  assert.deepEqual(res.files, [join(realpathSync(root), 'from-root.txt')]);
+  assert.deepEqual((await chosen('visible-input'))['visible-input'], [{ name: 'from-root.txt', size: 9, text: 'root file' }]);
+  await call(c.client, 'upload_file', { ref: documents, paths: [] });
+  assert.equal(await evaluate(c.client, `document.getElementById('visible-input').files.length`), 0);
+});
+
+test('paths outside the workspace and the roots are rejected, also through a symlink; missing files are file_not_found', async () => {
+  const snap = await openPage();
+  const ref = refOf(snap, 'button', 'Documents');
+  for (const path of [join(outside, 'secret.txt'), '../' + 'x.txt', 'link-out.txt', join(outside, 'missing.txt')]) {
+    const error = await callError(c.client, 'upload_file', { ref, paths: [NAMES.nfc, path] });
+    assert.equal(error.type, 'path_not_allowed', path);
+  }
+  const missing = await callError(c.client, 'upload_file', { ref, paths: ['missing.txt'] });
+  assert.equal(missing.type, 'file_not_found');
+  const folder = await callError(c.client, 'upload_file', { ref, paths: ['docs'] });
+  assert.equal(folder.type, 'invalid_arguments');
+  assert.equal(await evaluate(c.client, `document.getElementById('visible-input').files.length`), 0);
+});
+
+test('several files for a single-file input fail with invalid_arguments', async () => {
+  const snap = await openPage();
+  const error = await callError(c.client, 'upload_file', { ref: refOf(snap, 'button', 'Avatar'), paths: [NAMES.nfc, NAMES.nfd] });
+  assert.equal(error.type, 'invalid_arguments');
+  assert.equal(await evaluate(c.client, `document.getElementById('single-input').files.length`), 0);
+});
