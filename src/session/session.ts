@@ -11,6 +11,7 @@ import type { BrowserConnection } from '../browser/connection.js';
 import type { Config } from '../config.js';
 import { logger } from '../log.js';
 import { ToolError } from '../tools/errors.js';
+import { dialogOpenError } from './dialogs.js';
 import { Downloads } from './downloads.js';
 import { RefRegistry } from './refs.js';
 import { Tab } from './tab.js';
@@ -24,6 +25,8 @@ export class Session {
   readonly refs = new RefRegistry();
   private readonly tabs = new Map<number, Tab>();
   private readonly registering = new WeakMap<Page, Promise<Tab>>();
+  private readonly tabOfPage = new WeakMap<Page, Tab>();
+  private readonly dialogListeners = new Set<(tab: Tab) => void>();
   private nextTabId = 1;
   private activeId: number | undefined;
   private ctx: Promise<BrowserContext> | undefined;
@@ -55,6 +58,18 @@ export class Session {
     if (existsSync(RUNTIME_PATH)) await ctx.addInitScript({ path: RUNTIME_PATH });
     else log.warn(`in-page runtime missing at ${RUNTIME_PATH}; run npm run build`);
     ctx.on('page', page => void this.register(page));
+    // Dialogs are taken at the context, not the page: a popup's page object reaches
+    // us after its first script may have run, and Playwright dismisses a dialog
+    // nobody listens for (issue #4: an alert on a popup's load stays open).
+    ctx.on('dialog', dialog => {
+      const page = dialog.page();
+      if (!page) return;
+      void this.register(page);
+      const tab = this.tabOfPage.get(page);
+      if (!tab) return;
+      tab.dialogs.onDialog(dialog);
+      for (const listener of [...this.dialogListeners]) listener(tab);
+    });
     for (const page of ctx.pages()) await this.register(page);
     return ctx;
   }
@@ -72,6 +87,7 @@ export class Session {
   private async createTab(page: Page): Promise<Tab> {
     const tab = new Tab(this.nextTabId++, page);
     this.tabs.set(tab.id, tab);
+    this.tabOfPage.set(page, tab);
     tab.onDocument(old => this.refs.dropDocument(old));
     page.on('close', () => this.forget(tab));
     page.on('download', download => this.downloads.add(tab.id, download));
@@ -94,6 +110,17 @@ export class Session {
     }
   }
 
+  /**
+   * Calls `listener` with the tab whenever a dialog opens in any tab, until
+   * the returned function is called.
+   */
+  watchDialogs(listener: (tab: Tab) => void): () => void {
+    this.dialogListeners.add(listener);
+    return () => {
+      this.dialogListeners.delete(listener);
+    };
+  }
+
   /** The active tab's id, if any tab is open. */
   get activeTabId(): number | undefined {
     return this.activeId;
@@ -111,9 +138,18 @@ export class Session {
 
   /**
    * The tab to act on: `tabId`, or the active one (opening a tab if none is open).
-   * @throws ToolError tab_not_found for an unknown or closed tabId.
+   * A tab whose page waits for a dialog is refused unless `opts.dialogOk`
+   * (handle_dialog, close_tab, focus_tab, reading the console buffer).
+   * @throws ToolError tab_not_found for an unknown or closed tabId; dialog_open (issue #4).
    */
-  async tab(tabId?: number): Promise<Tab> {
+  async tab(tabId?: number, opts: { dialogOk?: boolean } = {}): Promise<Tab> {
+    const tab = await this.pick(tabId);
+    const dialog = tab.dialogs.current;
+    if (dialog && !opts.dialogOk) throw dialogOpenError(tab.id, dialog);
+    return tab;
+  }
+
+  private async pick(tabId?: number): Promise<Tab> {
     if (tabId !== undefined) {
       // An explicit tab exists only once the browser runs: never launch for it.
       const tab = this.tabs.get(tabId);
@@ -144,7 +180,7 @@ export class Session {
    * @throws ToolError tab_not_found
    */
   async focusTab(tabId: number): Promise<Tab> {
-    const tab = await this.tab(tabId);
+    const tab = await this.tab(tabId, { dialogOk: true });
     this.activeId = tab.id;
     await tab.page.bringToFront();
     return tab;
@@ -156,7 +192,7 @@ export class Session {
    * @throws ToolError tab_not_found
    */
   async closeTab(tabId: number): Promise<void> {
-    const tab = await this.tab(tabId);
+    const tab = await this.tab(tabId, { dialogOk: true });
     await tab.page.close();
     this.forget(tab);
   }

@@ -331,7 +331,8 @@ async function lookup(session: Session, ref: string) {
     throw new ToolError('stale_ref', `Ref ${ref} belongs to a document that has since been replaced or closed.`, RETAKE);
   }
   const { tabId, instanceId } = found.target;
-  const tab = await session.tab(tabId).catch(() => {
+  const tab = await session.tab(tabId).catch((error: unknown) => {
+    if (error instanceof ToolError && error.type === 'dialog_open') throw error;
     throw new ToolError('stale_ref', `Ref ${ref} belongs to tab ${tabId}, which is closed.`, RETAKE);
   });
   if (tab.instanceId !== instanceId) {

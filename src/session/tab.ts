@@ -12,22 +12,13 @@
  * `Target.getTargetInfo`, which the browser answers even while the page's
  * main thread is stuck in a loop.
  */
-import type { CDPSession, Dialog, Page } from 'playwright-core';
+import type { CDPSession, Page } from 'playwright-core';
 import { logger } from '../log.js';
 import { ConsoleBuffer, levelOf } from './consoleBuffer.js';
+import { anyDialogOpen, TabDialogs, type DialogInfo } from './dialogs.js';
 import { FileChoosers } from './fileChooser.js';
 
 const log = logger('tab');
-
-/** A dialog the page opened, as reported to the caller. */
-export interface DialogRecord {
-  seq: number;
-  type: string;
-  message: string;
-  defaultValue?: string;
-  /** What tabwright did with it. */
-  action: 'dismissed' | 'accepted';
-}
 
 export interface TabInfo {
   tabId: number;
@@ -37,11 +28,14 @@ export interface TabInfo {
   instanceId: string;
   revision: number;
   openerTabId?: number;
+  /** The open dialog the page waits for (issue #4); absent when none. */
+  dialog?: DialogInfo;
 }
 
 export class Tab {
   readonly console = new ConsoleBuffer();
-  readonly dialogs: DialogRecord[] = [];
+  /** JavaScript dialogs (fed by the session's context-level listener): the open one stays open until handle_dialog answers it (issue #4). */
+  readonly dialogs = new TabDialogs();
   /** File choosers the page opened, kept for upload_file (issue #4). */
   readonly fileChoosers = new FileChoosers();
   instanceId = 'pending';
@@ -52,7 +46,6 @@ export class Tab {
   windowOpens = 0;
   private cdp: CDPSession | undefined;
   private cachedTitle = '';
-  private dialogSeq = 0;
   private readonly documentListeners: Array<(oldInstanceId: string) => void> = [];
 
   constructor(
@@ -82,10 +75,10 @@ export class Tab {
         revision: this.revision,
       });
     });
-    page.on('dialog', dialog => void this.onDialog(dialog));
     page.on('filechooser', chooser => this.fileChoosers.opened(chooser, this.instanceId));
     page.on('close', () => {
       this.closed = true;
+      this.dialogs.clear();
     });
   }
 
@@ -100,6 +93,7 @@ export class Tab {
       this.cdp.on('Page.windowOpen', () => {
         this.windowOpens += 1;
       });
+      this.dialogs.attach(this.cdp);
       await this.cdp.send('Page.enable');
       const { frameTree } = await this.cdp.send('Page.getFrameTree');
       if (this.instanceId === 'pending') this.instanceId = frameTree.frame.loaderId;
@@ -122,30 +116,6 @@ export class Tab {
     this.documentListeners.push(listener);
   }
 
-  private async onDialog(dialog: Dialog): Promise<void> {
-    // Dialogs never block a call: tabwright answers them at once and reports them
-    // in the result of the call that caused them (issue #2; P3 adds handle_dialog).
-    const accept = dialog.type() === 'alert';
-    this.dialogs.push({
-      seq: ++this.dialogSeq,
-      type: dialog.type(),
-      message: dialog.message(),
-      defaultValue: dialog.type() === 'prompt' ? dialog.defaultValue() : undefined,
-      action: accept ? 'accepted' : 'dismissed',
-    });
-    if (this.dialogs.length > 100) this.dialogs.shift();
-    try {
-      await (accept ? dialog.accept() : dialog.dismiss());
-    } catch (error) {
-      log.debug('dialog already closed', error);
-    }
-  }
-
-  /** Sequence number of the newest dialog (0 when none). */
-  get lastDialogSeq(): number {
-    return this.dialogSeq;
-  }
-
   /** The tab's CDP session (undefined if attaching failed). */
   get session(): CDPSession | undefined {
     return this.cdp;
@@ -162,7 +132,10 @@ export class Tab {
         if (info) {
           this.cachedTitle = info.targetInfo.title;
           // Right at a commit the browser may not know the new URL yet (empty); Playwright's does.
-          return { url: info.targetInfo.url || this.page.url(), title: info.targetInfo.title };
+          // While a dialog holds a navigation (beforeunload), the browser shows the URL it
+          // is leaving for; the page is still at Playwright's committed one.
+          const url = this.dialogs.current ? this.page.url() : info.targetInfo.url;
+          return { url: url || this.page.url(), title: info.targetInfo.title };
         }
       } catch (error) {
         log.debug('Target.getTargetInfo failed', error);
@@ -173,7 +146,7 @@ export class Tab {
 
   async info(active: boolean): Promise<TabInfo> {
     const { url, title } = await this.urlAndTitle();
-    return { tabId: this.id, url, title, active, instanceId: this.instanceId, revision: this.revision, openerTabId: this.openerTabId };
+    return { tabId: this.id, url, title, active, instanceId: this.instanceId, revision: this.revision, openerTabId: this.openerTabId, dialog: this.dialogs.current };
   }
 
   /**
@@ -194,7 +167,8 @@ export class Tab {
    */
   async isStuck(): Promise<boolean> {
     const cdp = this.cdp;
-    if (!cdp || this.closed) return false;
+    // A page waiting for a dialog (its own or a popup's) is not stuck, and answers nothing until the dialog closes.
+    if (!cdp || this.closed || anyDialogOpen()) return false;
     for (let i = 0; i < STUCK_PROBES; i++) {
       // Any answer, an error included (a context torn down by a navigation), means the thread is not stuck.
       const answered = await withTimeout(cdp.send('Runtime.evaluate', { expression: '1', returnByValue: true }).then(() => true, () => true), STUCK_PROBE_MS);

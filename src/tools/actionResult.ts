@@ -9,6 +9,8 @@ import { markFiles, reportFiles } from './actionFiles.js';
 import type { Session } from '../session/session.js';
 import type { Request } from 'playwright-core';
 import type { Tab } from '../session/tab.js';
+import { withTimeout } from '../session/tab.js';
+import { describeDialog, untilDialog, type DialogInfo } from '../session/dialogs.js';
 import { ToolError } from './errors.js';
 import type { ToolResponse } from './response.js';
 
@@ -57,6 +59,23 @@ async function settleNavigation(tab: Tab, request: Request, instanceId: string):
   }
 }
 
+/** Longest wait for a page that called window.close() to close, in ms. */
+const SELF_CLOSE_MS = 5_000;
+
+/**
+ * When the page called window.close() during the action (`window.closed` is
+ * true at once; the tab closes a moment later), waits until the tab is gone,
+ * so the result reports it and the next call no longer sees the tab.
+ */
+async function awaitSelfClose(tab: Tab): Promise<void> {
+  if (tab.closed || !tab.session) return;
+  const closing = await withTimeout(tab.session.send('Runtime.evaluate', { expression: 'window.closed', returnByValue: true })
+    .then(r => r.result.value === true, (error: Error) => /closed/i.test(error.message)), 500);
+  if (!closing) return;
+  const deadline = Date.now() + SELF_CLOSE_MS;
+  while (!tab.closed && Date.now() < deadline) await new Promise(resolve => setTimeout(resolve, 25));
+}
+
 async function unstuck(tab: Tab, action: () => Promise<void>): Promise<void> {
   try {
     await action();
@@ -75,7 +94,6 @@ export async function runAction(session: Session, tab: Tab, label: string, res: 
     url: tab.page.url(),
     revision: tab.revision,
     consoleSeq: tab.console.lastSeq,
-    dialogSeq: tab.lastDialogSeq,
     tabIds: new Set(session.openTabs().map(t => t.id)),
     windowOpens: tab.windowOpens,
     instanceId: tab.instanceId,
@@ -88,19 +106,43 @@ export async function runAction(session: Session, tab: Tab, label: string, res: 
     if (request.isNavigationRequest() && request.frame() === tab.page.mainFrame()) navigation = request;
   };
   tab.page.on('request', onRequest);
+  // A dialog in a tab the action opened pauses this page too when they share a
+  // renderer (a same-site popup that alerts on load): end the call then as well.
+  let stopWatching: () => void = () => undefined;
+  const elsewhere = new Promise<DialogInfo>(resolve => {
+    stopWatching = session.watchDialogs(other => {
+      const current = other.dialogs.current;
+      if (other !== tab && current && (!before.tabIds.has(other.id) || other.openerTabId === tab.id)) resolve(current);
+    });
+  });
+  let outcome;
   try {
-    await unstuck(tab, action);
+    // A dialog blocks the page, and with it the action (a click whose handler
+    // calls confirm() returns only once the dialog is answered): the call
+    // returns when the dialog opens and reports it (issue #4).
+    outcome = await untilDialog(tab.dialogs, unstuck(tab, action), elsewhere);
+  } catch (error) {
+    // The page closed itself (window.close() in a handler) during the action.
+    if (!tab.closed && !tab.page.isClosed()) throw error;
+    outcome = { done: true as const, value: undefined };
   } finally {
     tab.page.off('request', onRequest);
+    stopWatching();
   }
-  if (navigation && tab.instanceId === before.instanceId && !tab.closed) await settleNavigation(tab, navigation, before.instanceId);
-  if (tab.windowOpens > before.windowOpens) await waitForNewTabs(session, before.tabIds, tab.windowOpens - before.windowOpens, NEW_TAB_MS);
-  if (!tab.closed) await tab.page.waitForLoadState('domcontentloaded', { timeout: SETTLE_MS }).catch(() => undefined);
+  // A dialog that opened as the action ended (a handler that alerts after its await) counts too.
+  const dialog = tab.closed ? undefined : tab.dialogs.current;
+  const held = !outcome.done;
+  if (!held) {
+    if (navigation && tab.instanceId === before.instanceId && !tab.closed) await settleNavigation(tab, navigation, before.instanceId);
+    if (tab.windowOpens > before.windowOpens) await waitForNewTabs(session, before.tabIds, tab.windowOpens - before.windowOpens, NEW_TAB_MS);
+    await awaitSelfClose(tab);
+    if (!tab.closed) await tab.page.waitForLoadState('domcontentloaded', { timeout: SETTLE_MS }).catch(() => undefined);
+  }
   if (label) res.text(label);
   res.set('tabId', tab.id);
 
   if (tab.closed) {
-    res.text(`Tab ${tab.id} closed during the action; the active tab is now ${session.activeTabId ?? 'none'}.`).set('tabClosed', true);
+    res.text(`Tab ${tab.id} closed during the action (the page closed itself); the active tab is now ${session.activeTabId ?? 'none'}.`).set('tabClosed', true).set('activeTabId', session.activeTabId);
   } else {
     const url = tab.page.url();
     if (url !== before.url || tab.revision !== before.revision) {
@@ -110,11 +152,7 @@ export async function runAction(session: Session, tab: Tab, label: string, res: 
     }
     res.set('revision', tab.revision);
   }
-  const dialogs = tab.dialogs.filter(d => d.seq > before.dialogSeq).map(({ seq: _seq, ...d }) => d);
-  if (dialogs.length) {
-    res.set('dialogs', dialogs);
-    for (const d of dialogs) res.text(`A ${d.type} dialog opened ("${d.message.slice(0, 200)}") and was ${d.action}.`);
-  }
+  if (dialog) res.set('dialog', dialog).text(describeDialog(tab.id, dialog));
   const errors = tab.console.errorsSince(before.consoleSeq);
   if (errors.length) {
     res.set('consoleErrors', errors.map(e => ({ seq: e.seq, text: e.text.slice(0, 500) })));
@@ -122,11 +160,17 @@ export async function runAction(session: Session, tab: Tab, label: string, res: 
   }
   const opened = session.openTabs().filter(t => !before.tabIds.has(t.id));
   if (opened.length) {
-    res.set('newTabs', opened.map(t => ({ tabId: t.id, openerTabId: t.openerTabId })));
-    res.text(`New tab${opened.length > 1 ? 's' : ''} opened: ${opened.map(t => t.id).join(', ')} (the active tab stays ${session.activeTabId}).`);
+    // The tab whose action opened a tab is its opener, also when the browser
+    // keeps no opener (rel=noopener); recorded once, shown by list_tabs.
+    for (const t of opened) t.openerTabId ??= tab.id;
+    res.set('newTabs', opened.map(t => ({ tabId: t.id, openerTabId: t.openerTabId, dialog: t.dialogs.current })));
+    res.set('activeTabId', session.activeTabId);
+    res.text(`New tab${opened.length > 1 ? 's' : ''} opened: ${opened.map(t => t.id).join(', ')}; the active tab stays ${session.activeTabId} (focus_tab switches).`);
+    for (const t of opened) if (t.dialogs.current) res.text(describeDialog(t.id, t.dialogs.current));
   }
-  await reportFiles(session, tab, files, navigation, res, opts.ref);
-  if (opts.snapshot && !tab.closed) {
+  // A page held by a dialog answers no round trip, so file choosers and downloads are not looked for then.
+  if (!held) await reportFiles(session, tab, files, navigation, res, opts.ref);
+  if (opts.snapshot && !tab.closed && !held) {
     const snap = await takeSnapshot(session, tab);
     res.set('snapshot', snap.text).text(`\n${snap.text}`);
   }

@@ -19,7 +19,8 @@ export const getConsoleContext = defineTool({
     limit: z.number().int().min(1).max(1000).optional().describe('At most this many entries, the newest (default 100)'),
   }),
   async handle({ tabId, level, since, limit }, { session }, res) {
-    const tab = await session.tab(tabId);
+    // The buffer is read without touching the page, so an open dialog does not stand in the way.
+    const tab = await session.tab(tabId, { dialogOk: true });
     const { entries, dropped } = tab.console.query({ level, since, limit });
     res.merge({ tabId: tab.id, entries, lastSeq: tab.console.lastSeq, omitted: dropped });
     res.text(`${entries.length} console entr${entries.length === 1 ? 'y' : 'ies'} from tab ${tab.id}${dropped ? ` (${dropped} older ones omitted; raise limit)` : ''}; lastSeq ${tab.console.lastSeq}.`);

@@ -18,6 +18,8 @@ export const ERROR_TYPES = [
   'result_too_large',
   'webmcp_tool_not_found',
   'capability_unavailable',
+  'dialog_open',
+  'no_dialog',
   'path_not_allowed',
   'file_not_found',
   'internal',

@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { Script } from 'node:vm';
 import * as z from 'zod';
+import { describeDialog } from '../session/dialogs.js';
 import { RUNTIME_PATH } from '../session/session.js';
 import type { ElementHandle } from 'playwright-core';
 import { resolveRef } from '../session/snapshot.js';
@@ -129,9 +130,12 @@ export const execute = defineTool({
       result => ({ result }),
       error => ({ error }),
     );
-    const outcome = await Promise.race([run, stop]).finally(() => {
+    // A dialog the code opens (alert, confirm) blocks the page until answered: return then (issue #4).
+    const dialogWaiter = tab.dialogs.next();
+    const outcome = await Promise.race([run, stop, dialogWaiter.opened.then(dialog => ({ dialog }))]).finally(() => {
       clearTimeout(timer);
       if (onAbort) signal.removeEventListener('abort', onAbort);
+      dialogWaiter.cancel();
     });
     if (outcome === 'timeout' || outcome === 'cancelled') {
       const stuck = await tab.stopIfStuck();
@@ -141,6 +145,11 @@ export const execute = defineTool({
         `The code did not finish within ${seconds} s${stuck ? '; it was busy (a loop) and has been stopped' : ''}.`,
         'Make the code finish sooner, or raise timeoutSec (up to 300).',
       );
+    }
+    if ('dialog' in outcome) {
+      res.merge({ tabId: tab.id, dialog: outcome.dialog });
+      res.text(describeDialog(tab.id, outcome.dialog)).text('The code is paused at the dialog; its value is not returned. Run execute again after answering to read the page.');
+      return;
     }
     if ('error' in outcome) {
       const err = toToolError(outcome.error);

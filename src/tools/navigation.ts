@@ -1,7 +1,10 @@
 /** navigate (issue #2): load a URL, or go back / forward in a tab's history. */
 import * as z from 'zod';
 import { isTimeoutError } from '../browser/playwright.js';
+import type { Response } from 'playwright-core';
+import { describeDialog, untilDialog } from '../session/dialogs.js';
 import type { Tab } from '../session/tab.js';
+import type { ToolResponse } from './response.js';
 import { defineTool } from './define.js';
 import { firstLine, ToolError } from './errors.js';
 import { tabIdField, timeoutMsField, waitUntilField } from './schemas.js';
@@ -58,15 +61,46 @@ export async function pageLoadError(tab: Tab, error: unknown, what: string, time
 }
 
 /**
+ * Waits for a load (goto, goBack, reload) to finish, or for a dialog to open
+ * first (an alert in an inline script, a beforeunload handler): a page
+ * waiting for a dialog does not finish loading until it is answered (issue
+ * #4), so the call returns then and the caller reports `tab.dialogs.current`.
+ * Returns the HTTP status of the main document (0 when there is none yet,
+ * e.g. about:blank or a load held by beforeunload).
+ * @throws what `load` throws before a dialog opens.
+ */
+export async function loadOrDialog(tab: Tab, load: Promise<Response | null>): Promise<number> {
+  let status = 0;
+  const onResponse = (response: Response) => {
+    if (response.request().isNavigationRequest() && response.frame() === tab.page.mainFrame()) status = response.status();
+  };
+  tab.page.on('response', onResponse);
+  try {
+    const outcome = await untilDialog(tab.dialogs, load);
+    return outcome.done ? outcome.value?.status() ?? 0 : status;
+  } finally {
+    tab.page.off('response', onResponse);
+  }
+}
+
+/** Adds the tab's open dialog, if any, to a navigation result (field `dialog` and a line saying how to answer it). */
+export function reportDialog(tab: Tab, res: ToolResponse): void {
+  const dialog = tab.dialogs.current;
+  if (!dialog) return;
+  res.set('dialog', dialog).text(describeDialog(tab.id, dialog));
+  if (dialog.type === 'beforeunload') res.text('The page asks whether to leave: accept leaves it, dismiss stays on it with what was entered.');
+}
+
+/**
  * Loads `url` in `tab`; returns the HTTP status (0 when there is no HTTP response, e.g. about:blank).
+ * Returns early when a dialog opens during the load (see loadOrDialog).
  * @throws ToolError navigation_failed, timeout
  */
 export async function gotoUrl(tab: Tab, url: string, opts: { waitUntil?: WaitUntil; timeoutMs?: number }): Promise<number> {
   const timeout = opts.timeoutMs ?? 30_000;
   const previous = tab.instanceId;
   try {
-    const response = await tab.page.goto(url, { waitUntil: opts.waitUntil ?? 'domcontentloaded', timeout });
-    return response?.status() ?? 0;
+    return await loadOrDialog(tab, tab.page.goto(url, { waitUntil: opts.waitUntil ?? 'domcontentloaded', timeout }));
   } catch (error) {
     throw await pageLoadError(tab, error, `load ${url.slice(0, 200)}`, timeout, previous);
   }
@@ -110,15 +144,13 @@ export const navigate = defineTool({
       if (!(await hasHistoryEntry(tab, url))) {
         throw new ToolError('navigation_failed', `There is no history entry to go ${url} to.`, 'Load a URL with navigate instead.');
       }
-      let response;
       const previous = tab.instanceId;
       try {
         const opts = { waitUntil: waitUntil ?? 'domcontentloaded', timeout } as const;
-        response = url === 'back' ? await tab.page.goBack(opts) : await tab.page.goForward(opts);
+        status = await loadOrDialog(tab, url === 'back' ? tab.page.goBack(opts) : tab.page.goForward(opts));
       } catch (error) {
         throw await pageLoadError(tab, error, `go ${url}`, timeout, previous);
       }
-      status = response?.status() ?? 0;
     } else {
       status = await gotoUrl(tab, url, { waitUntil, timeoutMs: timeout });
     }
@@ -126,5 +158,6 @@ export const navigate = defineTool({
     res.merge({ tabId: tab.id, url: finalUrl, title, status, revision: tab.revision, instanceId: tab.instanceId });
     res.text(`Tab ${tab.id} at ${finalUrl} "${title}" — HTTP ${status || 'n/a'}, revision ${tab.revision}.`);
     if (status >= 400) res.text(`The server answered HTTP ${status}; the page shown is its error page.`);
+    reportDialog(tab, res);
   },
 });

@@ -1,6 +1,7 @@
 /** Every tool, in the order tools/list shows them. */
 import { getConsoleContext } from './console.js';
 import type { AnyTool } from './define.js';
+import { dialogTools } from './dialogs.js';
 import { downloadTools } from './downloads.js';
 import { drag } from './drag.js';
 import { execute } from './execute.js';
@@ -18,6 +19,7 @@ export const TOOLS: readonly AnyTool[] = [
   navigate,
   getPageContext,
   ...inputTools,
+  ...dialogTools,
   ...fileTools,
   ...downloadTools,
   drag,

@@ -3,7 +3,7 @@ import * as z from 'zod';
 import type { Session } from '../session/session.js';
 import type { Tab } from '../session/tab.js';
 import { defineTool } from './define.js';
-import { gotoUrl, pageLoadError, urlField } from './navigation.js';
+import { gotoUrl, loadOrDialog, pageLoadError, reportDialog, urlField } from './navigation.js';
 import type { ToolResponse } from './response.js';
 import { tabIdField, tabIdRequired, timeoutMsField, waitUntilField } from './schemas.js';
 
@@ -50,6 +50,7 @@ export const openTab = defineTool({
       res.set('status', status);
     }
     await reportTab(session, tab, res, 'Opened');
+    reportDialog(tab, res);
   },
 });
 
@@ -96,12 +97,12 @@ export const reloadTab = defineTool({
     await tab.stopIfStuck();
     const previous = tab.instanceId;
     try {
-      const response = await tab.page.reload({ waitUntil: waitUntil ?? 'domcontentloaded', timeout: timeoutMs ?? 30_000 });
-      res.set('status', response?.status() ?? 0);
+      res.set('status', await loadOrDialog(tab, tab.page.reload({ waitUntil: waitUntil ?? 'domcontentloaded', timeout: timeoutMs ?? 30_000 })));
     } catch (error) {
       throw await pageLoadError(tab, error, 'reload the tab', timeoutMs ?? 30_000, previous);
     }
     await reportTab(session, tab, res, 'Reloaded');
+    reportDialog(tab, res);
   },
 });
 

@@ -1,0 +1,126 @@
+// Tabs the page opens and closes (issue #4): target=_blank links,
+// window.open, rel=noopener links and window.close(). The action that opened
+// a tab reports it (newTabs with openerTabId) and the active tab, which stays
+// the one the agent was using; a tab that closes itself is reported by the
+// action that caused it, and the active tab falls back to its opener.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { call, callError, connect, type Connected } from '../fixtures/mcp.js';
+import { startSite, type Site } from '../fixtures/site.js';
+import type { TabInfo } from '../../src/session/tab.js';
+import { evaluate, refOf, snapshot } from './helpers.js';
+
+interface ActionResult {
+  tabId: number;
+  activeTabId?: number;
+  tabClosed?: boolean;
+  newTabs?: Array<{ tabId: number; openerTabId?: number; dialog?: { type: string; message: string } }>;
+}
+
+const OPENER_PAGE = `<!doctype html><title>Opener</title>
+<a href="/child?via=blank" target="_blank">Blank link</a>
+<a href="/child?via=noopener" target="_blank" rel="noopener">Noopener link</a>
+<button onclick="window.popup = window.open('/child?via=open', 'named')">Open window</button>
+<button onclick="window.open('/closer')">Open closer</button>
+<button onclick="window.open('/alerting')">Open alerting</button>`;
+
+const CHILD_PAGE = `<!doctype html><title>Child</title>
+<p id="via"></p>
+<script>document.getElementById('via').textContent = new URLSearchParams(location.search).get('via') + ' ' + (window.opener ? 'has opener' : 'no opener');</script>`;
+
+const CLOSER_PAGE = `<!doctype html><title>Closer</title>
+<button onclick="window.close()">Close me</button>`;
+
+let site: Site;
+let server: Connected;
+
+before(async () => {
+  site = await startSite();
+  site.page('/opener', OPENER_PAGE);
+  site.page('/child', CHILD_PAGE);
+  site.page('/closer', CLOSER_PAGE);
+  site.page('/alerting', '<!doctype html><title>Alerting</title><script>alert("Hello from the popup")</script>');
+  server = await connect();
+});
+after(async () => {
+  await server?.close();
+  await site?.close();
+});
+
+async function tabs(): Promise<TabInfo[]> {
+  return (await call<{ tabs: TabInfo[] }>(server.client, 'list_tabs')).tabs;
+}
+
+/** Opens the opener page in a fresh active tab; returns its tabId and refs snapshot. */
+async function openOpener(): Promise<{ tabId: number; snap: string }> {
+  const tab = await call<TabInfo>(server.client, 'open_tab', { url: `${site.origin}/opener` });
+  return { tabId: tab.tabId, snap: (await snapshot(server.client)).snapshot };
+}
+
+/** Clicks `ref`, checks the result reports exactly one new tab opened by `opener`, and returns it. */
+async function clickOpens(ref: string, opener: number): Promise<TabInfo> {
+  const res = await call<ActionResult>(server.client, 'click', { ref });
+  assert.equal(res.newTabs?.length, 1, JSON.stringify(res));
+  const opened = res.newTabs![0]!;
+  assert.equal(opened.openerTabId, opener);
+  assert.equal(res.activeTabId, opener, 'the active tab stays the one that clicked');
+  const listed = (await tabs()).find(t => t.tabId === opened.tabId);
+  assert.ok(listed, 'the new tab is in list_tabs');
+  assert.equal(listed.openerTabId, opener);
+  assert.equal(listed.active, false);
+  return listed;
+}
+
+test('a target=_blank link opens a tab; list_tabs names the tab that clicked as opener; the active tab stays', async () => {
+  const { tabId, snap } = await openOpener();
+  const child = await clickOpens(refOf(snap, 'link', 'Blank link'), tabId);
+  assert.equal(child.url, `${site.origin}/child?via=blank`);
+  assert.equal(await evaluate(server.client, 'document.getElementById("via").textContent', child.tabId), 'blank no opener', 'target=_blank implies noopener in Chromium');
+  assert.equal(await evaluate(server.client, 'document.title'), 'Opener', 'calls without tabId still go to the opener');
+});
+
+test('window.open from a click opens a tab with its opener', async () => {
+  const { tabId, snap } = await openOpener();
+  const child = await clickOpens(refOf(snap, 'button', 'Open window'), tabId);
+  assert.equal(await evaluate(server.client, 'document.getElementById("via").textContent', child.tabId), 'open has opener');
+  assert.equal(await evaluate(server.client, 'window.popup.closed'), false);
+});
+
+test('a rel=noopener link: the page has no opener, list_tabs names the tab that clicked', async () => {
+  const { tabId, snap } = await openOpener();
+  const child = await clickOpens(refOf(snap, 'link', 'Noopener link'), tabId);
+  assert.equal(await evaluate(server.client, 'document.getElementById("via").textContent', child.tabId), 'noopener no opener');
+});
+
+test('a popup with an alert on load is reported with its dialog', async () => {
+  const { tabId, snap } = await openOpener();
+  const res = await call<ActionResult>(server.client, 'click', { ref: refOf(snap, 'button', 'Open alerting') });
+  assert.equal(res.newTabs?.length, 1);
+  const popup = res.newTabs![0]!;
+  assert.equal(popup.openerTabId, tabId);
+  // The popup shares the opener's renderer, so its alert pauses the opener too: the click returns when it opens.
+  assert.deepEqual(popup.dialog, { type: 'alert', message: 'Hello from the popup' });
+  const listed = (await tabs()).find(t => t.tabId === popup.tabId);
+  assert.deepEqual(listed?.dialog, { type: 'alert', message: 'Hello from the popup' });
+  assert.equal((await callError(server.client, 'execute', { code: '1', tabId: popup.tabId })).type, 'dialog_open');
+  await call(server.client, 'handle_dialog', { tabId: popup.tabId, accept: true });
+  assert.equal(await evaluate(server.client, 'document.title', popup.tabId), 'Alerting');
+  assert.equal(await evaluate(server.client, 'document.title'), 'Opener', 'the opener answers again');
+});
+
+test('a page that closes itself: the click reports it, the active tab falls back to the opener, the next call works', async () => {
+  const { tabId, snap } = await openOpener();
+  const closer = await clickOpens(refOf(snap, 'button', 'Open closer'), tabId);
+  await call(server.client, 'focus_tab', { tabId: closer.tabId });
+  const closeRef = refOf((await snapshot(server.client)).snapshot, 'button', 'Close me');
+
+  const res = await call<ActionResult>(server.client, 'click', { ref: closeRef });
+  assert.equal(res.tabId, closer.tabId);
+  assert.equal(res.tabClosed, true);
+  assert.equal(res.activeTabId, tabId);
+  const list = await tabs();
+  assert.equal(list.find(t => t.tabId === closer.tabId), undefined);
+  assert.deepEqual(list.filter(t => t.active).map(t => t.tabId), [tabId]);
+  // No "target closed" on the next call without tabId: it goes to the opener.
+  assert.equal(await evaluate(server.client, 'document.title'), 'Opener');
+});
