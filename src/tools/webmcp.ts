@@ -155,7 +155,7 @@ export function validateArguments(toolName: string, schema: unknown, args: unkno
 export const listWebmcpTools = defineTool({
   name: 'list_webmcp_tools',
   title: 'List WebMCP tools',
-  description: 'Tools the pages registered through WebMCP (document.modelContext.registerTool or <form toolname>): name, description, inputSchema, annotations. Without tabId, every open tab.',
+  description: 'Tools the pages registered through WebMCP (document.modelContext.registerTool or <form toolname>): name, description, inputSchema, annotations, source (native or polyfill). Without tabId, every open tab.',
   needs: ['webmcp'],
   consent: 'observe',
   launchesBrowser: false,
@@ -192,7 +192,7 @@ export const listWebmcpTools = defineTool({
 export const callWebmcpTool = defineTool({
   name: 'call_webmcp_tool',
   title: 'Call WebMCP tool',
-  description: 'Call a tool a page registered through WebMCP, with arguments checked against its inputSchema first. Returns the tool\'s content (text, images).',
+  description: 'Call a tool a page registered through WebMCP, with arguments checked against its inputSchema first. Returns the tool\'s content (text, images, structured); untrustedContentHint tools\' output is marked untrusted.',
   needs: ['webmcp'],
   consent: 'interact',
   launchesBrowser: true,

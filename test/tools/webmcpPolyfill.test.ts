@@ -37,12 +37,17 @@ before(async () => {
   site = await startSite();
   site.page('/poly', PAGE);
   site.page('/plain', '<!doctype html><title>Plain</title>');
-  server = await connect({ args: ['--webmcp', 'polyfill'] });
+  // A user's own switch enabling WebMCP is dropped too under --webmcp polyfill.
+  server = await connect({ args: ['--webmcp', 'polyfill', '--browser-arg', '--enable-features=WebMCP'] });
   tabId = (await call<{ tabId: number }>(server.client, 'navigate', { url: `${site.origin}/poly` })).tabId;
 });
 after(async () => {
   await server?.close();
   await site?.close();
+});
+
+test('--webmcp polyfill launches without native WebMCP, even when a --browser-arg enables it', async () => {
+  assert.deepEqual(await evaluate(server.client, '({ native: "modelContext" in Document.prototype, own: Object.getOwnPropertyNames(document).includes("modelContext") })', tabId), { native: false, own: true });
 });
 
 test('registerTool rejects bad tools like Chromium does', async () => {
