@@ -220,7 +220,14 @@ export function installWebMcp(mode: WebMcpMode): WebMcpBridge {
         if (form.hasAttribute('toolautosubmit')) queueMicrotask(() => settle(event, responded));
         else setTimeout(() => settle(event, responded), 0);
       });
-      signal.addEventListener('abort', () => pendingSubmits.delete(form), { once: true });
+      signal.addEventListener(
+        'abort',
+        () => {
+          pendingSubmits.delete(form);
+          reject(new DOMEx('The call was cancelled.', 'AbortError'));
+        },
+        { once: true },
+      );
       if (form.hasAttribute('toolautosubmit')) {
         form.requestSubmit();
         if (!seen) {
