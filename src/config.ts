@@ -8,6 +8,9 @@ import { ToolError } from './tools/errors.js';
 
 export type OutputMode = 'auto' | 'inline' | 'file';
 
+/** Which WebMCP serves pages (issue #5): the browser's own, the runtime's polyfill, or native where present. */
+export type WebMcpMode = 'auto' | 'native' | 'polyfill';
+
 /** Everything the server needs to know before the first tool call. */
 export interface Config {
   /** Browser executable; undefined = auto-detect on PATH. */
@@ -35,6 +38,12 @@ export interface Config {
   configDir: string;
   /** Data folder (script store, managed browser profile). */
   dataDir: string;
+  /**
+   * `--webmcp` / `TABWRIGHT_WEBMCP` (issue #5): `native` uses only the
+   * browser's WebMCP, `polyfill` only the runtime's (the launch drops the
+   * WebMCP feature), `auto` the native one where present, else the polyfill.
+   */
+  webmcp: WebMcpMode;
 }
 
 /** Flags as commander hands them over; every field optional. */
@@ -49,6 +58,7 @@ export interface ConfigFlags {
   workspace?: string;
   allowRoot?: string[];
   output?: string;
+  webmcp?: string;
 }
 
 type Env = Record<string, string | undefined>;
@@ -95,7 +105,7 @@ export function splitArgs(text: string | undefined): string[] {
 
 /**
  * Builds the configuration.
- * @throws ToolError invalid_arguments for a bad viewport or output mode.
+ * @throws ToolError invalid_arguments for a bad viewport, output mode or WebMCP mode.
  */
 export function resolveConfig(flags: ConfigFlags = {}, env: Env = process.env): Config {
   const outputText = flags.output ?? env.TABWRIGHT_OUTPUT ?? 'auto';
@@ -104,6 +114,10 @@ export function resolveConfig(flags: ConfigFlags = {}, env: Env = process.env): 
   }
   if (flags.isolated && flags.userDataDir) {
     throw new ToolError('invalid_arguments', '--isolated and --user-data-dir exclude each other.', 'Use --isolated for a temporary profile, or --user-data-dir DIR for a persistent one.');
+  }
+  const webmcpText = flags.webmcp ?? env.TABWRIGHT_WEBMCP ?? 'auto';
+  if (!['auto', 'native', 'polyfill'].includes(webmcpText)) {
+    throw new ToolError('invalid_arguments', `WebMCP mode "${webmcpText}" is unknown.`, 'Use auto, native or polyfill (--webmcp or TABWRIGHT_WEBMCP).');
   }
   let headless = !hasDisplay(env);
   if (env.TABWRIGHT_HEADLESS === '1' || env.TABWRIGHT_HEADLESS === 'true') headless = true;
@@ -125,5 +139,6 @@ export function resolveConfig(flags: ConfigFlags = {}, env: Env = process.env): 
     output: outputText as OutputMode,
     configDir: configDir(env),
     dataDir: data,
+    webmcp: webmcpText as WebMcpMode,
   };
 }

@@ -22,4 +22,10 @@ export interface CallContext {
   /** Reports progress; `done` must increase within a call. A no-op when the caller did not ask. */
   progress(done: number, total?: number, message?: string): Promise<void>;
   client: ClientInfo;
+  /**
+   * The consent gate's verdict for calling a WebMCP tool now (issue #5),
+   * reported by list_webmcp_tools as each entry's `permission`. Set by the
+   * front once the gate (src/consent) exists; absent, entries carry none.
+   */
+  permissionFor?: (tool: { tabId: number; origin: string; name: string; source: string }) => Promise<'allow' | 'prompt' | 'deny'>;
 }
