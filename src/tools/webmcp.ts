@@ -2,7 +2,8 @@
  * list_webmcp_tools and call_webmcp_tool (issue #2): tools pages register
  * through `document.modelContext.registerTool` or declare with
  * `<form toolname>`, read and called through the browser's native WebMCP
- * (Playwright's frame.webmcp). Arguments are validated against the tool's
+ * (Playwright's frame.webmcp; a call is one evaluation of our own,
+ * ./webmcpCall.ts). Arguments are validated against the tool's
  * inputSchema with ajv before dispatch. The consent gate and the polyfill
  * for browsers without native WebMCP come with issue #5.
  */
@@ -19,6 +20,7 @@ import { defineTool } from './define.js';
 import { firstLine, ToolError } from './errors.js';
 import { tabIdField, timeoutMsField } from './schemas.js';
 import { WebMcpToolCache } from './webmcpCache.js';
+import { callWebMcpTool, WebMcpPageError } from './webmcpCall.js';
 
 /** One WebMCP tool as tabwright reports it. */
 export interface WebMcpToolInfo {
@@ -214,7 +216,7 @@ export const callWebmcpTool = defineTool({
     try {
       // runAction reports what the call changed: a declarative form's submit navigates.
       await runAction(session, tab, '', res, {}, async () => {
-        result = await frame.webmcp.callTool(name, input as Parameters<Frame['webmcp']['callTool']>[1], { timeout });
+        result = await callWebMcpTool(tab, frame, name, input, timeout);
         ms = Date.now() - started;
       });
     } catch (error) {
@@ -226,7 +228,7 @@ export const callWebmcpTool = defineTool({
         throw new ToolError('timeout', `WebMCP tool "${name}" did not answer within ${timeout} ms.`, 'The tool may wait for the person at the browser (a declarative form without toolautosubmit waits for a submit), or be slow; pass a larger timeoutMs.');
       }
       const message = firstLine(String(error instanceof Error ? error.message : error));
-      if (/No WebMCP tool named/i.test(message)) {
+      if (!(error instanceof WebMcpPageError) && /No WebMCP tool named/i.test(message)) {
         throw new ToolError('webmcp_tool_not_found', `WebMCP tool "${name}" went away before the call.`, 'Call list_webmcp_tools again.');
       }
       throw new ToolError('evaluation_failed', `WebMCP tool "${name}" failed: ${message.slice(0, 2000)}`, 'The error is the page\'s own; check the arguments or the page state.');
