@@ -20,7 +20,7 @@ import { defineTool } from './define.js';
 import { firstLine, ToolError } from './errors.js';
 import { tabIdField, timeoutMsField } from './schemas.js';
 import { WebMcpToolCache } from './webmcpCache.js';
-import { callWebMcpTool, WebMcpPageError } from './webmcpCall.js';
+import { callWebMcpTool, prepareWebMcpCalls, WebMcpPageError } from './webmcpCall.js';
 
 /** One WebMCP tool as tabwright reports it. */
 export interface WebMcpToolInfo {
@@ -59,6 +59,7 @@ function unsupported(error: unknown): boolean {
 export async function frameTools(tab: Tab, timeoutMs = 5_000): Promise<FrameTool[]> {
   const out: FrameTool[] = [];
   const frames = tab.page.frames();
+  prepareWebMcpCalls(tab);
   for (const frame of frames) {
     let tools;
     try {

@@ -24,10 +24,13 @@
  * Tools of child frames go through Playwright's `frame.webmcp.callTool`
  * (two evaluations, same isolation): a Playwright frame does not tell its
  * CDP frame id, and an out-of-process frame is not reachable through the
- * tab's session. So does every call when the tab has no CDP session.
+ * tab's session. So does every call when the tab has no CDP session, or
+ * when the browser will not make the world. Listing a tab's tools makes the
+ * world in the background (`prepareWebMcpCalls`), so the first call after a
+ * list is one round trip too.
  */
 import type { CDPSession, Frame } from 'playwright-core';
-import { timeoutError } from '../browser/playwright.js';
+import { isTimeoutError, timeoutError } from '../browser/playwright.js';
 import type { Tab } from '../session/tab.js';
 
 /** What the in-page function returns: `found: false` when the frame has no such tool (nothing was called). */
@@ -88,6 +91,16 @@ function isolatedWorld(tab: Tab, cdp: CDPSession): Promise<number> {
   return w.contextId;
 }
 
+/**
+ * Makes the isolated world for the tab's current main-frame document in the
+ * background (called when the tab's tools are listed, so the first call
+ * finds it). Returns at once and never throws.
+ */
+export function prepareWebMcpCalls(tab: Tab): void {
+  const cdp = tab.session;
+  if (cdp && !tab.closed) isolatedWorld(tab, cdp).catch(() => undefined);
+}
+
 function forgetWorld(tab: Tab): void {
   const world = worlds.get(tab);
   if (world) world.contextId = undefined;
@@ -120,23 +133,28 @@ export async function callWebMcpTool(tab: Tab, frame: Frame, name: string, input
     return await frame.webmcp.callTool(name, input as Parameters<Frame['webmcp']['callTool']>[1], { timeout: timeoutMs });
   }
   const deadline = Date.now() + timeoutMs;
+  const what = `call WebMCP tool "${name}"`;
   for (let attempt = 0; ; attempt++) {
-    const left = Math.max(1, deadline - Date.now());
+    let executionContextId: number;
+    try {
+      executionContextId = await within(isolatedWorld(tab, cdp), Math.max(1, deadline - Date.now()), what);
+    } catch (error) {
+      if (isTimeoutError(error)) throw error;
+      // The browser would not make the world (a document on its way out): Playwright's way still works.
+      return await frame.webmcp.callTool(name, input as Parameters<Frame['webmcp']['callTool']>[1], { timeout: Math.max(1, deadline - Date.now()) });
+    }
     let reply;
     try {
-      reply = await within((async () => {
-        const executionContextId = await isolatedWorld(tab, cdp);
-        return await cdp.send('Runtime.callFunctionOn', {
-          functionDeclaration: CALL,
-          executionContextId,
-          arguments: [{ value: name }, { value: input }],
-          awaitPromise: true,
-          returnByValue: true,
-        });
-      })(), left, `call WebMCP tool "${name}"`);
+      reply = await within(cdp.send('Runtime.callFunctionOn', {
+        functionDeclaration: CALL,
+        executionContextId,
+        arguments: [{ value: name }, { value: input }],
+        awaitPromise: true,
+        returnByValue: true,
+      }), Math.max(1, deadline - Date.now()), what);
     } catch (error) {
       // The document behind the cached world was replaced (its context is gone): make a world in the new one, once.
-      if (attempt === 0 && /Cannot find context with specified id|No frame (with given id|for given id) found/i.test(String(error))) {
+      if (attempt === 0 && /Cannot find context with specified id/i.test(String(error))) {
         forgetWorld(tab);
         continue;
       }
