@@ -2,8 +2,9 @@
  * list_webmcp_tools and call_webmcp_tool (issue #2): tools pages register
  * through `document.modelContext.registerTool` or declare with
  * `<form toolname>`, read and called through the browser's native WebMCP
- * (Playwright's frame.webmcp), or through the in-page runtime's polyfill
- * where the browser has none (issue #5; the source is picked per frame,
+ * (Playwright's frame.webmcp; a native call is one evaluation of our own,
+ * ./webmcpCall.ts), or through the in-page runtime's polyfill where the
+ * browser has none (issue #5; the source is picked per frame,
  * src/webmcp/source.ts). Arguments are validated against the tool's
  * inputSchema with ajv before dispatch.
  */
@@ -23,6 +24,7 @@ import { WebMcpToolCache } from './webmcpCache.js';
 import type { WebMcpMode } from '../config.js';
 import { polyfillSource } from '../webmcp/polyfillSource.js';
 import { CallTimeout, type WebMcpSourceKind } from '../webmcp/source.js';
+import { callWebMcpTool, prepareWebMcpCalls, WebMcpPageError } from './webmcpCall.js';
 
 /** One WebMCP tool as tabwright reports it. */
 export interface WebMcpToolInfo {
@@ -67,6 +69,7 @@ function unsupported(error: unknown): boolean {
 export async function frameTools(tab: Tab, timeoutMs = 5_000, mode: WebMcpMode = 'auto'): Promise<FrameTool[]> {
   const out: FrameTool[] = [];
   const frames = tab.page.frames();
+  prepareWebMcpCalls(tab);
   for (const frame of frames) {
     if (mode !== 'native') {
       let polyfilled;
@@ -244,7 +247,7 @@ export const callWebmcpTool = defineTool({
       // runAction reports what the call changed: a declarative form's submit navigates.
       await runAction(session, tab, '', res, {}, async () => {
         if (found!.info.source === 'polyfill') result = await polyfillSource.call(frame, name, input, { timeoutMs: timeout, signal });
-        else result = await frame.webmcp.callTool(name, input as Parameters<Frame['webmcp']['callTool']>[1], { timeout });
+        else result = await callWebMcpTool(tab, frame, name, input, timeout);
         ms = Date.now() - started;
       });
     } catch (error) {
@@ -256,7 +259,7 @@ export const callWebmcpTool = defineTool({
         throw new ToolError('timeout', `WebMCP tool "${name}" did not answer within ${timeout} ms.`, 'The tool may wait for the person at the browser (a declarative form without toolautosubmit waits for a submit), or be slow; pass a larger timeoutMs.');
       }
       const message = firstLine(String(error instanceof Error ? error.message : error));
-      if (/No WebMCP tool named/i.test(message)) {
+      if (!(error instanceof WebMcpPageError) && /No WebMCP tool named/i.test(message)) {
         throw new ToolError('webmcp_tool_not_found', `WebMCP tool "${name}" went away before the call.`, 'Call list_webmcp_tools again.');
       }
       throw new ToolError('evaluation_failed', `WebMCP tool "${name}" failed: ${message.slice(0, 2000)}`, 'The error is the page\'s own; check the arguments or the page state.');
