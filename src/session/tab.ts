@@ -44,6 +44,15 @@ export class Tab {
   closed = false;
   /** How many new windows the page asked for (window.open, target=_blank), counted from `Page.windowOpen`. */
   windowOpens = 0;
+  /**
+   * File choosers and downloads of the main frame, counted from the tab's own
+   * CDP session (`Page.fileChooserOpened`, `Page.downloadWillBegin`). They
+   * arrive before the action that caused them returns, while Playwright's
+   * `filechooser` / `download` events may come a moment later; an action
+   * waits for Playwright's only when one of these moved. -1: not counted (no
+   * CDP session), so callers flush the page instead.
+   */
+  fileSignals = { choosers: -1, downloads: -1 };
   private cdp: CDPSession | undefined;
   private cachedTitle = '';
   private readonly documentListeners: Array<(oldInstanceId: string) => void> = [];
@@ -93,8 +102,16 @@ export class Tab {
       this.cdp.on('Page.windowOpen', () => {
         this.windowOpens += 1;
       });
+      this.cdp.on('Page.fileChooserOpened', () => {
+        this.fileSignals.choosers += 1;
+      });
+      this.cdp.on('Page.downloadWillBegin', () => {
+        this.fileSignals.downloads += 1;
+      });
       this.dialogs.attach(this.cdp);
       await this.cdp.send('Page.enable');
+      // Playwright intercepts choosers on its own session; intercepting here too only adds the event to ours.
+      if (await this.cdp.send('Page.setInterceptFileChooserDialog', { enabled: true }).then(() => true, () => false)) this.fileSignals = { choosers: 0, downloads: 0 };
       const { frameTree } = await this.cdp.send('Page.getFrameTree');
       if (this.instanceId === 'pending') this.instanceId = frameTree.frame.loaderId;
     } catch (error) {

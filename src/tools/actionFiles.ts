@@ -19,13 +19,15 @@ const FLUSH_MS = 1_000;
 /** Where the file events stood before an action. */
 export interface FilesMark {
   chooserSeq: number;
+  /** `Tab.fileSignals` before the action. */
+  signals: { choosers: number; downloads: number };
   downloadId: number;
   instanceId: string;
 }
 
 /** Records where the file events stand before an action. */
 export function markFiles(session: Session, tab: Tab): FilesMark {
-  return { chooserSeq: tab.fileChoosers.lastSeq, downloadId: session.downloads.lastId, instanceId: tab.instanceId };
+  return { chooserSeq: tab.fileChoosers.lastSeq, signals: { ...tab.fileSignals }, downloadId: session.downloads.lastId, instanceId: tab.instanceId };
 }
 
 /**
@@ -37,11 +39,18 @@ export function markFiles(session: Session, tab: Tab): FilesMark {
 export async function reportFiles(session: Session, tab: Tab, mark: FilesMark, navigation: Request | undefined, res: ToolResponse, ref?: string): Promise<void> {
   if (!tab.closed) {
     // Playwright delivers `filechooser` after resolving the input element, which can be
-    // just after the click itself returns; two page round trips behind it flush it out.
-    await withTimeout((async () => {
-      await tab.page.evaluate('0').catch(() => undefined);
-      await tab.page.evaluate('0').catch(() => undefined);
-    })(), FLUSH_MS);
+    // just after the click itself returns. The tab's own CDP session has seen the chooser
+    // (or download) by then, so wait for Playwright's event only when it did.
+    const now = tab.fileSignals;
+    if (mark.signals.choosers < 0 || now.choosers < 0) {
+      await withTimeout((async () => {
+        await tab.page.evaluate('0').catch(() => undefined);
+        await tab.page.evaluate('0').catch(() => undefined);
+      })(), FLUSH_MS);
+    } else {
+      if (now.choosers > mark.signals.choosers) await tab.fileChoosers.after(mark.chooserSeq, FLUSH_MS);
+      if (now.downloads > mark.signals.downloads) await session.downloads.started(mark.downloadId, FLUSH_MS);
+    }
   }
   if (navigation && !tab.closed && tab.instanceId === mark.instanceId && session.downloads.lastId === mark.downloadId) {
     // A navigation that ended in an attachment becomes a download a moment later.
