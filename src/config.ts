@@ -35,7 +35,22 @@ export interface Config {
   configDir: string;
   /** Data folder (script store, managed browser profile). */
   dataDir: string;
+  /** The consent gate of WebMCP calls (issue #5; src/consent/gate.ts). */
+  consent: ConsentConfig;
 }
+
+/** How the consent gate answers and waits (issue #5). */
+export interface ConsentConfig {
+  /** Fixed answer to every `prompt` (`--auto-allow` / `--auto-deny`, for CI and unattended runs); undefined = ask a human. */
+  auto?: 'allow' | 'deny';
+  /** How long a prompt waits for the human, in ms: 5 minutes; `TABWRIGHT_CONSENT_TIMEOUT_MS` shortens it (meant for tests). */
+  timeoutMs: number;
+  /** Whether the server may ask on its controlling terminal; `TABWRIGHT_CONSENT_TTY=0` turns it off (tests, services). */
+  terminal: boolean;
+}
+
+/** Five minutes: how long a consent prompt waits (issue #5). */
+export const CONSENT_TIMEOUT_MS = 5 * 60_000;
 
 /** Flags as commander hands them over; every field optional. */
 export interface ConfigFlags {
@@ -49,6 +64,8 @@ export interface ConfigFlags {
   workspace?: string;
   allowRoot?: string[];
   output?: string;
+  autoAllow?: boolean;
+  autoDeny?: boolean;
 }
 
 type Env = Record<string, string | undefined>;
@@ -110,6 +127,10 @@ export function resolveConfig(flags: ConfigFlags = {}, env: Env = process.env): 
   if (env.TABWRIGHT_HEADLESS === '0' || env.TABWRIGHT_HEADLESS === 'false') headless = false;
   if (flags.headless) headless = true;
   if (flags.headed) headless = false;
+  if (flags.autoAllow && flags.autoDeny) {
+    throw new ToolError('invalid_arguments', '--auto-allow and --auto-deny exclude each other.', 'Pass one of them, or neither to ask a human.');
+  }
+  const consentTimeout = Number(env.TABWRIGHT_CONSENT_TIMEOUT_MS);
   const data = dataDir(env);
   return {
     browser: flags.browser ?? (env.TABWRIGHT_BROWSER || undefined),
@@ -125,5 +146,10 @@ export function resolveConfig(flags: ConfigFlags = {}, env: Env = process.env): 
     output: outputText as OutputMode,
     configDir: configDir(env),
     dataDir: data,
+    consent: {
+      auto: flags.autoAllow ? 'allow' : flags.autoDeny ? 'deny' : undefined,
+      timeoutMs: Number.isFinite(consentTimeout) && consentTimeout > 0 ? Math.min(consentTimeout, CONSENT_TIMEOUT_MS) : CONSENT_TIMEOUT_MS,
+      terminal: env.TABWRIGHT_CONSENT_TTY !== '0',
+    },
   };
 }

@@ -4,6 +4,7 @@
  * daemon) builds one per call.
  */
 import type { Config } from '../config.js';
+import type { PromptChannel } from '../consent/channel.js';
 import type { Session } from '../session/session.js';
 
 export interface ClientInfo {
@@ -22,4 +23,10 @@ export interface CallContext {
   /** Reports progress; `done` must increase within a call. A no-op when the caller did not ask. */
   progress(done: number, total?: number, message?: string): Promise<void>;
   client: ClientInfo;
+  /**
+   * How this caller can put a consent question to its human (the MCP front:
+   * elicitation, when the client declared it); undefined when it cannot.
+   * The gate then falls back to the server's terminal (src/consent/gate.ts).
+   */
+  prompt?: PromptChannel;
 }

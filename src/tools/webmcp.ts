@@ -11,6 +11,8 @@ import type { Ajv as AjvClass, ValidateFunction } from 'ajv';
 import * as z from 'zod';
 import type { Frame } from 'playwright-core';
 import { isTimeoutError } from '../browser/playwright.js';
+import { consentGate } from '../consent/gate.js';
+import { ConsentPolicy, type Permission } from '../consent/rules.js';
 import type { Tab } from '../session/tab.js';
 import { withTimeout } from '../session/tab.js';
 import { stuckPageError } from './actionErrors.js';
@@ -31,6 +33,8 @@ export interface WebMcpToolInfo {
   inputSchema?: unknown;
   annotations: { readOnlyHint?: boolean; consequentialHint?: boolean; untrustedContentHint?: boolean };
   source: 'native' | 'polyfill' | 'agentscript';
+  /** What the consent gate would do with a call now: allow, prompt (ask the user) or deny (issue #5). */
+  permission?: Permission;
 }
 
 interface FrameTool {
@@ -135,7 +139,8 @@ export const listWebmcpTools = defineTool({
   consent: 'observe',
   launchesBrowser: false,
   input: z.object({ tabId: tabIdField.describe('Only this tab (default: every open tab)') }),
-  async handle({ tabId }, { session }, res) {
+  async handle({ tabId }, { session, config }, res) {
+    const policy = ConsentPolicy.load(config);
     const tabs = tabId !== undefined ? [await session.tab(tabId)] : session.openTabs();
     const tools: WebMcpToolInfo[] = [];
     const skipped: Array<{ tabId: number; reason: string }> = [];
@@ -143,7 +148,7 @@ export const listWebmcpTools = defineTool({
       try {
         const found = await withTimeout(toolCache.refresh(tab, () => frameTools(tab)), 6_000);
         if (!found) skipped.push({ tabId: tab.id, reason: 'the page did not answer (busy)' });
-        else tools.push(...found.map(f => f.info));
+        else tools.push(...found.map(f => ({ ...f.info, permission: policy.resolve(f.info).permission })));
       } catch (error) {
         if (error instanceof ToolError && error.type === 'capability_unavailable') throw error;
         skipped.push({ tabId: tab.id, reason: firstLine(String(error)) });
@@ -154,7 +159,7 @@ export const listWebmcpTools = defineTool({
     res.text(`${tools.length} WebMCP tool${tools.length === 1 ? '' : 's'}${tabId !== undefined ? ` in tab ${tabId}` : ` in ${tabs.length} tab${tabs.length === 1 ? '' : 's'}`}.`);
     for (const t of tools) {
       const hints = Object.entries(t.annotations).filter(([, v]) => v).map(([k]) => k).join(', ');
-      res.text(`- [tab ${t.tabId}] ${t.name}: ${t.description}${hints ? ` (${hints})` : ''}\n  input: ${JSON.stringify(t.inputSchema ?? {})}`);
+      res.text(`- [tab ${t.tabId}] ${t.name} [${t.permission}]: ${t.description}${hints ? ` (${hints})` : ''}\n  input: ${JSON.stringify(t.inputSchema ?? {})}`);
     }
     for (const s of skipped) res.text(`Tab ${s.tabId} skipped: ${s.reason}`);
   },
@@ -163,7 +168,7 @@ export const listWebmcpTools = defineTool({
 export const callWebmcpTool = defineTool({
   name: 'call_webmcp_tool',
   title: 'Call WebMCP tool',
-  description: 'Call a tool a page registered through WebMCP, with arguments checked against its inputSchema first. Returns the tool\'s content (text, images).',
+  description: 'Call a tool a page registered through WebMCP, with arguments checked against its inputSchema first. Returns the tool\'s content (text, images). A `prompt` tool waits up to 5 minutes for the user\'s approval: that is normal; if the call times out, do not blindly re-issue one with side effects.',
   needs: ['webmcp'],
   consent: 'interact',
   launchesBrowser: true,
@@ -173,7 +178,8 @@ export const callWebmcpTool = defineTool({
     arguments: z.record(z.string(), z.unknown()).optional().describe('Arguments matching the tool\'s inputSchema (default {})'),
     timeoutMs: timeoutMsField(30_000),
   }),
-  async handle({ tabId, name, arguments: args, timeoutMs }, { session }, res) {
+  async handle({ tabId, name, arguments: args, timeoutMs }, call, res) {
+    const { session } = call;
     const tab = await session.tab(tabId);
     const listFresh = async (): Promise<FrameTool[]> => {
       try {
@@ -206,6 +212,7 @@ export const callWebmcpTool = defineTool({
       if (!found) throw new ToolError('webmcp_tool_not_found', `WebMCP tool "${name}" went away before the call.`, 'Call list_webmcp_tools again.');
       validateArguments(name, found.info.inputSchema, input);
     }
+    await consentGate(call, { ...found.info, tabId: tab.id, arguments: input }); // issue #5: after validation, right before dispatch
     const frame = found.frame;
     const timeout = timeoutMs ?? 30_000;
     const started = Date.now();
