@@ -168,7 +168,7 @@ export const listWebmcpTools = defineTool({
 export const callWebmcpTool = defineTool({
   name: 'call_webmcp_tool',
   title: 'Call WebMCP tool',
-  description: 'Call a tool a page registered through WebMCP, with arguments checked against its inputSchema first. Returns the tool\'s content (text, images). A `prompt` tool waits up to 5 minutes for the user\'s approval: that is normal; if the call times out, do not blindly re-issue one with side effects.',
+  description: 'Call a tool a page registered through WebMCP, with arguments checked against its inputSchema first. Returns the tool\'s content (text, images). A `prompt` tool may wait up to 5 min for the user\'s approval (normal); after a timeout, do not blindly re-issue a call with side effects.',
   needs: ['webmcp'],
   consent: 'interact',
   launchesBrowser: true,
