@@ -4,7 +4,7 @@
 // deny, prompt approved / denied / expired (shortened expiry), "always"
 // answers persisting across a restart and reset by the CLI, progress while
 // a prompt waits, both protocol eras, no channel, --auto-deny, and a page
-// trying to answer or bypass the prompt.
+// trying to answer or bypass the prompt, and a call cancelled while it waits.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -78,6 +78,8 @@ function audit(dataDir: string): AuditLine[] {
 /** The human at the client: answers from a queue, records what was asked. */
 class Human {
   asked: string[] = [];
+  /** Questions the server withdrew (cancelled its elicitation request) before they were answered. */
+  withdrawn = 0;
   private queue: Array<(signal: AbortSignal) => Promise<ElicitResult>> = [];
   readonly handler: ElicitHandler = async (params, signal) => {
     this.asked.push(params.message);
@@ -105,7 +107,7 @@ class Human {
   ignore(ms: number): void {
     this.queue.push(signal => new Promise(resolve => {
       const timer = setTimeout(() => resolve({ action: 'cancel' }), ms);
-      signal.addEventListener('abort', () => { clearTimeout(timer); resolve({ action: 'cancel' }); }, { once: true });
+      signal.addEventListener('abort', () => { this.withdrawn++; clearTimeout(timer); resolve({ action: 'cancel' }); }, { once: true });
     }));
   }
 }
@@ -205,6 +207,25 @@ test('prompt expired: no answer within the (shortened) expiry is consent_expired
   assert.equal((await counts()).buy, 2);
   const last = audit(server.dataDir).at(-1)!;
   assert.deepEqual([last.tool, last.decision, last.channel], ['buy', 'expired', 'elicitation']);
+  for (let i = 0; i < 50 && human.withdrawn < 1; i++) await new Promise(resolve => setTimeout(resolve, 100));
+  assert.equal(human.withdrawn, 1, 'the expired question was withdrawn from the client');
+});
+
+test('a call cancelled while its prompt waits is cancelled: the question is withdrawn and the tool never runs', async () => {
+  human.ignore(EXPIRY_MS + 5000);
+  const controller = new AbortController();
+  const pending = server.client.callTool({ name: 'call_webmcp_tool', arguments: { name: 'buy', arguments: { item: 'sofa' } } }, { signal: controller.signal });
+  while (human.pending > 0) await new Promise(resolve => setTimeout(resolve, 50)); // the question is open
+  controller.abort(new Error('the agent gave up'));
+  await assert.rejects(pending);
+  let last: AuditLine | undefined;
+  for (let i = 0; i < 100 && last?.decision !== 'cancelled'; i++) {
+    await new Promise(resolve => setTimeout(resolve, 100));
+    last = audit(server.dataDir).at(-1);
+  }
+  assert.deepEqual([last?.tool, last?.decision, last?.channel], ['buy', 'cancelled', 'elicitation']);
+  assert.equal(human.withdrawn, 2); // this question, and the expired one before it
+  assert.equal((await counts()).buy, 2);
 });
 
 test('"always allow" and "always deny" persist across a restart; `permissions reset` clears them', async () => {
