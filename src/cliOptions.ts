@@ -20,6 +20,7 @@ export function addServerOptions(cmd: Command): Command {
     .option('--workspace <dir>', 'folder whose .tabwright/ receives snapshots and screenshots (env TABWRIGHT_WORKSPACE; default cwd)')
     .option('--allow-root <dir>', 'folder upload_file may read besides the workspace, repeatable (env TABWRIGHT_ALLOWED_ROOTS, colon-separated)', collect)
     .addOption(new Option('--output <mode>', 'default output of snapshots and screenshots (env TABWRIGHT_OUTPUT)').choices(['auto', 'inline', 'file']))
+    .addOption(new Option('--webmcp <mode>', 'native WebMCP, the polyfill, or native where present (env TABWRIGHT_WEBMCP; default auto)').choices(['auto', 'native', 'polyfill']))
     .option('--auto-allow', 'answer every consent prompt "allow" without asking (CI, unattended runs; deny rules still apply)')
     .option('--auto-deny', 'answer every consent prompt "deny" without asking (CI, unattended runs)')
     .option('--log-file <file>', 'write logs to this file instead of stderr (env TABWRIGHT_LOG_FILE)');

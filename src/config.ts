@@ -8,6 +8,9 @@ import { ToolError } from './tools/errors.js';
 
 export type OutputMode = 'auto' | 'inline' | 'file';
 
+/** Which WebMCP serves pages (issue #5): the browser's own, the runtime's polyfill, or native where present. */
+export type WebMcpMode = 'auto' | 'native' | 'polyfill';
+
 /** Everything the server needs to know before the first tool call. */
 export interface Config {
   /** Browser executable; undefined = auto-detect on PATH. */
@@ -35,6 +38,12 @@ export interface Config {
   configDir: string;
   /** Data folder (script store, managed browser profile). */
   dataDir: string;
+  /**
+   * `--webmcp` / `TABWRIGHT_WEBMCP` (issue #5): `native` uses only the
+   * browser's WebMCP, `polyfill` only the runtime's (the launch drops the
+   * WebMCP feature), `auto` the native one where present, else the polyfill.
+   */
+  webmcp: WebMcpMode;
   /** The consent gate of WebMCP calls (issue #5; src/consent/gate.ts). */
   consent: ConsentConfig;
 }
@@ -64,6 +73,7 @@ export interface ConfigFlags {
   workspace?: string;
   allowRoot?: string[];
   output?: string;
+  webmcp?: string;
   autoAllow?: boolean;
   autoDeny?: boolean;
 }
@@ -112,7 +122,7 @@ export function splitArgs(text: string | undefined): string[] {
 
 /**
  * Builds the configuration.
- * @throws ToolError invalid_arguments for a bad viewport or output mode.
+ * @throws ToolError invalid_arguments for a bad viewport, output mode or WebMCP mode.
  */
 export function resolveConfig(flags: ConfigFlags = {}, env: Env = process.env): Config {
   const outputText = flags.output ?? env.TABWRIGHT_OUTPUT ?? 'auto';
@@ -121,6 +131,10 @@ export function resolveConfig(flags: ConfigFlags = {}, env: Env = process.env): 
   }
   if (flags.isolated && flags.userDataDir) {
     throw new ToolError('invalid_arguments', '--isolated and --user-data-dir exclude each other.', 'Use --isolated for a temporary profile, or --user-data-dir DIR for a persistent one.');
+  }
+  const webmcpText = flags.webmcp ?? env.TABWRIGHT_WEBMCP ?? 'auto';
+  if (!['auto', 'native', 'polyfill'].includes(webmcpText)) {
+    throw new ToolError('invalid_arguments', `WebMCP mode "${webmcpText}" is unknown.`, 'Use auto, native or polyfill (--webmcp or TABWRIGHT_WEBMCP).');
   }
   let headless = !hasDisplay(env);
   if (env.TABWRIGHT_HEADLESS === '1' || env.TABWRIGHT_HEADLESS === 'true') headless = true;
@@ -146,6 +160,7 @@ export function resolveConfig(flags: ConfigFlags = {}, env: Env = process.env): 
     output: outputText as OutputMode,
     configDir: configDir(env),
     dataDir: data,
+    webmcp: webmcpText as WebMcpMode,
     consent: {
       auto: flags.autoAllow ? 'allow' : flags.autoDeny ? 'deny' : undefined,
       timeoutMs: Number.isFinite(consentTimeout) && consentTimeout > 0 ? Math.min(consentTimeout, CONSENT_TIMEOUT_MS) : CONSENT_TIMEOUT_MS,

@@ -4,8 +4,9 @@
  * every page the session owns. No Node imports here.
  *
  * It is defined as a non-writable, non-configurable global so page scripts
- * that run later cannot replace it. Later issues add the WebMCP polyfill,
- * userscript GM_* API and the element picker here.
+ * that run later cannot replace it. It installs the WebMCP polyfill
+ * (./webmcp.ts, issue #5); later issues add the userscript GM_* API and the
+ * element picker here.
  */
 
 interface RunResult {
@@ -55,6 +56,15 @@ import { hasArea, insideAriaHidden, interactiveKind, isVisible, styleOf, styleVi
 import { adoptClosedRoot, recordClosedRoots, shadowRootOf, takeCandidates } from './shadow.js';
 import { byId, idOf, nonce, snapshot } from './snapshot.js';
 import { dispatchClick, fieldState, focusEditable, hitTest } from './actions.js';
+import { installWebMcp, type WebMcpMode } from './webmcp.js';
+
+/**
+ * The `--webmcp` mode, when the server wraps the bundle in a scope that
+ * defines it (src/webmcp/runtimeScript.ts); `auto` otherwise (a runtime
+ * injected late into a document that predates it).
+ */
+declare const __TABWRIGHT_WEBMCP__: WebMcpMode | undefined;
+const webmcpMode: WebMcpMode = typeof __TABWRIGHT_WEBMCP__ === 'string' ? __TABWRIGHT_WEBMCP__ : 'auto';
 
 /**
  * Every visible link, button and form control of a document, its shadow
@@ -112,8 +122,11 @@ interface CensusResult {
   elements?: CensusElement[];
 }
 
-const api = Object.freeze({
+/** Builds the runtime's API; `webmcp` is the polyfill bridge (./webmcp.ts), installed once per document. */
+const makeApi = (webmcp: ReturnType<typeof installWebMcp>) => Object.freeze({
   version: 1,
+  /** The WebMCP polyfill's server bridge (issue #5): state, list, call, abort. */
+  webmcp,
   /**
    * Runs `fn` and returns its value as JSON, capped at `maxBytes`
    * (issue #2, `execute`). Page exceptions come back as `error`.
@@ -200,5 +213,5 @@ const api = Object.freeze({
 
 if (!('__tabwright' in globalThis)) {
   recordClosedRoots();
-  Object.defineProperty(globalThis, '__tabwright', { value: api, enumerable: false, writable: false, configurable: false });
+  Object.defineProperty(globalThis, '__tabwright', { value: makeApi(installWebMcp(webmcpMode)), enumerable: false, writable: false, configurable: false });
 }

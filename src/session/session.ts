@@ -13,6 +13,7 @@ import { logger } from '../log.js';
 import { ToolError } from '../tools/errors.js';
 import { dialogOpenError } from './dialogs.js';
 import { Downloads } from './downloads.js';
+import { runtimeInitScript } from '../webmcp/runtimeScript.js';
 import { RefRegistry } from './refs.js';
 import { Tab } from './tab.js';
 
@@ -55,7 +56,7 @@ export class Session {
 
   private async setUp(): Promise<BrowserContext> {
     const ctx = await this.connection.context();
-    if (existsSync(RUNTIME_PATH)) await ctx.addInitScript({ path: RUNTIME_PATH });
+    if (existsSync(RUNTIME_PATH)) await ctx.addInitScript({ content: runtimeInitScript(RUNTIME_PATH, this.config.webmcp) });
     else log.warn(`in-page runtime missing at ${RUNTIME_PATH}; run npm run build`);
     ctx.on('page', page => void this.register(page));
     // Dialogs are taken at the context, not the page: a popup's page object reaches

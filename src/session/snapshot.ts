@@ -16,6 +16,7 @@ import type { ElementHandle, Frame, Locator } from 'playwright-core';
 import { isTimeoutError, playwright, timeoutError } from '../browser/playwright.js';
 import { firstLine, ToolError } from '../tools/errors.js';
 import { adoptClosedRoots } from './closedShadow.js';
+import { warmRefActions } from './refWarmup.js';
 import type { Session } from './session.js';
 import { RUNTIME_PATH } from './session.js';
 import type { Tab } from './tab.js';
@@ -202,7 +203,13 @@ async function walk(frame: Frame, opts: PageOptions, root?: ElementHandle): Prom
 async function expand(session: Session, tab: Tab, instanceId: string, frame: Frame, result: PageResult, opts: PageOptions, timeout: number): Promise<string[]> {
   framesByNonce.set(result.nonce, new WeakRef(frame));
   // Refs of this walk first, so numbers follow reading order.
-  const own = result.lines.map(line => line.replace(PLACEHOLDER, (_, id: string) => session.refs.assign(tab.id, instanceId, id)));
+  let refs = 0;
+  const own = result.lines.map(line => line.replace(PLACEHOLDER, (_, id: string) => {
+    refs++;
+    return session.refs.assign(tab.id, instanceId, id);
+  }));
+  // Ref actions on this document will follow: get Playwright ready for them meanwhile (./refWarmup.ts).
+  if (refs) warmRefActions(frame, result.nonce, () => registerEngine().then(() => ENGINE));
   const inserts = new Map<number, string[]>();
   if (result.frames.length) {
     const wanted = new Set(result.frames);

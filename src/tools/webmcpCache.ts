@@ -13,8 +13,8 @@
  *   is still found);
  * - arguments the cached schema rejects are checked again against a fresh
  *   list before failing (the page may have re-registered the tool);
- * - Playwright's frame.webmcp.callTool checks that the tool still exists in
- *   the frame, so a tool removed since is reported, never called blindly.
+ * - the call itself looks the tool up in the frame (./webmcpCall.ts), so a
+ *   tool removed since is reported, never called blindly.
  */
 import type { Frame } from 'playwright-core';
 import type { Tab } from '../session/tab.js';

@@ -18,7 +18,7 @@ const TOOL_NAMES = [
   'list_tabs', 'open_tab', 'close_tab', 'focus_tab', 'reload_tab', 'navigate', 'get_page_context',
   'click', 'type', 'fill_form', 'select_option', 'press_key', 'hover', 'scroll',
   'take_screenshot', 'execute', 'get_console_context', 'list_webmcp_tools', 'call_webmcp_tool', 'get_bridge_status',
-  'drag', 'upload_file', 'list_downloads', // issue #4
+  'drag', 'upload_file', 'list_downloads', 'handle_dialog', // issue #4
 ].sort();
 
 let site: Site;

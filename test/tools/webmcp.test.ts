@@ -271,3 +271,31 @@ test('the cached tool list follows the page: tools registered, removed or re-reg
   assert.equal(await text('first', 'five'), 'first:five');
   assert.equal((await callError(server.client, 'call_webmcp_tool', { tabId, name: 'first', arguments: { x: 6 } })).type, 'invalid_arguments');
 });
+
+test('page scripts that replace modelContext methods in the main world do not change what a call does', async () => {
+  site.page('/hijack', `<!doctype html><title>Hijack</title>
+<script>
+  window.hijacked = 0;
+  document.modelContext.registerTool({
+    name: 'double', description: 'Double a number',
+    inputSchema: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] },
+    execute: async ({ n }) => ({ content: [{ type: 'text', text: String(n * 2) }] }),
+  });
+  const fake = async () => { window.hijacked++; return { content: [{ type: 'text', text: 'hijacked' }] }; };
+  const proto = Object.getPrototypeOf(document.modelContext);
+  for (const target of [document.modelContext, proto]) {
+    Object.defineProperty(target, 'invokeTool', { value: fake, configurable: true, writable: true });
+    Object.defineProperty(target, 'executeTool', { value: async () => { window.hijacked++; return '{"content":[{"type":"text","text":"hijacked"}]}'; }, configurable: true, writable: true });
+    Object.defineProperty(target, 'getTools', { value: async () => { window.hijacked++; return []; }, configurable: true, writable: true });
+  }
+</script>`);
+  const { tabId } = await call<{ tabId: number }>(server.client, 'open_tab', { url: `${site.origin}/hijack` });
+  // The page's replacements are in place where its own scripts look.
+  assert.equal(await evaluate(server.client, 'typeof document.modelContext.invokeTool + "/" + (document.modelContext.executeTool === Object.getPrototypeOf(document.modelContext).executeTool)', tabId), 'function/false');
+  for (const n of [3, 21]) {
+    const res = await call<{ result: { content: Array<{ text: string }> } }>(server.client, 'call_webmcp_tool', { tabId, name: 'double', arguments: { n } });
+    assert.deepEqual(res.result.content, [{ type: 'text', text: String(n * 2) }]);
+  }
+  assert.equal(await evaluate(server.client, 'window.hijacked', tabId), 0);
+  await call(server.client, 'close_tab', { tabId });
+});

@@ -5,7 +5,7 @@
  * - lazily, on the first tool that needs a browser;
  * - persistent profile under the data dir by default, or a temporary one
  *   (`--isolated`, removed on close), or `--user-data-dir`;
- * - always `--enable-features=WebMCP`; `--no-sandbox` as root; the
+ * - `--enable-features=WebMCP` unless `--webmcp polyfill`; `--no-sandbox` as root; the
  *   background-networking switches that keep a closed network quiet.
  */
 import { mkdirSync } from 'node:fs';
@@ -50,9 +50,17 @@ export function mergeFeatureSwitches(args: string[]): string[] {
   return rest;
 }
 
+/** Drops WebMCP from an `--enable-features=` switch. */
+function withoutWebMcp(arg: string): string {
+  if (!arg.startsWith('--enable-features=')) return arg;
+  return `--enable-features=${arg.slice('--enable-features='.length).split(',').filter(f => f !== 'WebMCP').join(',')}`;
+}
+
 /** The full switch list for a launch (exported for tests and `get_bridge_status`). */
 export function launchArgs(config: Config): string[] {
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  // `--webmcp polyfill` (issue #5): no native WebMCP, even when a --browser-arg enables it.
+  if (config.webmcp === 'polyfill') return mergeFeatureSwitches([...BASE_ARGS, ...(isRoot ? ['--no-sandbox'] : []), ...config.browserArgs]).map(withoutWebMcp).filter(a => a !== '--enable-features=');
   return mergeFeatureSwitches([...BASE_ARGS, ...(isRoot ? ['--no-sandbox'] : []), '--enable-features=WebMCP', ...config.browserArgs]);
 }
 

@@ -1,0 +1,97 @@
+/**
+ * The polyfill source (issue #5): tools registered with the in-page
+ * runtime's WebMCP polyfill (src/page/webmcp.ts), listed and called through
+ * the runtime's bridge `__tabwright.webmcp` in the page's main world, one
+ * evaluation per list or call. Cancelling the MCP call (or its timeout)
+ * aborts the signal the page's `execute` got, by call id.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Frame } from 'playwright-core';
+import type { BridgeResult, BridgeTool } from '../page/webmcp.js';
+import { firstLine, ToolError } from '../tools/errors.js';
+import { CallTimeout, type SourceCallOptions, type SourceTool, type WebMcpSource } from './source.js';
+
+type Bridge = { webmcp: { list(): BridgeTool[] | string; call(id: string, name: string, input: unknown): Promise<BridgeResult>; abort(id: string): boolean } };
+
+/** Frames whose document has native WebMCP: no need to ask their runtime again (nativeness is per browser). */
+const nativeFrames = new WeakSet<Frame>();
+
+/** A page that navigated, closed or detached the frame while we waited. */
+function wentAway(error: unknown): boolean {
+  return /context was destroyed|frame was detached|Target .*closed|has been closed|navigat/i.test(String(error));
+}
+
+function toSourceTool(t: BridgeTool): SourceTool {
+  const a = t.annotations ?? {};
+  const tool: SourceTool = {
+    name: t.name,
+    description: t.description,
+    inputSchema: t.inputSchema,
+    annotations: { readOnlyHint: a.readOnlyHint, consequentialHint: a.consequentialHint, untrustedContentHint: a.untrustedContentHint },
+  };
+  if (t.title) tool.title = t.title;
+  return tool;
+}
+
+function abortInPage(frame: Frame, id: string): void {
+  frame.evaluate(callId => (globalThis as unknown as { __tabwright?: Bridge }).__tabwright?.webmcp?.abort(callId) ?? false, id).catch(() => undefined);
+}
+
+export const polyfillSource: WebMcpSource = {
+  kind: 'polyfill',
+
+  async list(frame: Frame, timeoutMs: number): Promise<SourceTool[] | undefined> {
+    if (nativeFrames.has(frame)) return undefined;
+    let timer: NodeJS.Timeout | undefined;
+    const listed = await Promise.race([
+      frame.evaluate(() => {
+        const rt = (globalThis as unknown as { __tabwright?: Bridge }).__tabwright;
+        return rt?.webmcp ? rt.webmcp.list() : 'missing';
+      }),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new CallTimeout(timeoutMs)), timeoutMs);
+      }),
+    ]).finally(() => clearTimeout(timer));
+    if (listed === 'native') nativeFrames.add(frame);
+    return Array.isArray(listed) ? listed.map(toSourceTool) : undefined;
+  },
+
+  async call(frame: Frame, name: string, input: Record<string, unknown>, { timeoutMs, signal }: SourceCallOptions): Promise<unknown> {
+    const id = randomUUID();
+    let timer: NodeJS.Timeout | undefined;
+    let onAbort: (() => void) | undefined;
+    let result: BridgeResult;
+    try {
+      result = await Promise.race([
+        frame.evaluate(
+          ([callId, tool, args]) => {
+            const rt = (globalThis as unknown as { __tabwright?: Bridge }).__tabwright;
+            if (!rt?.webmcp) return { ok: false, gone: true, error: { name: 'NotFoundError', message: 'The page has no WebMCP polyfill.' } } as BridgeResult;
+            return rt.webmcp.call(callId, tool, args);
+          },
+          [id, name, input] as const,
+        ),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new CallTimeout(timeoutMs)), timeoutMs);
+          onAbort = () => reject(new ToolError('cancelled', 'The call was cancelled.', 'Send the call again if it is still wanted.'));
+          if (signal.aborted) onAbort();
+          else signal.addEventListener('abort', onAbort, { once: true });
+        }),
+      ]);
+    } catch (error) {
+      if (error instanceof CallTimeout || error instanceof ToolError) {
+        abortInPage(frame, id); // the tool's execute signal fires; the page may stop its work
+        throw error;
+      }
+      if (wentAway(error)) throw new ToolError('webmcp_tool_not_found', `WebMCP tool "${name}" went away during the call: the page navigated or closed.`, 'Call list_webmcp_tools for the tools the page offers now.');
+      throw error;
+    } finally {
+      clearTimeout(timer);
+      if (onAbort) signal.removeEventListener('abort', onAbort);
+    }
+    if (result.ok) return result.json === undefined ? undefined : JSON.parse(result.json);
+    if (result.cancelled) throw new ToolError('cancelled', 'The call was cancelled.', 'Send the call again if it is still wanted.');
+    if (result.gone) throw new ToolError('webmcp_tool_not_found', `WebMCP tool "${name}" went away: ${result.error.message}`, 'Call list_webmcp_tools for the tools the page offers now.');
+    throw new ToolError('evaluation_failed', `WebMCP tool "${name}" failed: ${result.error.name}: ${firstLine(result.error.message).slice(0, 2000)}`, 'The error is the page\'s own; check the arguments or the page state.');
+  },
+};
