@@ -6,6 +6,7 @@
 import './heapTuning.js'; // first: V8 flags before anything big is allocated
 import { Command } from 'commander';
 import { addServerOptions, serveFromFlags } from './cliOptions.js';
+import { addPermissionsCommand } from './cliPermissions.js';
 import type { ConfigFlags } from './config.js';
 import { inputJsonSchema } from './mcp/server.js';
 import { TOOLS } from './tools/registry.js';
@@ -26,6 +27,8 @@ function main(): void {
       const tools = TOOLS.map(t => ({ name: t.name, title: t.title, description: t.description, needs: t.needs, consent: t.consent, inputSchema: inputJsonSchema(t) }));
       process.stdout.write(`${JSON.stringify({ version: VERSION, tools }, null, 2)}\n`);
     });
+
+  addPermissionsCommand(program);
 
   program.parseAsync(process.argv).catch(error => {
     process.stderr.write(`tabwright: ${error instanceof Error ? error.message : String(error)}\n`);

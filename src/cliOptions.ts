@@ -21,6 +21,8 @@ export function addServerOptions(cmd: Command): Command {
     .option('--allow-root <dir>', 'folder upload_file may read besides the workspace, repeatable (env TABWRIGHT_ALLOWED_ROOTS, colon-separated)', collect)
     .addOption(new Option('--output <mode>', 'default output of snapshots and screenshots (env TABWRIGHT_OUTPUT)').choices(['auto', 'inline', 'file']))
     .addOption(new Option('--webmcp <mode>', 'native WebMCP, the polyfill, or native where present (env TABWRIGHT_WEBMCP; default auto)').choices(['auto', 'native', 'polyfill']))
+    .option('--auto-allow', 'answer every consent prompt "allow" without asking (CI, unattended runs; deny rules still apply)')
+    .option('--auto-deny', 'answer every consent prompt "deny" without asking (CI, unattended runs)')
     .option('--log-file <file>', 'write logs to this file instead of stderr (env TABWRIGHT_LOG_FILE)');
 }
 
@@ -36,6 +38,9 @@ export async function serveFromFlags(flags: ConfigFlags & { logFile?: string }):
       process.exit(2);
     }
     throw error;
+  }
+  if (config.consent.auto) {
+    process.stderr.write(`tabwright: warning: --auto-${config.consent.auto} answers every WebMCP consent prompt with "${config.consent.auto}" without asking anyone.\n`);
   }
   await runMcpServer(config);
 }

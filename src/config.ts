@@ -44,7 +44,22 @@ export interface Config {
    * WebMCP feature), `auto` the native one where present, else the polyfill.
    */
   webmcp: WebMcpMode;
+  /** The consent gate of WebMCP calls (issue #5; src/consent/gate.ts). */
+  consent: ConsentConfig;
 }
+
+/** How the consent gate answers and waits (issue #5). */
+export interface ConsentConfig {
+  /** Fixed answer to every `prompt` (`--auto-allow` / `--auto-deny`, for CI and unattended runs); undefined = ask a human. */
+  auto?: 'allow' | 'deny';
+  /** How long a prompt waits for the human, in ms: 5 minutes; `TABWRIGHT_CONSENT_TIMEOUT_MS` shortens it (meant for tests). */
+  timeoutMs: number;
+  /** Whether the server may ask on its controlling terminal; `TABWRIGHT_CONSENT_TTY=0` turns it off (tests, services). */
+  terminal: boolean;
+}
+
+/** Five minutes: how long a consent prompt waits (issue #5). */
+export const CONSENT_TIMEOUT_MS = 5 * 60_000;
 
 /** Flags as commander hands them over; every field optional. */
 export interface ConfigFlags {
@@ -59,6 +74,8 @@ export interface ConfigFlags {
   allowRoot?: string[];
   output?: string;
   webmcp?: string;
+  autoAllow?: boolean;
+  autoDeny?: boolean;
 }
 
 type Env = Record<string, string | undefined>;
@@ -124,6 +141,10 @@ export function resolveConfig(flags: ConfigFlags = {}, env: Env = process.env): 
   if (env.TABWRIGHT_HEADLESS === '0' || env.TABWRIGHT_HEADLESS === 'false') headless = false;
   if (flags.headless) headless = true;
   if (flags.headed) headless = false;
+  if (flags.autoAllow && flags.autoDeny) {
+    throw new ToolError('invalid_arguments', '--auto-allow and --auto-deny exclude each other.', 'Pass one of them, or neither to ask a human.');
+  }
+  const consentTimeout = Number(env.TABWRIGHT_CONSENT_TIMEOUT_MS);
   const data = dataDir(env);
   return {
     browser: flags.browser ?? (env.TABWRIGHT_BROWSER || undefined),
@@ -140,5 +161,10 @@ export function resolveConfig(flags: ConfigFlags = {}, env: Env = process.env): 
     configDir: configDir(env),
     dataDir: data,
     webmcp: webmcpText as WebMcpMode,
+    consent: {
+      auto: flags.autoAllow ? 'allow' : flags.autoDeny ? 'deny' : undefined,
+      timeoutMs: Number.isFinite(consentTimeout) && consentTimeout > 0 ? Math.min(consentTimeout, CONSENT_TIMEOUT_MS) : CONSENT_TIMEOUT_MS,
+      terminal: env.TABWRIGHT_CONSENT_TTY !== '0',
+    },
   };
 }

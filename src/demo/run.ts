@@ -93,7 +93,14 @@ export async function runDemo(options: DemoOptions, signal?: AbortSignal): Promi
     transport.stderr?.on('data', (chunk: Buffer) => {
       serverLog = (serverLog + chunk.toString()).slice(-20_000);
     });
-    client = new Client({ name: 'tabwright-demo', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
+    client = new Client({ name: 'tabwright-demo', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' }, capabilities: { elicitation: { form: {} } } });
+    // The consent gate (issue #5) asks before a WebMCP tool without readOnlyHint runs; the demo answers as its user.
+    client.setRequestHandler('elicitation/create', async request => {
+      const asked = String((request.params as { message?: string }).message ?? '').split('\n')[0];
+      say(`        consent asked: ${asked}`);
+      say('        consent answer: allow once (the demo answers for you)');
+      return { action: 'accept', content: { decision: 'once' } };
+    });
     signal?.addEventListener('abort', () => void closeClient(), { once: true });
     const t0 = performance.now();
     try {

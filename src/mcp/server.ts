@@ -11,6 +11,7 @@ import type { CallContext, ClientInfo } from '../tools/context.js';
 import type { AnyTool } from '../tools/define.js';
 import { invokeTool } from '../tools/invoke.js';
 import { TOOLS } from '../tools/registry.js';
+import { consentStateCodec, elicitationChannel } from './consentChannel.js';
 import { VERSION } from '../version.js';
 
 /** JSON Schema of a tool's input, as tools/list, docs/tools.md and `tabwright schema` show it. */
@@ -69,7 +70,7 @@ const DESTRUCTIVE = new Set(['close_tab', 'execute']);
 
 /** Builds the server for one MCP connection (stdio) or request (HTTP). */
 export function buildServer(session: Session, config: Config, request: McpRequestContext): McpServer {
-  const server = new McpServer({ name: 'tabwright', version: VERSION }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+  const server = new McpServer({ name: 'tabwright', version: VERSION }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS, requestState: { verify: consentStateCodec.verify } });
   for (const tool of TOOLS) {
     server.registerTool(
       tool.name,
@@ -87,17 +88,21 @@ export function buildServer(session: Session, config: Config, request: McpReques
           name: server.server.getClientVersion()?.name,
           version: server.server.getClientVersion()?.version,
         };
+        const prompt = elicitationChannel(server, request.era, ctx, config.consent.timeoutMs);
         const call: CallContext = {
           session,
           config,
           signal: ctx.mcpReq.signal,
           client,
+          prompt,
           async progress(done, total, message) {
             if (token === undefined) return;
             await ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, progress: done, total, message } });
           },
         };
         const res = await invokeTool(tool, args, call);
+        // The consent gate handed its question to the client (2026-07-28): the retry brings the answer.
+        if (prompt?.pending) return prompt.pending;
         return res.build();
       },
     );

@@ -4,6 +4,7 @@
  * daemon) builds one per call.
  */
 import type { Config } from '../config.js';
+import type { PromptChannel } from '../consent/channel.js';
 import type { Session } from '../session/session.js';
 
 export interface ClientInfo {
@@ -23,9 +24,9 @@ export interface CallContext {
   progress(done: number, total?: number, message?: string): Promise<void>;
   client: ClientInfo;
   /**
-   * The consent gate's verdict for calling a WebMCP tool now (issue #5),
-   * reported by list_webmcp_tools as each entry's `permission`. Set by the
-   * front once the gate (src/consent) exists; absent, entries carry none.
+   * How this caller can put a consent question to its human (the MCP front:
+   * elicitation, when the client declared it); undefined when it cannot.
+   * The gate then falls back to the server's terminal (src/consent/gate.ts).
    */
-  permissionFor?: (tool: { tabId: number; origin: string; name: string; source: string }) => Promise<'allow' | 'prompt' | 'deny'>;
+  prompt?: PromptChannel;
 }

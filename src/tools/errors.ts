@@ -22,6 +22,9 @@ export const ERROR_TYPES = [
   'no_dialog',
   'path_not_allowed',
   'file_not_found',
+  'consent_denied',
+  'consent_expired',
+  'consent_unavailable',
   'internal',
 ] as const;
 

@@ -1,7 +1,8 @@
 /**
  * invokeTool: the one place that validates input, checks capabilities and
  * runs a tool, for every front (STYLE.md, "One declarative definition per
- * tool"). The consent gate (issue #5) slots in here.
+ * tool"). The consent gate (issue #5) runs inside call_webmcp_tool, which
+ * knows the page tool's origin and annotations (src/consent/gate.ts).
  */
 import * as z from 'zod';
 import { requireCapabilities } from '../browser/capabilities.js';

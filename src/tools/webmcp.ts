@@ -13,6 +13,8 @@ import type { Ajv as AjvClass, ValidateFunction } from 'ajv';
 import * as z from 'zod';
 import type { Frame } from 'playwright-core';
 import { isTimeoutError } from '../browser/playwright.js';
+import { consentGate } from '../consent/gate.js';
+import { ConsentPolicy } from '../consent/rules.js';
 import type { Tab } from '../session/tab.js';
 import { withTimeout } from '../session/tab.js';
 import { stuckPageError } from './actionErrors.js';
@@ -39,7 +41,7 @@ export interface WebMcpToolInfo {
   inputSchema?: unknown;
   annotations: { readOnlyHint?: boolean; consequentialHint?: boolean; untrustedContentHint?: boolean };
   source: WebMcpSourceKind;
-  /** The consent gate's verdict for a call now (issue #5); set only when the CallContext has `permissionFor`. */
+  /** The consent gate's verdict for a call now (issue #5): allow, prompt (ask the user) or deny; src/consent/rules.ts. */
   permission?: 'allow' | 'prompt' | 'deny';
 }
 
@@ -166,6 +168,7 @@ export const listWebmcpTools = defineTool({
   async handle({ tabId }, ctx, res) {
     const { session } = ctx;
     const mode = session.config.webmcp;
+    const policy = ConsentPolicy.load(ctx.config);
     const tabs = tabId !== undefined ? [await session.tab(tabId)] : session.openTabs();
     const tools: WebMcpToolInfo[] = [];
     const skipped: Array<{ tabId: number; reason: string }> = [];
@@ -173,20 +176,18 @@ export const listWebmcpTools = defineTool({
       try {
         const found = await withTimeout(toolCache.refresh(tab, () => frameTools(tab, 5_000, mode)), 6_000);
         if (!found) skipped.push({ tabId: tab.id, reason: 'the page did not answer (busy)' });
-        else tools.push(...found.map(f => f.info));
+        else tools.push(...found.map(f => ({ ...f.info, permission: policy.resolve(f.info).permission })));
       } catch (error) {
         if (error instanceof ToolError && error.type === 'capability_unavailable') throw error;
         skipped.push({ tabId: tab.id, reason: firstLine(String(error)) });
       }
     }
-    // The consent gate (src/consent, issue #5) says what applies now, when the front wired it in.
-    if (ctx.permissionFor) for (const t of tools) t.permission = await ctx.permissionFor(t);
     res.set('tools', tools);
     if (skipped.length) res.set('skipped', skipped);
     res.text(`${tools.length} WebMCP tool${tools.length === 1 ? '' : 's'}${tabId !== undefined ? ` in tab ${tabId}` : ` in ${tabs.length} tab${tabs.length === 1 ? '' : 's'}`}.`);
     for (const t of tools) {
       const hints = Object.entries(t.annotations).filter(([, v]) => v).map(([k]) => k).join(', ');
-      res.text(`- [tab ${t.tabId}] ${t.name}: ${t.description}${hints ? ` (${hints})` : ''}\n  input: ${JSON.stringify(t.inputSchema ?? {})}`);
+      res.text(`- [tab ${t.tabId}] ${t.name} [${t.permission}]: ${t.description}${hints ? ` (${hints})` : ''}\n  input: ${JSON.stringify(t.inputSchema ?? {})}`);
     }
     for (const s of skipped) res.text(`Tab ${s.tabId} skipped: ${s.reason}`);
   },
@@ -195,7 +196,7 @@ export const listWebmcpTools = defineTool({
 export const callWebmcpTool = defineTool({
   name: 'call_webmcp_tool',
   title: 'Call WebMCP tool',
-  description: 'Call a tool a page registered through WebMCP, with arguments checked against its inputSchema first. Returns the tool\'s content (text, images, structured); untrustedContentHint tools\' output is marked untrusted.',
+  description: 'Call a tool a page registered through WebMCP, with arguments checked against its inputSchema first. Returns the tool\'s content (text, images, structured); untrustedContentHint tools\' output is marked untrusted. A `prompt` tool may wait up to 5 min for the user\'s approval (normal); after a timeout, do not blindly re-issue a call with side effects.',
   needs: ['webmcp'],
   consent: 'interact',
   launchesBrowser: true,
@@ -205,7 +206,8 @@ export const callWebmcpTool = defineTool({
     arguments: z.record(z.string(), z.unknown()).optional().describe('Arguments matching the tool\'s inputSchema (default {})'),
     timeoutMs: timeoutMsField(30_000),
   }),
-  async handle({ tabId, name, arguments: args, timeoutMs }, { session, signal }, res) {
+  async handle({ tabId, name, arguments: args, timeoutMs }, call, res) {
+    const { session, signal } = call;
     const tab = await session.tab(tabId);
     const listFresh = async (): Promise<FrameTool[]> => {
       try {
@@ -238,6 +240,7 @@ export const callWebmcpTool = defineTool({
       if (!found) throw new ToolError('webmcp_tool_not_found', `WebMCP tool "${name}" went away before the call.`, 'Call list_webmcp_tools again.');
       validateArguments(name, found.info.inputSchema, input);
     }
+    await consentGate(call, { ...found.info, tabId: tab.id, arguments: input }); // issue #5: after validation, right before dispatch
     const frame = found.frame;
     const timeout = timeoutMs ?? 30_000;
     const started = Date.now();

@@ -93,7 +93,7 @@ before(async () => {
   site.page('/calc', TOOLS_PAGE);
   site.page('/clock', OTHER_PAGE);
   site.page('/plain', '<!doctype html><title>Plain</title><p>no tools here</p>');
-  server = await connect();
+  server = await connect({ args: ['--auto-allow'] }); // the call path, not the consent gate (test/tools/consent.test.ts)
 });
 after(async () => {
   await server?.close();

@@ -118,7 +118,7 @@ before(async () => {
   site.page('/frames', FRAME_PARENT);
   site.page('/frame-child', FRAME_CHILD);
   site.page('/plain', '<!doctype html><title>Plain</title>');
-  for (const mode of MODES) servers[mode] = await connect({ args: ['--webmcp', mode] });
+  for (const mode of MODES) servers[mode] = await connect({ args: ['--webmcp', mode, '--auto-allow'] }); // the call path, not the consent gate
 });
 after(async () => {
   for (const mode of MODES) await servers[mode]?.close();
@@ -159,7 +159,7 @@ for (const mode of MODES) {
     const tools = await list(mode, tabId, 'imperative');
     assert.deepEqual(tools.map(t => t.name), ['add', 'dup', 'empty_cart', 'explode', 'pixel', 'reviews', 'stats', 'wait_forever']);
     const add = tools.find(t => t.name === 'add')!;
-    assert.deepEqual({ ...add, tabId: 0 }, { tabId: 0, origin: site.origin, name: 'add', description: 'Add two numbers', inputSchema: ADD_SCHEMA, annotations: { readOnlyHint: true }, source: mode });
+    assert.deepEqual({ ...add, tabId: 0 }, { tabId: 0, origin: site.origin, name: 'add', description: 'Add two numbers', inputSchema: ADD_SCHEMA, annotations: { readOnlyHint: true }, source: mode, permission: 'allow' });
     assert.deepEqual(tools.find(t => t.name === 'reviews')!.annotations, { readOnlyHint: true, untrustedContentHint: true });
     assert.deepEqual(tools.find(t => t.name === 'empty_cart')!.annotations, { consequentialHint: true });
     assert.deepEqual(tools.find(t => t.name === 'explode')!.annotations, {});

@@ -38,7 +38,7 @@ before(async () => {
   site.page('/poly', PAGE);
   site.page('/plain', '<!doctype html><title>Plain</title>');
   // A user's own switch enabling WebMCP is dropped too under --webmcp polyfill.
-  server = await connect({ args: ['--webmcp', 'polyfill', '--browser-arg', '--enable-features=WebMCP'] });
+  server = await connect({ args: ['--webmcp', 'polyfill', '--browser-arg', '--enable-features=WebMCP', '--auto-allow'] }); // the call path, not the consent gate
   tabId = (await call<{ tabId: number }>(server.client, 'navigate', { url: `${site.origin}/poly` })).tabId;
 });
 after(async () => {

@@ -1,0 +1,48 @@
+/**
+ * The consent audit log (issue #5): every gated decision is appended as one
+ * JSON line to `consent-audit.jsonl` in the data dir (mode 0600): time,
+ * origin, tool, decision, channel. Never the call's arguments.
+ */
+import { appendFileSync, chmodSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { logger } from '../log.js';
+
+const log = logger('consent');
+
+/**
+ * How the decision was reached: a saved override, a rule, the defaults, the
+ * broken-rules fallback, `--auto-allow`/`--auto-deny`, or the human through a
+ * prompt channel (`elicitation`, `terminal`, later `browser`); `none` when no
+ * channel could ask.
+ */
+export type AuditChannel = 'override' | 'rules' | 'default' | 'rules_invalid' | 'auto' | 'elicitation' | 'terminal' | 'browser' | 'none';
+
+export interface AuditEntry {
+  /** ISO 8601. */
+  time: string;
+  origin: string;
+  tool: string;
+  scriptId?: string;
+  tabId?: number;
+  decision: 'allowed' | 'denied' | 'expired' | 'unavailable' | 'cancelled';
+  channel: AuditChannel;
+  /** What the human answered, for prompted decisions: once, always, deny, never. */
+  answer?: string;
+}
+
+/** `consent-audit.jsonl` in the data dir. */
+export function auditPath(dataDir: string): string {
+  return join(dataDir, 'consent-audit.jsonl');
+}
+
+/** Appends one entry. A log that cannot be written is reported on stderr; the decision stands. */
+export function appendAudit(dataDir: string, entry: AuditEntry): void {
+  const file = auditPath(dataDir);
+  try {
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    appendFileSync(file, `${JSON.stringify(entry)}\n`, { mode: 0o600 });
+    chmodSync(file, 0o600);
+  } catch (error) {
+    log.error(`cannot append to the consent audit log ${file}:`, (error as Error).message);
+  }
+}

@@ -1,0 +1,147 @@
+/**
+ * The consent gate (issue #5): every WebMCP call passes it right before the
+ * tool is dispatched. The tool's permission (./rules.ts: override, rules
+ * file, defaults) decides: `allow` runs at once, `deny` fails at once with
+ * `consent_denied`, `prompt` asks a human and blocks until they answer, up
+ * to 5 minutes (`consent_expired` after). `--auto-allow` / `--auto-deny`
+ * answer prompts without asking. The human is asked through the caller's
+ * channel (MCP elicitation), else the server's terminal, else the call
+ * fails with `consent_unavailable`. While a prompt waits, progress
+ * notifications go out at least every 10 s. Every decision is appended to
+ * the audit log (./audit.ts), without the call's arguments.
+ */
+import { rulesPath, ConsentPolicy, type ConsentSubject } from './rules.js';
+import { appendAudit, type AuditChannel, type AuditEntry } from './audit.js';
+import { ConsentPending, TerminalChannel, terminalAvailable, type ConsentAnswer, type ConsentQuestion, type PromptChannel } from './channel.js';
+import { saveOverride } from './overrides.js';
+import type { CallContext } from '../tools/context.js';
+import { ToolError } from '../tools/errors.js';
+import { logger } from '../log.js';
+
+const log = logger('consent');
+
+/** The longest gap between two progress notifications while a prompt waits, in ms (issue #5: at least every 10 s). */
+export const PROGRESS_EVERY_MS = 10_000;
+
+/** One gated call: the tool, where it lives, and the agent's arguments (shown to the human, never logged). */
+export interface GatedCall extends ConsentSubject {
+  /** The page's description of the tool. */
+  description: string;
+  tabId?: number;
+  arguments: unknown;
+}
+
+/** How the call got through. */
+export interface GateResult {
+  channel: AuditChannel;
+  answer?: ConsentAnswer;
+}
+
+const terminal = new TerminalChannel();
+
+/** The channel to ask through: the caller's, else the terminal when there is one, else none. */
+function pickChannel(call: CallContext): PromptChannel | undefined {
+  if (call.prompt) return call.prompt;
+  if (call.config.consent.terminal && terminalAvailable()) return terminal;
+  return undefined;
+}
+
+function preview(args: unknown): string {
+  let text: string;
+  try {
+    text = JSON.stringify(args ?? {}) ?? '{}';
+  } catch {
+    text = '(arguments that cannot be shown as JSON)';
+  }
+  return text.length > 500 ? `${text.slice(0, 499)}…` : text;
+}
+
+/**
+ * Lets `gated` through or throws.
+ * @returns how the call was allowed (the audit channel; the human's answer if one was asked).
+ * @throws ToolError consent_denied (a deny override or rule, `--auto-deny`, or the human said no),
+ *   consent_expired (no answer within config.consent.timeoutMs), consent_unavailable (prompt and no
+ *   channel), cancelled (the caller cancelled while the prompt waited), ConsentPending (the question
+ *   went to the MCP client in the result; the retry carries the answer).
+ */
+export async function consentGate(call: CallContext, gated: GatedCall): Promise<GateResult> {
+  const { config } = call;
+  const resolved = ConsentPolicy.load(config).resolve(gated);
+  const audit = (decision: AuditEntry['decision'], channel: AuditChannel, answer?: ConsentAnswer) =>
+    appendAudit(config.dataDir, { time: new Date().toISOString(), origin: gated.origin, tool: gated.name, scriptId: gated.scriptId, tabId: gated.tabId, decision, channel, answer });
+  const what = `WebMCP tool "${gated.name}" of ${gated.origin}`;
+
+  if (resolved.permission === 'allow') {
+    audit('allowed', resolved.source);
+    return { channel: resolved.source };
+  }
+  if (resolved.permission === 'deny') {
+    audit('denied', resolved.source);
+    const why = resolved.source === 'override' ? 'a saved "always deny" answer' : `rule ${resolved.rule} of ${rulesPath(config.configDir)}`;
+    throw new ToolError('consent_denied', `Calling the ${what} is denied by ${why}.`, 'Do not retry: the user refused it. Ask the user to change the rule or run `tabwright permissions reset` if the call is needed.');
+  }
+  if (config.consent.auto) {
+    audit(config.consent.auto === 'allow' ? 'allowed' : 'denied', 'auto');
+    if (config.consent.auto === 'allow') return { channel: 'auto' };
+    throw new ToolError('consent_denied', `Calling the ${what} needs the user's approval and the server runs with --auto-deny.`, 'Do not retry; the server refuses every call that would ask the user.');
+  }
+  const channel = pickChannel(call);
+  if (!channel) {
+    audit('unavailable', 'none');
+    throw new ToolError('consent_unavailable', `Calling the ${what} needs the user's approval, and there is no way to ask: the MCP client did not declare elicitation and the server has no terminal.`, `Add a rule to ${rulesPath(config.configDir)} (e.g. {"rules":[{"origin":"${gated.origin}","tool":"${gated.name}","permission":"allow"}]}), or start the server with --auto-allow (unattended runs), or use an MCP client that supports elicitation.`);
+  }
+
+  const timeoutMs = config.consent.timeoutMs;
+  const question: ConsentQuestion = {
+    origin: gated.origin,
+    tool: gated.name,
+    description: gated.description,
+    annotations: gated.annotations,
+    source: gated.source,
+    scriptId: gated.scriptId,
+    tabId: gated.tabId,
+    argumentsPreview: preview(gated.arguments),
+    expiresAt: Date.now() + timeoutMs,
+  };
+  const expired = new ToolError('consent_expired', `Nobody answered the consent prompt for the ${what} within ${Math.round(timeoutMs / 1000)} s.`, 'The user may be away. Do not re-issue calls with side effects in a loop; ask the user, then try once more.');
+  const controller = new AbortController();
+  const onCallAbort = () => controller.abort(new ToolError('cancelled', 'The call was cancelled while waiting for consent.', 'Send the call again if it is still wanted.'));
+  call.signal.addEventListener('abort', onCallAbort, { once: true });
+  const timer = setTimeout(() => controller.abort(expired), timeoutMs);
+  let tick = 0;
+  const sendProgress = () => {
+    tick += 1;
+    const left = Math.max(0, Math.round((question.expiresAt - Date.now()) / 1000));
+    call.progress(tick, undefined, `Waiting for the user to allow ${gated.name} (${left} s left)`).catch(error => log.debug('progress failed:', error));
+  };
+  // At least every 10 s; a shortened (test) expiry ticks proportionally faster.
+  const ticker = setInterval(sendProgress, Math.min(PROGRESS_EVERY_MS, Math.max(100, Math.floor(timeoutMs / 10))));
+  const aborted = new Promise<never>((_, reject) => controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true }));
+  aborted.catch(() => undefined);
+  let answer: ConsentAnswer;
+  try {
+    if (channel.name !== 'elicitation' || call.client.era !== 'modern') sendProgress();
+    answer = await Promise.race([channel.ask(question, controller.signal), aborted]);
+  } catch (error) {
+    if (error instanceof ConsentPending) throw error;
+    const type = error instanceof ToolError ? error.type : undefined;
+    if (type === 'consent_expired') audit('expired', channel.name);
+    else if (type === 'cancelled') audit('cancelled', channel.name);
+    else audit('unavailable', channel.name);
+    if (error instanceof ToolError) throw error;
+    log.warn(`asking through ${channel.name} failed:`, error);
+    throw new ToolError('consent_unavailable', `Asking the user about the ${what} failed: ${error instanceof Error ? error.message : String(error)}`.slice(0, 500), `Add a rule to ${rulesPath(config.configDir)} or start the server with --auto-allow.`);
+  } finally {
+    clearTimeout(timer);
+    clearInterval(ticker);
+    call.signal.removeEventListener('abort', onCallAbort);
+  }
+
+  if (answer === 'always' || answer === 'never') {
+    saveOverride(config.configDir, { origin: gated.origin, tool: gated.name, scriptId: gated.scriptId, permission: answer === 'always' ? 'allow' : 'deny' });
+  }
+  const allowed = answer === 'once' || answer === 'always';
+  audit(allowed ? 'allowed' : 'denied', channel.name, answer);
+  if (allowed) return { channel: channel.name, answer };
+  throw new ToolError('consent_denied', `The user did not allow the ${what}${answer === 'never' ? ' and chose "always deny"' : ''}.`, 'Do not retry this call; ask the user what to do instead.');
+}

@@ -1,0 +1,96 @@
+/**
+ * Saved "always allow" / "always deny" answers (issue #5): one per origin +
+ * tool, or per AgentScript + tool. They live in
+ * `permission-overrides.json` in the config dir (written atomically: a
+ * temporary file of mode 0600, then a rename), are read afresh at every
+ * gated call (so `tabwright permissions reset` takes effect in a running
+ * server) and survive restarts.
+ */
+import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as z from 'zod';
+import { logger } from '../log.js';
+
+const log = logger('consent');
+
+const OverrideSchema = z.object({
+  origin: z.string(),
+  tool: z.string(),
+  scriptId: z.string().optional(),
+  permission: z.enum(['allow', 'deny']),
+  /** ISO 8601 time of the answer. */
+  created: z.string(),
+});
+
+/** One saved answer. With `scriptId` it applies to that script's tool on any origin. */
+export type Override = z.infer<typeof OverrideSchema>;
+
+const FileSchema = z.object({ version: z.literal(1), overrides: z.array(OverrideSchema) });
+
+/** `permission-overrides.json` in the config dir. */
+export function overridesPath(configDir: string): string {
+  return join(configDir, 'permission-overrides.json');
+}
+
+/** The saved overrides; none when the file is missing. A corrupt file is logged and read as none. */
+export function readOverrides(configDir: string): Override[] {
+  let text: string;
+  try {
+    text = readFileSync(overridesPath(configDir), 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') log.warn(`cannot read ${overridesPath(configDir)}:`, (error as Error).message);
+    return [];
+  }
+  try {
+    return FileSchema.parse(JSON.parse(text)).overrides;
+  } catch (error) {
+    log.warn(`${overridesPath(configDir)} is not a valid overrides file, ignored:`, (error as Error).message);
+    return [];
+  }
+}
+
+function writeOverrides(configDir: string, overrides: Override[]): void {
+  mkdirSync(configDir, { recursive: true, mode: 0o700 });
+  const file = overridesPath(configDir);
+  const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
+  writeFileSync(tmp, `${JSON.stringify({ version: 1, overrides }, null, 2)}\n`, { mode: 0o600 });
+  chmodSync(tmp, 0o600); // the umask may have narrowed it; never wider than 0600
+  renameSync(tmp, file);
+}
+
+function sameKey(a: { origin: string; tool: string; scriptId?: string }, b: { origin: string; tool: string; scriptId?: string }): boolean {
+  if (a.tool !== b.tool) return false;
+  if (a.scriptId !== undefined || b.scriptId !== undefined) return a.scriptId === b.scriptId;
+  return a.origin === b.origin;
+}
+
+/** Saves (or replaces) the answer for one origin + tool, or script + tool. */
+export function saveOverride(configDir: string, entry: Omit<Override, 'created'>): Override {
+  const saved: Override = { ...entry, created: new Date().toISOString() };
+  const kept = readOverrides(configDir).filter(o => !sameKey(o, entry));
+  writeOverrides(configDir, [...kept, saved]);
+  return saved;
+}
+
+/** Filter of `reset`: every given field must equal the override's (origin and tool exact, no patterns). */
+export interface OverrideFilter {
+  origin?: string;
+  tool?: string;
+  scriptId?: string;
+}
+
+/** The overrides `filter` selects. */
+export function matchOverrides(overrides: Override[], filter: OverrideFilter): Override[] {
+  return overrides.filter(o =>
+    (filter.origin === undefined || o.origin === filter.origin)
+    && (filter.tool === undefined || o.tool === filter.tool)
+    && (filter.scriptId === undefined || o.scriptId === filter.scriptId));
+}
+
+/** Removes the overrides `filter` selects (all of them with an empty filter); returns those removed. */
+export function resetOverrides(configDir: string, filter: OverrideFilter = {}): Override[] {
+  const all = readOverrides(configDir);
+  const removed = matchOverrides(all, filter);
+  if (removed.length) writeOverrides(configDir, all.filter(o => !removed.includes(o)));
+  return removed;
+}
