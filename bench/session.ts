@@ -73,7 +73,12 @@ export class Session {
     const workspace = mkdtempSync(join(tmpdir(), `twbench-${spec.id}-`));
     for (const [name, body] of Object.entries(spec.files?.(opts) ?? {})) writeFileSync(join(workspace, name), body);
     const env: Record<string, string> = { ...(process.env as Record<string, string>), ...spec.env };
-    if (spec.id === 'tabwright') env.TABWRIGHT_WORKSPACE = workspace;
+    if (spec.id === 'tabwright') {
+      // The run's own workspace, config and data dirs: no user rules apply and no consent audit lands in the user's data dir.
+      env.TABWRIGHT_WORKSPACE = workspace;
+      env.TABWRIGHT_CONFIG_DIR = join(workspace, '.config');
+      env.TABWRIGHT_DATA_DIR = join(workspace, '.data');
+    }
     const transport = new StdioClientTransport({
       command: process.execPath,
       args: spec.argv({ script: opts.script, chromium: opts.chromium, workspace, root: opts.root }),

@@ -6,7 +6,8 @@
  * ./webmcpCall.ts), or through the in-page runtime's polyfill where the
  * browser has none (issue #5; the source is picked per frame,
  * src/webmcp/source.ts). Arguments are validated against the tool's
- * inputSchema with ajv before dispatch.
+ * inputSchema with ajv, then the consent gate (src/consent/gate.ts) decides,
+ * then the tool is dispatched.
  */
 import { createRequire } from 'node:module';
 import type { Ajv as AjvClass, ValidateFunction } from 'ajv';
