@@ -27,22 +27,28 @@ export interface Target {
   targetText: string;
   /** Strict comparison (`<` instead of `≤`). */
   strict?: boolean;
+  /**
+   * Why tabwright misses this target when it does: what the time or the
+   * bytes go to, as measured while working on it (docs/architecture.md has
+   * the details). Printed under the targets table for missed rows only.
+   */
+  whyMissed?: string;
 }
 
 export const TARGETS: readonly Target[] = [
   { id: 'tokens_real', label: 'snapshot tokens per real page', unit: 'tokens', better: 'lower', issuePeers: { 'playwright-mcp': 12993, 'chrome-devtools-mcp': 9740 }, target: 4900, targetText: '≤ 4,900' },
-  { id: 'coverage_real', label: 'coverage of visible interactive elements (worst page)', unit: '%', better: 'higher', target: 1, targetText: '100%' },
+  { id: 'coverage_real', label: 'coverage of visible interactive elements (worst page)', unit: '%', better: 'higher', target: 1, targetText: '100%', whyMissed: "by design: a page whose whole snapshot is over the ~48,000-character budget (so the inline reply stays under issue #2's 64 KB cap) is paged at 50 items per long container; the rest is a `get_page_context {ref, offset}` call away, which the next row measures." },
   { id: 'coverage_paged_real', label: 'coverage following paging lines (worst page)', unit: '%', better: 'higher', target: 1, targetText: '100%' },
   { id: 'tokens_large', label: 'snapshot tokens, 5,000-row page', unit: 'tokens', better: 'lower', issuePeers: { 'playwright-mcp': 525000, 'chrome-devtools-mcp': 348000 }, target: 25000, targetText: '≤ 25k' },
   { id: 'snapshot_ms_large', label: 'snapshot latency, 5,000-row page', unit: 'ms', better: 'lower', issuePeers: { 'playwright-mcp': 2600, 'chrome-devtools-mcp': 4000 }, target: 1000, targetText: '≤ 1 s' },
   { id: 'snapshot_ms_real', label: 'snapshot latency per real page', unit: 'ms', better: 'lower', issuePeers: { 'playwright-mcp': 129, 'chrome-devtools-mcp': 118 }, target: 118, targetText: '≤ 118 ms' },
   { id: 'click_ms', label: 'click by ref round trip', unit: 'ms', better: 'lower', issuePeers: { 'playwright-mcp': 577, 'chrome-devtools-mcp': 264 }, target: 100, targetText: '≤ 100 ms' },
-  { id: 'type_ms', label: 'type by ref round trip', unit: 'ms', better: 'lower', issuePeers: { 'playwright-mcp': 39, 'chrome-devtools-mcp': 267 }, target: 39, targetText: '≤ 39 ms' },
-  { id: 'screenshot_ms', label: 'screenshot round trip', unit: 'ms', better: 'lower', issuePeers: { 'playwright-mcp': 86, 'chrome-devtools-mcp': 44 }, target: 44, targetText: '≤ 44 ms' },
-  { id: 'cold_start_ms', label: 'cold start to first snapshot', unit: 'ms', better: 'lower', issuePeers: { 'playwright-mcp': 2020, 'chrome-devtools-mcp': 2040 }, target: 1600, targetText: '≤ 1.6 s' },
-  { id: 'node_peak_rss_mib', label: 'server node process peak RSS', unit: 'MiB', better: 'lower', issuePeers: { 'playwright-mcp': 229, 'chrome-devtools-mcp': 840 }, target: 115, targetText: '≤ 115 MiB' },
+  { id: 'type_ms', label: 'type by ref round trip', unit: 'ms', better: 'lower', issuePeers: { 'playwright-mcp': 39, 'chrome-devtools-mcp': 267 }, target: 39, targetText: '≤ 39 ms', whyMissed: 'the first action on a freshly loaded document makes Playwright build its injected script in two worlds (the main world for the `tabwright-ref` selector engine, its utility world for actionability and input), ~50 ms each here; a warm-up started 50 ms after each snapshot hides this when the agent pauses after reading it, but the bench types at once. `type` also reads the value back to catch `input_not_applied` (one more page round trip).' },
+  { id: 'screenshot_ms', label: 'screenshot round trip', unit: 'ms', better: 'lower', issuePeers: { 'playwright-mcp': 86, 'chrome-devtools-mcp': 44 }, target: 44, targetText: '≤ 44 ms', whyMissed: "a viewport capture is one `Page.captureScreenshot` on the tab's CDP session plus the bring-to-front bookkeeping that lets any tab be captured; Chrome DevTools MCP makes the same single call with no tab handling, so the two are within the machine's noise of each other." },
+  { id: 'cold_start_ms', label: 'cold start to first snapshot', unit: 'ms', better: 'lower', issuePeers: { 'playwright-mcp': 2020, 'chrome-devtools-mcp': 2040 }, target: 1600, targetText: '≤ 1.6 s', whyMissed: "Node has to load playwright-core (~7 MB of bundled source) before the first browser call; tabwright loads it lazily so `initialize` answers early, but the first navigate pays for it, and Node 20 has no compile cache to keep it between runs. Chromium's own start is the same for all three." },
+  { id: 'node_peak_rss_mib', label: 'server node process peak RSS', unit: 'MiB', better: 'lower', issuePeers: { 'playwright-mcp': 229, 'chrome-devtools-mcp': 840 }, target: 115, targetText: '≤ 115 MiB', whyMissed: "most of it is playwright-core's code and its protocol objects once the browser is driven; the young generation is capped (`--semi-space-growth-factor=1` set at start), and starting Node with `--max-semi-space-size=1` reaches ~108 MiB, but a bin cannot pass that flag to its own Node." },
   { id: 'tools_list_tokens', label: 'tools/list tokens', unit: 'tokens', better: 'lower', issuePeers: { 'playwright-mcp': 4396, 'chrome-devtools-mcp': 6373 }, target: 4400, targetText: '≤ 4,400' },
-  { id: 'webmcp_call_ms', label: 'WebMCP call round trip', unit: 'ms', better: 'lower', target: 10, targetText: '< 10 ms', strict: true },
+  { id: 'webmcp_call_ms', label: 'WebMCP call round trip', unit: 'ms', better: 'lower', target: 10, targetText: '< 10 ms', strict: true, whyMissed: "the call is ajv validation, the consent gate (rules, overrides and an audit-log append), one evaluation in tabwright's isolated world over CDP, and the action bookkeeping every call shares (navigation, console, dialogs, new tabs)." },
 ];
 
 export const PEERS: readonly ServerId[] = ['playwright-mcp', 'chrome-devtools-mcp'];

@@ -47,6 +47,13 @@ function targetsSection(results: Results, rows: Headline[]): string {
   return table(['measure', ...COLUMNS.map(id => label(results, id)), 'tabwright ÷ better peer', 'issue target', 'target in this run', 'verdict'], body);
 }
 
+/** Under the targets table: for each missed target, why (Target.whyMissed). */
+function missesSection(rows: Headline[]): string {
+  const missed = rows.filter(h => verdict(h).status === 'missed' && h.target.whyMissed);
+  if (!missed.length) return '';
+  return `### Why the misses\n\n${missed.map(h => `- **${h.target.label}** (missed by ${verdict(h).by}): ${h.target.whyMissed}`).join('\n')}`;
+}
+
 /** Coverage rows show the worst page first: "min (median)". */
 function cellMin(s: Summary | undefined, unit: string): string {
   return s ? `${formatValue(s.min, unit)} (median ${formatValue(s.median, unit)})` : '—';
@@ -182,7 +189,7 @@ export function renderMarkdown(results: Results, svgFile: string): string {
     `# Benchmark: tabwright, Playwright MCP, Chrome DevTools MCP`,
     `Run ${results.startedAt.replace('T', ' ').replace(/\.\d+Z$/, ' UTC')} · ${results.options.rounds} round${results.options.rounds === 1 ? '' : 's'}${results.options.quick ? ' (--quick)' : ''} · ${generated} generated + ${corpus} corpus pages · ${minutes.toFixed(1)} min · \`npm run bench${results.options.quick ? ' -- --quick' : results.options.corpus ? ` -- --corpus ${results.options.corpus}` : ''}\``,
     `Machine: ${m.cpu}, ${m.cores} cores, ${m.ramGiB} GiB RAM · ${m.os} · Node ${m.node} · ${m.chromium}`,
-    `## Targets (issue #3)\n\nMedians (min–max). The issue's targets were set on another machine, so each is read as a ratio to the better peer measured in this run ("target in this run").\n\n${targetsSection(results, rows)}\n\n![tabwright ÷ better peer](${svgFile})`,
+    `## Targets (issue #3)\n\nMedians (min–max). The issue's targets were set on another machine, so each is read as a ratio to the better peer measured in this run ("target in this run").\n\n${targetsSection(results, rows)}\n\n![tabwright ÷ better peer](${svgFile})${missesSection(rows) ? `\n\n${missesSection(rows)}` : ''}`,
     `## Per server\n\n${serverSection(results)}`,
     `## Per page\n\n${results.pages.map(p => `- \`${p.id}\`: ${p.description} (${formatValue(p.htmlBytes, 'bytes')} HTML)`).join('\n')}\n\n${pageSection(results)}`,
     `## Servers and flags\n\n${serversSection(results)}`,
