@@ -97,7 +97,7 @@ export async function runDemo(options: DemoOptions, signal?: AbortSignal): Promi
     // The consent gate (issue #5) asks before a WebMCP tool without readOnlyHint runs; the demo answers as its user.
     client.setRequestHandler('elicitation/create', async request => {
       const asked = String((request.params as { message?: string }).message ?? '').split('\n')[0];
-      say(`        consent asked: ${asked}`);
+      say(`\n        consent asked: ${asked}`); // the step's line is still open: start a new one
       say('        consent answer: allow once (the demo answers for you)');
       return { action: 'accept', content: { decision: 'once' } };
     });

@@ -176,7 +176,7 @@ export function describeDialog(tabId: number, d: DialogInfo): string {
   const value = d.defaultValue ? ` (default value "${d.defaultValue.slice(0, 100)}")` : '';
   const args = d.type === 'alert' ? 'accept: true' : d.type === 'prompt' ? 'accept: true|false, promptText' : 'accept: true|false';
   const how = `handle_dialog {tabId: ${tabId}, ${args}}`;
-  return `A ${d.type} dialog is open in tab ${tabId}${message}${value}; the page waits for it. Answer it with ${how}.`;
+  return `${d.type === 'alert' ? 'An' : 'A'} ${d.type} dialog is open in tab ${tabId}${message}${value}; the page waits for it. Answer it with ${how}.`;
 }
 
 /**

@@ -26,9 +26,10 @@ const NEW_TAB_MS = 5_000;
  * Waits until `count` tabs not in `known` are open (the browser announces a
  * window before its page is ready), or `ms` passes.
  */
-async function waitForNewTabs(session: Session, known: Set<number>, count: number, ms: number): Promise<void> {
+async function waitForNewTabs(session: Session, known: Set<number>, count: number, ms: number, downloadId: number): Promise<void> {
   const deadline = Date.now() + ms;
-  while (session.openTabs().filter(t => !known.has(t.id)).length < count && Date.now() < deadline) {
+  // A window opened for a download (target=_blank to an attachment) closes again without becoming a tab.
+  while (session.openTabs().filter(t => !known.has(t.id)).length < count && Date.now() < deadline && session.downloads.lastId === downloadId) {
     await new Promise(resolve => setTimeout(resolve, 25));
   }
 }
@@ -43,7 +44,7 @@ async function waitForNewTabs(session: Session, known: Set<number>, count: numbe
  * replaced the document, or has finished or failed without doing so (a
  * download, a 204).
  */
-async function settleNavigation(tab: Tab, request: Request, instanceId: string): Promise<void> {
+async function settleNavigation(tab: Tab, request: Request, instanceId: string, downloadsBefore: number): Promise<void> {
   const deadline = Date.now() + SETTLE_MS;
   const done = request.response().then(response => response?.finished(), () => undefined).catch(() => undefined);
   let finished = false;
@@ -51,6 +52,8 @@ async function settleNavigation(tab: Tab, request: Request, instanceId: string):
     finished = true;
   });
   while (Date.now() < deadline && tab.instanceId === instanceId && !tab.closed) {
+    // A navigation that turned into a download never gets a response; the tab's CDP session saw the download begin.
+    if (downloadsBefore >= 0 && tab.fileSignals.downloads > downloadsBefore) break;
     if (finished) {
       await new Promise(resolve => setTimeout(resolve, 100)); // the commit follows the response closely
       break;
@@ -133,8 +136,8 @@ export async function runAction(session: Session, tab: Tab, label: string, res: 
   const dialog = tab.closed ? undefined : tab.dialogs.current;
   const held = !outcome.done;
   if (!held) {
-    if (navigation && tab.instanceId === before.instanceId && !tab.closed) await settleNavigation(tab, navigation, before.instanceId);
-    if (tab.windowOpens > before.windowOpens) await waitForNewTabs(session, before.tabIds, tab.windowOpens - before.windowOpens, NEW_TAB_MS);
+    if (navigation && tab.instanceId === before.instanceId && !tab.closed) await settleNavigation(tab, navigation, before.instanceId, files.signals.downloads);
+    if (tab.windowOpens > before.windowOpens) await waitForNewTabs(session, before.tabIds, tab.windowOpens - before.windowOpens, NEW_TAB_MS, files.downloadId);
     await awaitSelfClose(tab);
     if (!tab.closed) await tab.page.waitForLoadState('domcontentloaded', { timeout: SETTLE_MS }).catch(() => undefined);
   }

@@ -73,7 +73,9 @@ export function inFront<T>(session: Session, tab: Tab, capture: () => Promise<T>
 async function captureViewport(tab: Tab, type: 'png' | 'jpeg', quality: number | undefined, timeoutMs: number): Promise<Buffer> {
   const cdp = tab.session;
   if (!cdp) return tab.page.screenshot({ type, quality, timeout: timeoutMs });
-  const shot = await within(cdp.send('Page.captureScreenshot', { format: type, quality, captureBeyondViewport: false, fromSurface: true }), timeoutMs);
+  // optimizeForSpeed: Chromium's fast PNG compression, ~35% faster here for ~1.6× the bytes; a model pays for an
+  // image by its pixels, not its bytes (issue #3, screenshot round trip).
+  const shot = await within(cdp.send('Page.captureScreenshot', { format: type, quality, captureBeyondViewport: false, fromSurface: true, optimizeForSpeed: true }), timeoutMs);
   return Buffer.from(shot.data, 'base64');
 }
 

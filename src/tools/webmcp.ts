@@ -185,7 +185,8 @@ export const listWebmcpTools = defineTool({
     }
     res.set('tools', tools);
     if (skipped.length) res.set('skipped', skipped);
-    res.text(`${tools.length} WebMCP tool${tools.length === 1 ? '' : 's'}${tabId !== undefined ? ` in tab ${tabId}` : ` in ${tabs.length} tab${tabs.length === 1 ? '' : 's'}`}.`);
+    const withTools = new Set(tools.map(t => t.tabId)).size;
+    res.text(`${tools.length} WebMCP tool${tools.length === 1 ? '' : 's'}${tabId !== undefined ? ` in tab ${tabId}` : ` in ${withTools} of ${tabs.length} open tab${tabs.length === 1 ? '' : 's'}`}.`);
     for (const t of tools) {
       const hints = Object.entries(t.annotations).filter(([, v]) => v).map(([k]) => k).join(', ');
       res.text(`- [tab ${t.tabId}] ${t.name} [${t.permission}]: ${t.description}${hints ? ` (${hints})` : ''}\n  input: ${JSON.stringify(t.inputSchema ?? {})}`);
