@@ -2,8 +2,8 @@
  * list_webmcp_tools and call_webmcp_tool (issue #2): tools pages register
  * through `document.modelContext.registerTool` or declare with
  * `<form toolname>`, read and called through the browser's native WebMCP
- * (Playwright's frame.webmcp; a native call is one evaluation of our own,
- * ./webmcpCall.ts), or through the in-page runtime's polyfill where the
+ * (a main-frame list or call is one evaluation of our own in an isolated
+ * world, ./webmcpCall.ts; child frames use Playwright's frame.webmcp), or through the in-page runtime's polyfill where the
  * browser has none (issue #5; the source is picked per frame,
  * src/webmcp/source.ts). Arguments are validated against the tool's
  * inputSchema with ajv, then the consent gate (src/consent/gate.ts) decides,

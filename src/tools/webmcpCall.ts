@@ -52,32 +52,32 @@ type Outcome = { found: true; value?: unknown } | { found: false };
  * on the world's global so ABORT can reach it (the page's main world cannot).
  */
 const CALL = `async function (name, input, callId) {
-  const mc = (document && document.modelContext) || navigator.modelContext;
-  if (!mc) return { found: false };
-  if (typeof mc.invokeTool === 'function') return { found: true, value: await mc.invokeTool(name, input) };
-  const tools = (typeof mc.getTools === 'function' ? await mc.getTools() : null) || [];
-  const tool = tools.find(t => (!('window' in t) || t.window === window) && t.name === name);
-  if (!tool || typeof mc.executeTool !== 'function') return { found: false };
   const calls = (globalThis.__tabwrightCalls = globalThis.__tabwrightCalls || new Map());
   const ctl = new AbortController();
-  calls.set(callId, ctl);
-  let result;
+  calls.set(callId, ctl); // before the first await: an ABORT sent after this call always finds it
   try {
+    const mc = (document && document.modelContext) || navigator.modelContext;
+    if (!mc) return { found: false };
+    if (typeof mc.invokeTool === 'function') return { found: true, value: await mc.invokeTool(name, input) };
+    const tools = (typeof mc.getTools === 'function' ? await mc.getTools() : null) || [];
+    const tool = tools.find(t => (!('window' in t) || t.window === window) && t.name === name);
+    if (!tool || typeof mc.executeTool !== 'function') return { found: false };
+    let result;
     try {
       result = await mc.executeTool(tool, input, { signal: ctl.signal });
     } catch (e) {
       if (!String(e && e.message).includes('Failed to parse input')) throw e;
       result = await mc.executeTool(tool, JSON.stringify(input), { signal: ctl.signal });
     }
+    if (typeof result !== 'string') return { found: true, value: result };
+    if (result === 'undefined') return { found: true };
+    try {
+      return { found: true, value: JSON.parse(result) };
+    } catch {
+      return { found: true, value: result };
+    }
   } finally {
     calls.delete(callId);
-  }
-  if (typeof result !== 'string') return { found: true, value: result };
-  if (result === 'undefined') return { found: true };
-  try {
-    return { found: true, value: JSON.parse(result) };
-  } catch {
-    return { found: true, value: result };
   }
 }`;
 
