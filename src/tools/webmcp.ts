@@ -2,8 +2,8 @@
  * list_webmcp_tools and call_webmcp_tool (issue #2): tools pages register
  * through `document.modelContext.registerTool` or declare with
  * `<form toolname>`, read and called through the browser's native WebMCP
- * (Playwright's frame.webmcp; a native call is one evaluation of our own,
- * ./webmcpCall.ts), or through the in-page runtime's polyfill where the
+ * (a main-frame list or call is one evaluation of our own in an isolated
+ * world, ./webmcpCall.ts; child frames use Playwright's frame.webmcp), or through the in-page runtime's polyfill where the
  * browser has none (issue #5; the source is picked per frame,
  * src/webmcp/source.ts). Arguments are validated against the tool's
  * inputSchema with ajv, then the consent gate (src/consent/gate.ts) decides,
@@ -22,12 +22,12 @@ import { stuckPageError } from './actionErrors.js';
 import { runAction } from './actionResult.js';
 import { defineTool } from './define.js';
 import { firstLine, ToolError } from './errors.js';
-import { tabIdField, timeoutMsField } from './schemas.js';
+import { tabIdField } from './schemas.js';
 import { WebMcpToolCache } from './webmcpCache.js';
 import type { WebMcpMode } from '../config.js';
 import { polyfillSource } from '../webmcp/polyfillSource.js';
-import { CallTimeout, type WebMcpSourceKind } from '../webmcp/source.js';
-import { callWebMcpTool, prepareWebMcpCalls, WebMcpPageError } from './webmcpCall.js';
+import { CallTimeout, type SourceTool, type WebMcpSourceKind } from '../webmcp/source.js';
+import { callWebMcpTool, listNativeTools, prepareWebMcpCalls, WebMcpPageError } from './webmcpCall.js';
 
 /** One WebMCP tool as tabwright reports it. */
 export interface WebMcpToolInfo {
@@ -40,7 +40,8 @@ export interface WebMcpToolInfo {
   title?: string;
   description: string;
   inputSchema?: unknown;
-  annotations: { readOnlyHint?: boolean; consequentialHint?: boolean; untrustedContentHint?: boolean };
+  /** Hints the page declared, only those that are true (issue #5). */
+  annotations: SourceTool['annotations'];
   source: WebMcpSourceKind;
   /** The consent gate's verdict for a call now (issue #5): allow, prompt (ask the user) or deny; src/consent/rules.ts. */
   permission?: 'allow' | 'prompt' | 'deny';
@@ -91,7 +92,7 @@ export async function frameTools(tab: Tab, timeoutMs = 5_000, mode: WebMcpMode =
     }
     let tools;
     try {
-      tools = await frame.webmcp.tools({ timeout: timeoutMs });
+      tools = await listNativeTools(tab, frame, timeoutMs);
     } catch (error) {
       if (frame === tab.page.mainFrame() && unsupported(error)) {
         throw new ToolError('capability_unavailable', 'This browser does not offer native WebMCP.', 'Use a Chromium with --enable-features=WebMCP (tabwright adds it to browsers it launches); the polyfill for other browsers is planned.');
@@ -99,25 +100,8 @@ export async function frameTools(tab: Tab, timeoutMs = 5_000, mode: WebMcpMode =
       if (frame === tab.page.mainFrame()) throw error;
       continue; // a detached or cross-origin child frame without WebMCP
     }
-    for (const tool of tools) {
-      out.push({
-        frame,
-        info: {
-          tabId: tab.id,
-          origin: originOf(frame.url()),
-          frameUrl: frame === tab.page.mainFrame() ? undefined : frame.url(),
-          name: tool.name,
-          description: tool.description,
-          inputSchema: tool.inputSchema,
-          annotations: {
-            readOnlyHint: tool.annotations?.readOnly,
-            consequentialHint: tool.annotations?.consequential,
-            untrustedContentHint: tool.annotations?.untrustedContent,
-          },
-          source: 'native',
-        },
-      });
-    }
+    const frameUrl = frame === tab.page.mainFrame() ? undefined : frame.url();
+    for (const tool of tools) out.push({ frame, info: { tabId: tab.id, origin: originOf(frame.url()), frameUrl, ...tool, source: 'native' } });
   }
   return out;
 }
@@ -161,7 +145,7 @@ export function validateArguments(toolName: string, schema: unknown, args: unkno
 export const listWebmcpTools = defineTool({
   name: 'list_webmcp_tools',
   title: 'List WebMCP tools',
-  description: 'Tools the pages registered through WebMCP (document.modelContext.registerTool or <form toolname>): name, description, inputSchema, annotations, source (native or polyfill). Without tabId, every open tab.',
+  description: 'Tools the pages registered through WebMCP (document.modelContext.registerTool or <form toolname>): name, title, description, inputSchema, annotations, source (native or polyfill). Without tabId, every open tab.',
   needs: ['webmcp'],
   consent: 'observe',
   launchesBrowser: false,
@@ -206,9 +190,9 @@ export const callWebmcpTool = defineTool({
     tabId: tabIdField,
     name: z.string().min(1).max(128).describe('Tool name from list_webmcp_tools'),
     arguments: z.record(z.string(), z.unknown()).optional().describe('Arguments matching the tool\'s inputSchema (default {})'),
-    timeoutMs: timeoutMsField(30_000),
+    timeoutSec: z.number().min(0.1).max(600).optional().describe('Wait limit in seconds (default 30)'),
   }),
-  async handle({ tabId, name, arguments: args, timeoutMs }, call, res) {
+  async handle({ tabId, name, arguments: args, timeoutSec }, call, res) {
     const { session, signal } = call;
     const tab = await session.tab(tabId);
     const listFresh = async (): Promise<FrameTool[]> => {
@@ -244,7 +228,7 @@ export const callWebmcpTool = defineTool({
     }
     await consentGate(call, { ...found.info, tabId: tab.id, arguments: input }); // issue #5: after validation, right before dispatch
     const frame = found.frame;
-    const timeout = timeoutMs ?? 30_000;
+    const timeout = Math.round((timeoutSec ?? 30) * 1000);
     const started = Date.now();
     let result: unknown;
     let ms = 0;
@@ -252,7 +236,7 @@ export const callWebmcpTool = defineTool({
       // runAction reports what the call changed: a declarative form's submit navigates.
       await runAction(session, tab, '', res, {}, async () => {
         if (found!.info.source === 'polyfill') result = await polyfillSource.call(frame, name, input, { timeoutMs: timeout, signal });
-        else result = await callWebMcpTool(tab, frame, name, input, timeout);
+        else result = await callWebMcpTool(tab, frame, name, input, timeout, signal);
         ms = Date.now() - started;
       });
     } catch (error) {
@@ -261,7 +245,7 @@ export const callWebmcpTool = defineTool({
       if (isTimeoutError(error) || error instanceof CallTimeout) {
         const stuck = await stuckPageError(tab, `call WebMCP tool "${name}"`);
         if (stuck) throw stuck;
-        throw new ToolError('timeout', `WebMCP tool "${name}" did not answer within ${timeout} ms.`, 'The tool may wait for the person at the browser (a declarative form without toolautosubmit waits for a submit), or be slow; pass a larger timeoutMs.');
+        throw new ToolError('timeout', `WebMCP tool "${name}" did not answer within ${timeout / 1000} s.`, 'The tool may wait for the person at the browser (a declarative form without toolautosubmit waits for a submit), or be slow; pass a larger timeoutSec.');
       }
       const message = firstLine(String(error instanceof Error ? error.message : error));
       if (!(error instanceof WebMcpPageError) && /No WebMCP tool named/i.test(message)) {

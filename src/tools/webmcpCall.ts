@@ -1,6 +1,6 @@
 /**
- * Calls one WebMCP tool in one evaluation (issue #3: a `call_webmcp_tool`
- * round trip under 10 ms).
+ * Lists and calls native WebMCP tools, each in one evaluation (issue #3: a
+ * `call_webmcp_tool` round trip under 10 ms).
  *
  * Playwright's `frame.webmcp.callTool` evaluates twice: it lists the
  * frame's tools again, then calls. tabwright already knows the tool is
@@ -21,6 +21,13 @@
  * the browser no longer knows (the document was replaced meanwhile) is
  * created again once.
  *
+ * Listing a main frame's native tools is one evaluation in that world too
+ * (`listNativeTools`): Playwright's `frame.webmcp.tools()` drops the tool's
+ * `title` and the `debugging` annotation, which the issue asks for (#5).
+ * A call passes the page's `execute` an AbortSignal (`executeTool(tool,
+ * input, {signal})`), aborted by a second evaluation when the MCP call is
+ * cancelled or times out.
+ *
  * Tools of child frames go through Playwright's `frame.webmcp.callTool`
  * (two evaluations, same isolation): a Playwright frame does not tell its
  * CDP frame id, and an out-of-process frame is not reachable through the
@@ -29,35 +36,86 @@
  * world in the background (`prepareWebMcpCalls`), so the first call after a
  * list is one round trip too.
  */
+import { randomUUID } from 'node:crypto';
 import type { CDPSession, Frame } from 'playwright-core';
 import { isTimeoutError, timeoutError } from '../browser/playwright.js';
 import type { Tab } from '../session/tab.js';
+import type { SourceTool } from '../webmcp/source.js';
+import { ToolError } from './errors.js';
 
 /** What the in-page function returns: `found: false` when the frame has no such tool (nothing was called). */
 type Outcome = { found: true; value?: unknown } | { found: false };
 
-/** Runs in the isolated world; mirrors Playwright's WebMCPScript.callTool (playwright-core 1.65). */
-const CALL = `async function (name, input) {
+/**
+ * Runs in the isolated world; mirrors Playwright's WebMCPScript.callTool
+ * (playwright-core 1.65), plus an AbortController per call, kept by call id
+ * on the world's global so ABORT can reach it (the page's main world cannot).
+ */
+const CALL = `async function (name, input, callId) {
+  const calls = (globalThis.__tabwrightCalls = globalThis.__tabwrightCalls || new Map());
+  const ctl = new AbortController();
+  calls.set(callId, ctl); // before the first await: an ABORT sent after this call always finds it
+  try {
+    const mc = (document && document.modelContext) || navigator.modelContext;
+    if (!mc) return { found: false };
+    if (typeof mc.invokeTool === 'function') return { found: true, value: await mc.invokeTool(name, input) };
+    const tools = (typeof mc.getTools === 'function' ? await mc.getTools() : null) || [];
+    const tool = tools.find(t => (!('window' in t) || t.window === window) && t.name === name);
+    if (!tool || typeof mc.executeTool !== 'function') return { found: false };
+    let result;
+    try {
+      result = await mc.executeTool(tool, input, { signal: ctl.signal });
+    } catch (e) {
+      if (!String(e && e.message).includes('Failed to parse input')) throw e;
+      result = await mc.executeTool(tool, JSON.stringify(input), { signal: ctl.signal });
+    }
+    if (typeof result !== 'string') return { found: true, value: result };
+    if (result === 'undefined') return { found: true };
+    try {
+      return { found: true, value: JSON.parse(result) };
+    } catch {
+      return { found: true, value: result };
+    }
+  } finally {
+    calls.delete(callId);
+  }
+}`;
+
+/** Runs in the isolated world: aborts the signal of call `callId` (CALL's controller); false when it is not running. */
+const ABORT = `function (callId) {
+  const ctl = globalThis.__tabwrightCalls && globalThis.__tabwrightCalls.get(callId);
+  if (!ctl) return false;
+  ctl.abort(new DOMException('The call was cancelled.', 'AbortError'));
+  return true;
+}`;
+
+/**
+ * Runs in the isolated world; Playwright's WebMCPScript.tools + normalizeTool
+ * (playwright-core 1.65: this window's tools, description defaulting to '',
+ * a string inputSchema parsed, annotations only where truthy), keeping what
+ * Playwright drops: `title` (where non-empty) and the `debugging` annotation.
+ * null when the document has no modelContext.
+ */
+const LIST = `async function () {
   const mc = (document && document.modelContext) || navigator.modelContext;
-  if (!mc) return { found: false };
-  if (typeof mc.invokeTool === 'function') return { found: true, value: await mc.invokeTool(name, input) };
+  if (!mc) return null;
   const tools = (typeof mc.getTools === 'function' ? await mc.getTools() : null) || [];
-  const tool = tools.find(t => (!('window' in t) || t.window === window) && t.name === name);
-  if (!tool || typeof mc.executeTool !== 'function') return { found: false };
-  let result;
-  try {
-    result = await mc.executeTool(tool, input);
-  } catch (e) {
-    if (!String(e && e.message).includes('Failed to parse input')) throw e;
-    result = await mc.executeTool(tool, JSON.stringify(input));
+  const out = [];
+  for (const t of tools) {
+    if ('window' in t && t.window !== window) continue;
+    let schema = t.inputSchema;
+    if (typeof schema === 'string') {
+      try { schema = JSON.parse(schema); } catch { schema = undefined; }
+    }
+    const given = t.annotations || {};
+    const annotations = {};
+    for (const hint of ['readOnlyHint', 'consequentialHint', 'untrustedContentHint', 'debugging']) if (given[hint]) annotations[hint] = true;
+    const tool = { name: t.name, description: t.description == null ? '' : t.description, annotations };
+    if (t.title) tool.title = String(t.title);
+    if (schema != null) tool.inputSchema = schema;
+    out.push(tool);
   }
-  if (typeof result !== 'string') return { found: true, value: result };
-  if (result === 'undefined') return { found: true };
-  try {
-    return { found: true, value: JSON.parse(result) };
-  } catch {
-    return { found: true, value: result };
-  }
+  return out;
 }`;
 
 const WORLD_NAME = 'tabwright';
@@ -106,52 +164,60 @@ function forgetWorld(tab: Tab): void {
   if (world) world.contextId = undefined;
 }
 
-/** Rejects with a Playwright-style TimeoutError after `ms`. */
-function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+/** Rejects with a Playwright-style TimeoutError after `ms`, or with ToolError `cancelled` when `signal` aborts. */
+function within<T>(promise: Promise<T>, ms: number, what: string, signal?: AbortSignal): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
+  let onAbort: (() => void) | undefined;
+  const stop = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(timeoutError(`${what}: no answer within ${ms} ms`)), ms);
+    if (!signal) return;
+    onAbort = () => reject(cancelledError());
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
   });
   promise.catch(() => undefined); // settles after the timeout: nobody listens any more
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+  return Promise.race([promise, stop]).finally(() => {
+    clearTimeout(timer);
+    if (onAbort) signal?.removeEventListener('abort', onAbort);
+  });
+}
+
+function cancelledError(): ToolError {
+  return new ToolError('cancelled', 'The call was cancelled.', 'Send the call again if it is still wanted.');
+}
+
+/** The first line of a CDP evaluation's exception. */
+function exceptionText(details: { text: string; exception?: { description?: string; value?: unknown } }): string {
+  const text = details.exception?.description ?? (details.exception?.value !== undefined ? String(details.exception.value) : details.text);
+  return text.split('\n')[0] ?? text;
 }
 
 /**
- * Calls WebMCP tool `name` of `frame` (a frame of `tab`) with `input`, in
- * one evaluation for the main frame. Resolves to the tool's result
- * (`undefined` for none).
- * @param timeoutMs  longest wait for the tool, in ms.
- * @throws Error whose message says `No WebMCP tool named` when the frame has
- *   no such tool now (nothing was called); WebMcpPageError with the page's
- *   message when the tool or the browser threw; a TimeoutError after
- *   `timeoutMs`; CDP/Playwright errors otherwise (e.g. the document was
- *   replaced during the call).
+ * Runs `functionDeclaration` with `args` in the tab's isolated world of the
+ * main frame, awaiting its promise and returning its value; undefined
+ * (nothing ran) when the browser would not make the world.
+ * @throws TimeoutError after `deadline` (epoch ms); ToolError `cancelled`
+ *   when `signal` aborts; WebMcpPageError with the page's message when the
+ *   function threw; CDP errors otherwise.
  */
-export async function callWebMcpTool(tab: Tab, frame: Frame, name: string, input: Record<string, unknown>, timeoutMs: number): Promise<unknown> {
-  const cdp = tab.session;
-  if (!cdp || frame !== tab.page.mainFrame()) {
-    return await frame.webmcp.callTool(name, input as Parameters<Frame['webmcp']['callTool']>[1], { timeout: timeoutMs });
-  }
-  const deadline = Date.now() + timeoutMs;
-  const what = `call WebMCP tool "${name}"`;
+async function inWorld(tab: Tab, cdp: CDPSession, functionDeclaration: string, args: unknown[], deadline: number, what: string, signal?: AbortSignal): Promise<{ value: unknown } | undefined> {
   for (let attempt = 0; ; attempt++) {
     let executionContextId: number;
     try {
-      executionContextId = await within(isolatedWorld(tab, cdp), Math.max(1, deadline - Date.now()), what);
+      executionContextId = await within(isolatedWorld(tab, cdp), Math.max(1, deadline - Date.now()), what, signal);
     } catch (error) {
-      if (isTimeoutError(error)) throw error;
-      // The browser would not make the world (a document on its way out): Playwright's way still works.
-      return await frame.webmcp.callTool(name, input as Parameters<Frame['webmcp']['callTool']>[1], { timeout: Math.max(1, deadline - Date.now()) });
+      if (isTimeoutError(error) || error instanceof ToolError) throw error;
+      return undefined; // a document on its way out: the caller falls back to Playwright's way
     }
     let reply;
     try {
       reply = await within(cdp.send('Runtime.callFunctionOn', {
-        functionDeclaration: CALL,
+        functionDeclaration,
         executionContextId,
-        arguments: [{ value: name }, { value: input }],
+        arguments: args.map(value => ({ value })),
         awaitPromise: true,
         returnByValue: true,
-      }), Math.max(1, deadline - Date.now()), what);
+      }), Math.max(1, deadline - Date.now()), what, signal);
     } catch (error) {
       // The document behind the cached world was replaced (its context is gone): make a world in the new one, once.
       if (attempt === 0 && /Cannot find context with specified id/i.test(String(error))) {
@@ -160,13 +226,79 @@ export async function callWebMcpTool(tab: Tab, frame: Frame, name: string, input
       }
       throw error;
     }
-    if (reply.exceptionDetails) {
-      const details = reply.exceptionDetails;
-      const text = details.exception?.description ?? (details.exception?.value !== undefined ? String(details.exception.value) : details.text);
-      throw new WebMcpPageError(text.split('\n')[0] ?? text);
-    }
-    const outcome = reply.result.value as Outcome | undefined;
-    if (!outcome || !outcome.found) throw new Error(`No WebMCP tool named "${name}" in this frame.`);
-    return outcome.value;
+    if (reply.exceptionDetails) throw new WebMcpPageError(exceptionText(reply.exceptionDetails));
+    return { value: reply.result.value };
   }
+}
+
+/**
+ * Lists the native WebMCP tools of `frame` (a frame of `tab`): for the main
+ * frame, one evaluation in the isolated world that keeps `title` and the
+ * `debugging` annotation; for child frames, or without a CDP session, or
+ * when the document has no modelContext, Playwright's `frame.webmcp.tools()`
+ * (which raises its own "WebMCP is not enabled" error where it applies, and
+ * reports neither `title` nor `debugging`). Annotations appear only where
+ * true, like the polyfill's (src/webmcp/polyfillSource.ts).
+ * @param timeoutMs  longest wait, in ms.
+ * @throws TimeoutError after `timeoutMs`; Playwright/CDP errors.
+ */
+export async function listNativeTools(tab: Tab, frame: Frame, timeoutMs: number): Promise<SourceTool[]> {
+  const cdp = tab.session;
+  if (cdp && frame === tab.page.mainFrame()) {
+    const deadline = Date.now() + timeoutMs;
+    const listed = await inWorld(tab, cdp, LIST, [], deadline, 'list WebMCP tools');
+    if (listed && Array.isArray(listed.value)) return listed.value as SourceTool[];
+    timeoutMs = Math.max(1, deadline - Date.now());
+  }
+  const tools = await frame.webmcp.tools({ timeout: timeoutMs });
+  return tools.map(tool => {
+    const a = tool.annotations ?? {};
+    const annotations: SourceTool['annotations'] = {};
+    if (a.readOnly) annotations.readOnlyHint = true;
+    if (a.consequential) annotations.consequentialHint = true;
+    if (a.untrustedContent) annotations.untrustedContentHint = true;
+    return { name: tool.name, description: tool.description, inputSchema: tool.inputSchema, annotations };
+  });
+}
+
+/**
+ * Calls WebMCP tool `name` of `frame` (a frame of `tab`) with `input`, in
+ * one evaluation for the main frame. Resolves to the tool's result
+ * (`undefined` for none).
+ *
+ * Cancellation (issue #5): for a main-frame tool, `signal` aborting (MCP
+ * `notifications/cancelled`) or the timeout aborts the AbortSignal that
+ * `executeTool` handed the page's `execute`, through a second evaluation
+ * in the same world. A child-frame tool cannot be aborted (Playwright's
+ * callTool takes no signal): the call still ends at once, the page's
+ * execute runs on.
+ * @param timeoutMs  longest wait for the tool, in ms.
+ * @throws Error whose message says `No WebMCP tool named` when the frame has
+ *   no such tool now (nothing was called); WebMcpPageError with the page's
+ *   message when the tool or the browser threw; a TimeoutError after
+ *   `timeoutMs`; ToolError `cancelled` when `signal` aborted; CDP/Playwright
+ *   errors otherwise (e.g. the document was replaced during the call).
+ */
+export async function callWebMcpTool(tab: Tab, frame: Frame, name: string, input: Record<string, unknown>, timeoutMs: number, signal: AbortSignal): Promise<unknown> {
+  const cdp = tab.session;
+  const what = `call WebMCP tool "${name}"`;
+  const deadline = Date.now() + timeoutMs;
+  const viaPlaywright = () =>
+    within(frame.webmcp.callTool(name, input as Parameters<Frame['webmcp']['callTool']>[1], { timeout: Math.max(1, deadline - Date.now()) }), Math.max(1, deadline - Date.now()) + 1_000, what, signal);
+  if (!cdp || frame !== tab.page.mainFrame()) return await viaPlaywright();
+  const callId = randomUUID();
+  let called;
+  try {
+    called = await inWorld(tab, cdp, CALL, [name, input, callId], deadline, what, signal);
+  } catch (error) {
+    if (isTimeoutError(error) || (error instanceof ToolError && error.type === 'cancelled')) {
+      // The page's execute got a signal: abort it (the page may stop its work). Nobody waits for the answer.
+      inWorld(tab, cdp, ABORT, [callId], Date.now() + 5_000, 'abort a WebMCP call').catch(() => undefined);
+    }
+    throw error;
+  }
+  if (!called) return await viaPlaywright(); // the browser would not make the world
+  const outcome = called.value as Outcome | undefined;
+  if (!outcome || !outcome.found) throw new Error(`No WebMCP tool named "${name}" in this frame.`);
+  return outcome.value;
 }

@@ -22,13 +22,7 @@ function wentAway(error: unknown): boolean {
 }
 
 function toSourceTool(t: BridgeTool): SourceTool {
-  const a = t.annotations ?? {};
-  const tool: SourceTool = {
-    name: t.name,
-    description: t.description,
-    inputSchema: t.inputSchema,
-    annotations: { readOnlyHint: a.readOnlyHint, consequentialHint: a.consequentialHint, untrustedContentHint: a.untrustedContentHint },
-  };
+  const tool: SourceTool = { name: t.name, description: t.description, inputSchema: t.inputSchema, annotations: { ...t.annotations } };
   if (t.title) tool.title = t.title;
   return tool;
 }

@@ -17,7 +17,8 @@ export interface SourceTool {
   /** The tool's title, where the source reports one. */
   title?: string;
   inputSchema?: unknown;
-  annotations: { readOnlyHint?: boolean; consequentialHint?: boolean; untrustedContentHint?: boolean };
+  /** Only the hints that are true; `debugging` marks a tool meant for development (issue #5). */
+  annotations: { readOnlyHint?: true; consequentialHint?: true; untrustedContentHint?: true; debugging?: true };
 }
 
 /** Options of one call. */

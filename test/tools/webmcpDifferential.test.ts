@@ -33,7 +33,7 @@ const PIXEL = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQD
 
 const IMPERATIVE = `<!doctype html><title>Imperative</title>
 <script>
-  window.log = { started: 0, dup: 'pending' };
+  window.log = { started: 0, aborted: 0, reason: '', dup: 'pending' };
   const mc = document.modelContext;
   mc.registerTool({ name: 'add', description: 'Add two numbers', inputSchema: ${JSON.stringify(ADD_SCHEMA)}, annotations: { readOnlyHint: true },
     execute: async ({ a, b }) => ({ content: [{ type: 'text', text: String(a + b) }] }) });
@@ -48,7 +48,13 @@ const IMPERATIVE = `<!doctype html><title>Imperative</title>
   mc.registerTool({ name: 'explode', description: 'Always throws', inputSchema: ${JSON.stringify(EMPTY)},
     execute: async () => { throw new Error('the tool broke'); } });
   mc.registerTool({ name: 'wait_forever', description: 'Never settles', inputSchema: ${JSON.stringify(EMPTY)},
-    execute: () => { log.started++; return new Promise(() => {}); } });
+    execute: (input, { signal }) => {
+      log.started++;
+      signal.addEventListener('abort', () => { log.aborted++; log.reason = signal.reason && signal.reason.name; });
+      return new Promise(() => {});
+    } });
+  mc.registerTool({ name: 'dump_state', title: 'Dump state', description: 'The app state, for developers', inputSchema: ${JSON.stringify(EMPTY)},
+    annotations: { readOnlyHint: true, debugging: true, consequentialHint: false }, execute: async () => ({ items: 3 }) });
   mc.registerTool({ name: 'dup', description: 'The first dup', inputSchema: ${JSON.stringify(EMPTY)}, execute: async () => 'first' });
   mc.registerTool({ name: 'dup', description: 'The second dup', inputSchema: ${JSON.stringify(EMPTY)}, execute: async () => 'second' })
     .then(() => { log.dup = 'registered'; }, e => { log.dup = e.name; });
@@ -157,9 +163,12 @@ for (const mode of MODES) {
   test(`${mode}: imperative tools list with schemas and annotations; a duplicate name is refused`, async () => {
     const tabId = await open(mode, '/imperative');
     const tools = await list(mode, tabId, 'imperative');
-    assert.deepEqual(tools.map(t => t.name), ['add', 'dup', 'empty_cart', 'explode', 'pixel', 'reviews', 'stats', 'wait_forever']);
+    assert.deepEqual(tools.map(t => t.name), ['add', 'dump_state', 'dup', 'empty_cart', 'explode', 'pixel', 'reviews', 'stats', 'wait_forever']);
     const add = tools.find(t => t.name === 'add')!;
     assert.deepEqual({ ...add, tabId: 0 }, { tabId: 0, origin: site.origin, name: 'add', description: 'Add two numbers', inputSchema: ADD_SCHEMA, annotations: { readOnlyHint: true }, source: mode, permission: 'allow' });
+    // Playwright's frame.webmcp.tools() drops title and debugging; tabwright reports both (issue #5).
+    const dump = tools.find(t => t.name === 'dump_state')!;
+    assert.deepEqual({ ...dump, tabId: 0 }, { tabId: 0, origin: site.origin, name: 'dump_state', title: 'Dump state', description: 'The app state, for developers', inputSchema: EMPTY, annotations: { readOnlyHint: true, debugging: true }, source: mode, permission: 'allow' });
     assert.deepEqual(tools.find(t => t.name === 'reviews')!.annotations, { readOnlyHint: true, untrustedContentHint: true });
     assert.deepEqual(tools.find(t => t.name === 'empty_cart')!.annotations, { consequentialHint: true });
     assert.deepEqual(tools.find(t => t.name === 'explode')!.annotations, {});
@@ -197,13 +206,28 @@ for (const mode of MODES) {
   test(`${mode}: a throwing tool is evaluation_failed; one that never settles times out; bad arguments never reach the page`, async () => {
     const c = servers[mode].client;
     assert.equal((await callError(c, 'call_webmcp_tool', { name: 'explode' })).type, 'evaluation_failed');
-    const slow = await callError(c, 'call_webmcp_tool', { name: 'wait_forever', timeoutMs: 1500 });
+    const slow = await callError(c, 'call_webmcp_tool', { name: 'wait_forever', timeoutSec: 1.5 });
     assert.equal(slow.type, 'timeout');
     assert.equal(await evaluate(c, 'log.started'), 1);
+    await until(async () => (await evaluate<number>(c, 'log.aborted')) === 1, 'the timeout to abort the tool\'s signal');
     const bad = await callError(c, 'call_webmcp_tool', { name: 'add', arguments: { a: 'one', b: 2 } });
     assert.equal(bad.type, 'invalid_arguments');
     assert.match(bad.message, /\/a must be number/);
     assert.equal((await callError(c, 'call_webmcp_tool', { name: 'subtract' })).type, 'webmcp_tool_not_found');
+  });
+
+  test(`${mode}: cancelling the MCP call ends it at once and aborts the signal the tool got`, async () => {
+    const c = servers[mode].client;
+    const controller = new AbortController();
+    const pending = c.callTool({ name: 'call_webmcp_tool', arguments: { name: 'wait_forever' } }, { signal: controller.signal });
+    const settled = pending.then(() => 'resolved', () => 'rejected');
+    await until(async () => (await evaluate<number>(c, 'log.started')) === 2, 'the tool to start');
+    controller.abort();
+    assert.equal(await settled, 'rejected');
+    await until(async () => (await evaluate<number>(c, 'log.aborted')) === 2, 'the tool\'s signal to abort');
+    assert.deepEqual(await evaluate(c, '({ started: log.started, aborted: log.aborted, reason: log.reason })'), { started: 2, aborted: 2, reason: 'AbortError' });
+    // The server is free for the next call.
+    assert.deepEqual((await call<{ result: unknown }>(c, 'call_webmcp_tool', { name: 'dump_state' })).result, { items: 3 });
   });
 
   test(`${mode}: a declarative form lists its parameters and answers through respondWith`, async () => {

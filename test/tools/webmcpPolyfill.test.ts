@@ -157,7 +157,7 @@ test('cancelling the MCP call aborts the signal the tool got', async () => {
 });
 
 test('a timeout aborts the tool\'s signal too', async () => {
-  const err = await callError(server.client, 'call_webmcp_tool', { tabId, name: 'wait_forever', timeoutMs: 1000 });
+  const err = await callError(server.client, 'call_webmcp_tool', { tabId, name: 'wait_forever', timeoutSec: 1 });
   assert.equal(err.type, 'timeout');
   const end = Date.now() + 20_000;
   while ((await evaluate<number>(server.client, 'log.aborted', tabId)) < 2) {
@@ -168,16 +168,16 @@ test('a timeout aborts the tool\'s signal too', async () => {
 });
 
 test('a declarative form without toolautosubmit waits for the person, then times out cleanly', async () => {
-  const err = await callError(server.client, 'call_webmcp_tool', { tabId, name: 'ask', arguments: { q: 'why' }, timeoutMs: 1000 });
+  const err = await callError(server.client, 'call_webmcp_tool', { tabId, name: 'ask', arguments: { q: 'why' }, timeoutSec: 1 });
   assert.equal(err.type, 'timeout');
   assert.equal(await evaluate(server.client, 'document.querySelector("[name=q]").value', tabId), 'why');
 });
 
 test('a tool that unregisters or navigates away mid-call is webmcp_tool_not_found, not a hang', async () => {
-  const vanished = await callError(server.client, 'call_webmcp_tool', { tabId, name: 'vanish', timeoutMs: 60_000 });
+  const vanished = await callError(server.client, 'call_webmcp_tool', { tabId, name: 'vanish', timeoutSec: 60 });
   assert.equal(vanished.type, 'webmcp_tool_not_found');
   assert.match(vanished.message, /unregistered during the call/);
-  const left = await callError(server.client, 'call_webmcp_tool', { tabId, name: 'leave', timeoutMs: 60_000 });
+  const left = await callError(server.client, 'call_webmcp_tool', { tabId, name: 'leave', timeoutSec: 60 });
   assert.equal(left.type, 'webmcp_tool_not_found');
   assert.match(left.message, /navigated or closed/);
   const { tools } = await call<{ tools: unknown[] }>(server.client, 'list_webmcp_tools', { tabId });
