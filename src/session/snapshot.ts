@@ -17,6 +17,7 @@ import { isTimeoutError, playwright, timeoutError } from '../browser/playwright.
 import { firstLine, ToolError } from '../tools/errors.js';
 import { adoptClosedRoots } from './closedShadow.js';
 import { warmRefActions } from './refWarmup.js';
+import type { SnapshotResult } from '../page/snapshot.js';
 import type { Session } from './session.js';
 import { RUNTIME_PATH } from './session.js';
 import type { Tab } from './tab.js';
@@ -58,24 +59,15 @@ export const PAGE_MAX_TEXT = 300;
 export const SCOPED_MAX_TEXT = 10_000;
 /**
  * Characters a snapshot may take by default (the walker's estimate, counted
- * while walking: about 55 KB of output, under the 64 KB inline cap, ~16k
+ * while walking: about 40–55 KB of output, under the 64 KB inline cap, 12–17k
  * o200k tokens). Issue #4: "snapshots are cut at the budget while collecting".
  */
 export const DEFAULT_BUDGET = 48_000;
 /** The budget of a snapshot written to a file (output: file). */
 export const FILE_BUDGET = 2_000_000;
 
-/** What `__tabwright.snapshot()` returns (src/page/snapshot.ts). */
-interface PageResult {
-  lines: string[];
-  frames: string[];
-  nonce: string;
-  gone?: boolean;
-  /** Possible closed-shadow hosts listed by the walk (src/page/shadow.ts). */
-  candidates?: number;
-  cut?: boolean;
-  budgetLeft?: number;
-}
+/** What `__tabwright.snapshot()` returns. */
+type PageResult = SnapshotResult;
 
 interface PageOptions {
   rootId?: string;

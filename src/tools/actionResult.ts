@@ -35,11 +35,6 @@ async function waitForNewTabs(session: Session, known: Set<number>, count: numbe
 }
 
 /**
- * Runs `action`; when it fails because the page's main thread is stuck (a
- * handler that never returns), stops that script so the tab answers again
- * and says so in the error.
- */
-/**
  * Waits (at most SETTLE_MS) until a navigation request the action started has
  * replaced the document, or has finished or failed without doing so (a
  * download, a 204).
@@ -79,6 +74,11 @@ async function awaitSelfClose(tab: Tab): Promise<void> {
   while (!tab.closed && Date.now() < deadline) await new Promise(resolve => setTimeout(resolve, 25));
 }
 
+/**
+ * Runs `action`; when it fails because the page's main thread is stuck (a
+ * handler that never returns), stops that script so the tab answers again
+ * and says so in the error.
+ */
 async function unstuck(tab: Tab, action: () => Promise<void>): Promise<void> {
   try {
     await action();

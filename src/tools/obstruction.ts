@@ -15,39 +15,9 @@ import type { Locator } from 'playwright-core';
 import { within } from './actionErrors.js';
 import { ToolError } from './errors.js';
 
-// The shapes below mirror src/page/actions.ts (the page bundle is compiled apart; see docs there).
+import type { CoverInfo, DispatchClickOptions, FieldState, HitResult } from '../page/actions.js';
 
-/** The element that would receive a click instead of the target. */
-export interface CoverInfo {
-  tag: string;
-  id?: string;
-  role?: string;
-  /** Accessible name, at most 60 characters. */
-  name?: string;
-  /** Start of its visible text when it has no name, at most 40 characters. */
-  text?: string;
-}
-
-/** What a click at the element's click point would hit. */
-export type HitResult = { status: 'ok' } | { status: 'covered'; cover: CoverInfo } | { status: 'unknown' };
-
-/** A click dispatched from script (`click {force: true}`). */
-export interface DispatchClickOptions {
-  button: 'left' | 'right' | 'middle';
-  clickCount: number;
-  modifiers: string[];
-}
-
-/** A text field as `type` sees it: its kind, current value (innerText for contenteditable), whether it is secret. */
-export interface FieldState {
-  kind: 'value' | 'editable' | 'none';
-  value: string;
-  secret: boolean;
-  tag: string;
-  inputType: string;
-  /** -1 when unset. */
-  maxLength: number;
-}
+export type { CoverInfo, DispatchClickOptions, FieldState, HitResult };
 
 /** The runtime helpers of src/page/actions.ts, as seen from an evaluate callback. */
 export interface ActionsRuntime {

@@ -12,20 +12,7 @@ import { join } from 'node:path';
 import { call, connect, type Connected } from '../fixtures/mcp.js';
 import { startSite, type Site } from '../fixtures/site.js';
 import { callRaw, evaluate, refOf, snapshot } from './helpers.js';
-import { claimName, numberedName } from '../../src/session/downloads.js';
-
-interface DownloadRecord {
-  id: number;
-  name: string;
-  suggestedName: string;
-  url: string;
-  size: number | null;
-  state: 'in_progress' | 'completed' | 'failed';
-  path: string | null;
-  tabId: number;
-  startedAt: string;
-  error?: string;
-}
+import { claimName, numberedName, type DownloadRecord } from '../../src/session/downloads.js';
 
 interface ClickResult {
   tabId: number;

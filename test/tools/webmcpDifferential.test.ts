@@ -9,18 +9,9 @@ import assert from 'node:assert/strict';
 import { call, callError, connect, type Connected } from '../fixtures/mcp.js';
 import { startSite, type Site } from '../fixtures/site.js';
 import { callRaw, evaluate } from './helpers.js';
+import type { WebMcpToolInfo } from '../../src/tools/webmcp.js';
 
-interface ToolInfo {
-  tabId: number;
-  origin: string;
-  frameUrl?: string;
-  name: string;
-  title?: string;
-  description: string;
-  inputSchema?: Record<string, unknown>;
-  annotations: Record<string, boolean>;
-  source: string;
-}
+type ToolInfo = WebMcpToolInfo;
 
 const EMPTY = { type: 'object', properties: {} };
 const ADD_SCHEMA = {
