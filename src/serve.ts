@@ -8,6 +8,7 @@ import type { Config } from './config.js';
 import { logger } from './log.js';
 import { serveMcpStdio } from './mcp/stdio.js';
 import { Session } from './session/session.js';
+import { LocalDispatcher } from './dispatch/dispatcher.js';
 
 const log = logger('serve');
 
@@ -25,8 +26,8 @@ export function protectStdout(): void {
 /** Starts serving; resolves when the server has shut down (the process then exits). */
 export async function runMcpServer(config: Config): Promise<void> {
   protectStdout();
-  const session = new Session(new LaunchConnection(config), config);
-  const handle = serveMcpStdio(session, config);
+  const dispatcher = new LocalDispatcher(new Session(new LaunchConnection(config), config), config);
+  const handle = serveMcpStdio(dispatcher, config);
   log.info('serving MCP on stdio');
 
   let shuttingDown: Promise<void> | undefined;
@@ -36,7 +37,7 @@ export async function runMcpServer(config: Config): Promise<void> {
       const force = setTimeout(() => process.exit(code), 5000);
       force.unref();
       await handle.close().catch(error => log.warn('closing the transport failed:', error));
-      await session.close().catch(error => log.warn('closing the browser failed:', error));
+      await dispatcher.close().catch(error => log.warn('closing the browser failed:', error));
       process.exit(code);
     })();
     return shuttingDown;

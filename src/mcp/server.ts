@@ -6,10 +6,9 @@
 import { McpServer, type McpRequestContext } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import type { Config } from '../config.js';
-import type { Session } from '../session/session.js';
-import type { CallContext, ClientInfo } from '../tools/context.js';
+import type { Dispatcher } from '../dispatch/dispatcher.js';
+import type { ClientInfo } from '../tools/context.js';
 import type { AnyTool } from '../tools/define.js';
-import { invokeTool } from '../tools/invoke.js';
 import { TOOLS } from '../tools/registry.js';
 import { consentStateCodec, elicitationChannel } from './consentChannel.js';
 import { VERSION } from '../version.js';
@@ -69,7 +68,7 @@ function annotationsOf(tool: AnyTool): { readOnlyHint?: true; destructiveHint?: 
 const DESTRUCTIVE = new Set(['close_tab', 'execute']);
 
 /** Builds the server for one MCP connection (stdio) or request (HTTP). */
-export function buildServer(session: Session, config: Config, request: McpRequestContext): McpServer {
+export function buildServer(dispatcher: Dispatcher, config: Config, request: McpRequestContext): McpServer {
   const server = new McpServer({ name: 'tabwright', version: VERSION }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS, requestState: { verify: consentStateCodec.verify } });
   for (const tool of TOOLS) {
     server.registerTool(
@@ -89,9 +88,7 @@ export function buildServer(session: Session, config: Config, request: McpReques
           version: server.server.getClientVersion()?.version,
         };
         const prompt = elicitationChannel(server, request.era, ctx, config.consent.timeoutMs);
-        const call: CallContext = {
-          session,
-          config,
+        const result = await dispatcher.call(tool.name, args, {
           signal: ctx.mcpReq.signal,
           client,
           prompt,
@@ -99,11 +96,10 @@ export function buildServer(session: Session, config: Config, request: McpReques
             if (token === undefined) return;
             await ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, progress: done, total, message } });
           },
-        };
-        const res = await invokeTool(tool, args, call);
+        });
         // The consent gate handed its question to the client (2026-07-28): the retry brings the answer.
         if (prompt?.pending) return prompt.pending;
-        return res.build();
+        return result;
       },
     );
   }

@@ -10,7 +10,7 @@ import { Writable } from 'node:stream';
 import { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/stdio';
 import type { Config } from '../config.js';
 import { logger } from '../log.js';
-import type { Session } from '../session/session.js';
+import type { Dispatcher } from '../dispatch/dispatcher.js';
 import { BatchFraming } from './batch.js';
 import { buildServer } from './server.js';
 
@@ -37,12 +37,12 @@ function escapingStdout(batches: BatchFraming): Writable {
  * resolves when the connection ends on its own: stdin EOF, or the SDK
  * closing the transport (e.g. a message over its 10 MB read limit).
  */
-export function serveMcpStdio(session: Session, config: Config): { close(): Promise<void>; closed: Promise<void> } {
+export function serveMcpStdio(dispatcher: Dispatcher, config: Config): { close(): Promise<void>; closed: Promise<void> } {
   const batches = new BatchFraming(frame => process.stdout.write(escapeLineSeparators(frame)));
   const stdin = process.stdin.pipe(batches.reader());
   process.stdin.on('error', error => stdin.destroy(error));
   const transport = new StdioServerTransport(stdin, escapingStdout(batches));
-  const handle = serveStdio(ctx => buildServer(session, config, ctx), {
+  const handle = serveStdio(ctx => buildServer(dispatcher, config, ctx), {
     transport,
     onerror: error => log.error('protocol error:', error.message),
   });

@@ -25,6 +25,7 @@ export const ERROR_TYPES = [
   'consent_denied',
   'consent_expired',
   'consent_unavailable',
+  'unknown_tool',
   'internal',
 ] as const;
 

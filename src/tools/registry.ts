@@ -30,7 +30,10 @@ export const TOOLS: readonly AnyTool[] = [
   getBridgeStatus,
 ] as unknown as AnyTool[];
 
+/** Every tool by name. */
+export const TOOLS_BY_NAME: ReadonlyMap<string, AnyTool> = new Map(TOOLS.map(t => [t.name, t]));
+
 /** The tool with this name, if any. */
 export function findTool(name: string): AnyTool | undefined {
-  return TOOLS.find(t => t.name === name);
+  return TOOLS_BY_NAME.get(name);
 }

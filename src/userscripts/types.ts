@@ -1,0 +1,98 @@
+/**
+ * The shapes shared by the userscript and AgentScript parts of issue #6:
+ * the parsed header (src/userscripts/metadata.ts), validation diagnostics
+ * (validate.ts), the stored script (store.ts) and what injection reads
+ * (injection.ts). Contract: issue #6; seed 000 ("AgentScript header").
+ */
+
+/** `userscript`: `// ==UserScript==` block; `agentscript`: `// ==AgentScript==` block (adds `@webmcp`). */
+export type ScriptKind = 'userscript' | 'agentscript';
+
+/** When a script runs in a document (`@run-at`; default `document-idle`). */
+export type RunAt = 'document-start' | 'document-end' | 'document-idle';
+
+/** A WebMCP permission as `@webmcp <tool> <permission>` declares it. */
+export type DeclaredPermission = 'allow' | 'prompt' | 'deny';
+
+/** One `// @webmcp <toolName> <allow|prompt|deny>` line. `line` is 1-based in the source. */
+export interface WebMcpDeclaration {
+  tool: string;
+  permission: DeclaredPermission;
+  line: number;
+}
+
+/** `@resource <name> <value>`: value is a local path (relative to the script's file) or a `data:` URL. */
+export interface ResourceDeclaration {
+  name: string;
+  value: string;
+}
+
+/**
+ * The parsed metadata block. Keys the block repeats (`@match`, `@grant`,
+ * ...) are arrays in source order; localized keys (`@name:de`) land in
+ * `localized[key][locale]`. Strings are NFC-normalized.
+ */
+export interface ScriptMetadata {
+  kind: ScriptKind;
+  name: string;
+  namespace: string;
+  version?: string;
+  description?: string;
+  /** `localized.name.de` = value of `@name:de`; same for description. */
+  localized: Record<string, Record<string, string>>;
+  match: string[];
+  include: string[];
+  exclude: string[];
+  excludeMatch: string[];
+  /** `@grant` values; `['none']` means the page's world. Empty = none declared (treated as `none`). */
+  grant: string[];
+  runAt: RunAt;
+  noframes: boolean;
+  require: string[];
+  resource: ResourceDeclaration[];
+  /** AgentScripts only; empty for userscripts. */
+  webmcp: WebMcpDeclaration[];
+}
+
+/** A validation finding. `line`/`column` are 1-based positions in the script source. */
+export interface Diagnostic {
+  severity: 'error' | 'warning';
+  /** Stable code, e.g. `syntax_error`, `unknown_key`, `invalid_match_pattern`, `remote_require`, `webmcp_mismatch`. */
+  code: string;
+  message: string;
+  line: number;
+  column: number;
+}
+
+/** Who wrote the script: agent-written AgentScripts never grant themselves `allow` (issue #6). */
+export type ScriptAuthor = 'agent' | 'human';
+
+/** A script as the store keeps it. Times are epoch ms; codeHash is the sha256 hex of `code` (UTF-8, byte-exact). */
+export interface StoredScript {
+  id: string;
+  kind: ScriptKind;
+  name: string;
+  namespace: string;
+  code: string;
+  codeHash: string;
+  enabled: boolean;
+  author: ScriptAuthor;
+  metadata: ScriptMetadata;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/**
+ * What injection and the consent gate need from the store (implemented by
+ * src/userscripts/store.ts). `onChange` fires after any commit, delete or
+ * toggle; the listener is removed by calling the returned function.
+ */
+export interface ScriptSource {
+  enabledScripts(): StoredScript[];
+  get(id: string): StoredScript | undefined;
+  getValue(scriptId: string, key: string): unknown;
+  setValue(scriptId: string, key: string, value: unknown): void;
+  deleteValue(scriptId: string, key: string): void;
+  listValues(scriptId: string): string[];
+  onChange(listener: () => void): () => void;
+}
