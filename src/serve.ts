@@ -3,12 +3,10 @@
  * process lifecycle: the browser closes when the server exits for any
  * reason (stdin EOF, SIGINT, SIGTERM, SIGHUP, parent death; issue #2).
  */
-import { LaunchConnection } from './browser/launch/launchConnection.js';
 import type { Config } from './config.js';
 import { logger } from './log.js';
 import { serveMcpStdio } from './mcp/stdio.js';
-import { Session } from './session/session.js';
-import { LocalDispatcher } from './dispatch/dispatcher.js';
+import { createDispatcher } from './dispatch/create.js';
 
 const log = logger('serve');
 
@@ -26,7 +24,7 @@ export function protectStdout(): void {
 /** Starts serving; resolves when the server has shut down (the process then exits). */
 export async function runMcpServer(config: Config): Promise<void> {
   protectStdout();
-  const dispatcher = new LocalDispatcher(new Session(new LaunchConnection(config), config), config);
+  const dispatcher = await createDispatcher(config);
   const handle = serveMcpStdio(dispatcher, config);
   log.info('serving MCP on stdio');
 
