@@ -179,7 +179,12 @@ test('MCP over Streamable HTTP: the official client (2025 session and 2026-07-28
   extraDirs.push(ws);
   for (const mode of ['legacy', 'auto'] as const) {
     const transport = new StreamableHTTPClientTransport(url, { requestInit: { headers: { authorization: `Bearer ${daemon.endpoint.token}`, 'x-tabwright-workspace': ws } } });
-    const client = new Client({ name: 'daemon-test', version: '0.0.0' }, { versionNegotiation: { mode } });
+    const client = new Client({ name: 'daemon-test', version: '0.0.0' }, { versionNegotiation: { mode }, capabilities: { elicitation: { form: {} } } });
+    const asked: string[] = [];
+    client.setRequestHandler('elicitation/create', async request => {
+      asked.push((request.params as { message: string }).message);
+      return { action: 'accept', content: { decision: 'once' } };
+    });
     await client.connect(transport);
     assert.equal(client.getProtocolEra(), mode === 'legacy' ? 'legacy' : 'modern');
     const { tools } = await client.listTools();
@@ -192,6 +197,14 @@ test('MCP over Streamable HTTP: the official client (2025 session and 2026-07-28
     const path = (shot.structuredContent as { path: string }).path;
     assert.ok(path.startsWith(join(ws, '.tabwright') + '/'), path);
     assert.ok(existsSync(path));
+    // Consent through MCP elicitation: a 2025 session pushes elicitation/create, 2026-07-28 rides input_required.
+    const buysBefore = (await counts()).buy;
+    const buy = await client.callTool({ name: 'call_webmcp_tool', arguments: { name: 'buy', arguments: { item: mode } } });
+    assert.equal(buy.isError, undefined, JSON.stringify(buy));
+    assert.match(JSON.stringify(buy.content), new RegExp(`bought ${mode}`));
+    assert.equal(asked.length, 1);
+    assert.match(asked[0]!, /"buy"/);
+    assert.equal((await counts()).buy, buysBefore + 1);
     if (mode === 'legacy') await transport.terminateSession();
     await client.close();
   }
