@@ -4,11 +4,12 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { call, connect, ROOT, type Connected } from '../fixtures/mcp.js';
+import { call, connect, ROOT, unlessConnection, type Connected } from '../fixtures/mcp.js';
 import { startSite, type Site } from '../fixtures/site.js';
 
 interface Status {
   connection: string;
+  endpoint: string | null;
   browserRunning: boolean;
   browserVersion: string | null;
   tabCount: number;
@@ -37,10 +38,11 @@ after(async () => {
   await site?.close();
 });
 
-test('before the browser starts: not running, no tabs, and the call does not start it', async () => {
+test('before the browser starts: not running, no tabs, and the call does not start it', unlessConnection(['cdp', 'playwright-server'], 'an attached browser runs from the start and reports its own kind, endpoint and profile (test/attach/attach.test.ts checks those)'), async () => {
   const status = await call<Status>(server.client, 'get_bridge_status');
   assert.deepEqual(status, {
     connection: 'launch',
+    endpoint: null,
     browserRunning: false,
     browserVersion: null,
     tabCount: 0,
