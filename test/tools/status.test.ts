@@ -4,7 +4,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { call, connect, ROOT, unlessConnection, type Connected } from '../fixtures/mcp.js';
+import { call, connect, ROOT, TEST_CONNECTION, unlessConnection, type Connected } from '../fixtures/mcp.js';
 import { startSite, type Site } from '../fixtures/site.js';
 
 interface Status {
@@ -95,7 +95,8 @@ test('a client on the 2026 handshake sees protocolVersion 2026-07-28', async () 
     const status = await call<Status>(modern.client, 'get_bridge_status');
     assert.equal(status.protocolVersion, '2026-07-28');
     assert.equal(status.era, 'modern');
-    assert.equal(status.browserRunning, false);
+    // An attached browser runs from the start (get_bridge_status attaches); a launched one is not started by the call.
+    assert.equal(status.browserRunning, TEST_CONNECTION !== 'launch');
     assert.deepEqual(status.capabilities, ['trustedInput', 'screenshot', 'snapshot', 'evaluate', 'webmcp', 'console']);
   } finally {
     await modern.close();
