@@ -5,7 +5,7 @@
  * them to the leader over the bridge port (src/relay). Fronts never touch a
  * Session directly, so a follower serves the same tools as a leader.
  */
-import type { Config } from '../config.js';
+import type { Config, ConsentConfig } from '../config.js';
 import type { PromptChannel } from '../consent/channel.js';
 import type { Session } from '../session/session.js';
 import type { CallContext, ClientInfo } from '../tools/context.js';
@@ -14,6 +14,7 @@ import { invokeTool } from '../tools/invoke.js';
 import { TOOLS_BY_NAME } from '../tools/registry.js';
 import type { ToolResult } from '../tools/response.js';
 import { ToolResponse } from '../tools/response.js';
+import { locksTab, TabLocks } from './tabLocks.js';
 
 /** What the caller's front supplies besides the tool name and arguments. */
 export interface CallHooks {
@@ -26,6 +27,12 @@ export interface CallHooks {
   prompt?: PromptChannel;
   /** Absolute folder that receives files this call writes (issue #7: per caller). Default: the config's workspace. */
   workspace?: string;
+  /**
+   * The caller's own consent settings (a relayed follower call: its
+   * `--auto-allow`/`--auto-deny` and timeout; issue #7). Default: this
+   * process's. A call that carries them never asks on this process's terminal.
+   */
+  consent?: Pick<ConsentConfig, 'auto' | 'timeoutMs'>;
 }
 
 /** Runs tool calls somewhere: here (leader) or through the leader (follower). */
@@ -41,6 +48,9 @@ export interface Dispatcher {
 
 /** Runs calls on this process's Session: what a leader (or a lone process) does. */
 export class LocalDispatcher implements Dispatcher {
+  /** Per-tab FIFO locks: calls that act on the same tab run one at a time (src/dispatch/tabLocks.ts). */
+  private readonly tabLocks = new TabLocks();
+
   constructor(readonly session: Session, readonly config: Config) {}
 
   async call(name: string, args: unknown, hooks: CallHooks): Promise<ToolResult> {
@@ -48,9 +58,23 @@ export class LocalDispatcher implements Dispatcher {
     if (!tool) {
       return new ToolResponse().fail(new ToolError('unknown_tool', `There is no tool named "${name}".`, 'List the tools with tools/list or `tabwright schema`.')).build();
     }
-    const config = hooks.workspace && hooks.workspace !== this.config.workspace ? { ...this.config, workspace: hooks.workspace } : this.config;
+    let config = hooks.workspace && hooks.workspace !== this.config.workspace ? { ...this.config, workspace: hooks.workspace } : this.config;
+    if (hooks.consent) config = { ...config, consent: { ...hooks.consent, terminal: false } };
     const call: CallContext = { session: this.session, config, signal: hooks.signal, client: hooks.client, prompt: hooks.prompt, progress: hooks.progress };
-    return (await invokeTool(tool, args, call)).build();
+    if (!locksTab(tool)) return (await invokeTool(tool, args, call)).build();
+    const tabId = (args as { tabId?: unknown } | undefined)?.tabId;
+    const key = typeof tabId === 'number' ? String(tabId) : String(this.session.activeTabId ?? 'active');
+    let release: () => void;
+    try {
+      release = await this.tabLocks.acquire(key, hooks.signal);
+    } catch (error) {
+      return new ToolResponse().fail(error as ToolError).build();
+    }
+    try {
+      return (await invokeTool(tool, args, call)).build();
+    } finally {
+      release();
+    }
   }
 
   close(): Promise<void> {
