@@ -136,6 +136,8 @@ test('a follower call cancelled while it waits for the tab never runs', async ()
   assert.ok(await waitUntil(() => marks.includes('start-hold'), 10_000), 'the first call runs');
   const controller = new AbortController();
   const cancelled = follower.client.callTool({ name: 'execute', arguments: { tabId: tab, code: `await fetch('/mark?x=effect'); return 1` } }, { signal: controller.signal });
+  // Give the call time to reach the leader and queue behind the first (were it not queued, the effect would show).
+  await new Promise(resolve => setTimeout(resolve, 300));
   controller.abort();
   await assert.rejects(cancelled);
   assert.equal((await holding).value, 'hold');
