@@ -101,7 +101,7 @@ export class BridgeDispatcher implements Dispatcher {
 
   private async join({ deadlineMs, takeover, mayLeadAfter = 0 }: { deadlineMs: number; takeover: boolean; mayLeadAfter?: number }): Promise<void> {
     this.role = { kind: 'joining' };
-    const deadline = Date.now() + deadlineMs;
+    let deadline = Date.now() + deadlineMs;
     let why = 'the bridge port is held by a process that is not a tabwright leader of this config dir';
     while (!this.closed) {
       if (Date.now() >= mayLeadAfter) {
@@ -131,7 +131,11 @@ export class BridgeDispatcher implements Dispatcher {
           this.standalone(outcome.error.message);
           return;
         }
-        if (outcome.kind === 'step_down') log.info(`leader pid ${file.pid} steps down for this newer process`);
+        if (outcome.kind === 'step_down') {
+          log.info(`leader pid ${file.pid} steps down for this newer process`);
+          // It closes its browser before it lets go of the port: wait for that however long the start allowed.
+          deadline = Math.max(deadline, Date.now() + TAKEOVER_JOIN_MS);
+        }
         why = outcome.kind === 'unreachable' ? outcome.reason : outcome.kind === 'refused' ? outcome.error.message : 'the leader is stepping down';
       }
       if (Date.now() >= deadline) {
