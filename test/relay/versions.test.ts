@@ -53,7 +53,7 @@ test('a follower on another relay protocol is refused with relay_version_mismatc
 
 test('a leader greeted by a newer package steps down and follows it', async () => {
   const [current] = servers;
-  await current!.close();
+  await current?.close();
   servers.length = 0;
   const old = await startServer(m, { env: { TABWRIGHT_RELAY_ADVERTISE_VERSION: '0.0.1' } });
   servers.push(old);
