@@ -30,6 +30,8 @@ const log = logger('relay');
 
 /** At start: how long to look for a leader behind a busy port before running alone, in ms. */
 const START_JOIN_MS = 3000;
+/** At start: how long a busy port may lack bridge.json (a leader that just bound writes it at once) before running alone, in ms. */
+const NO_FILE_AT_START_MS = 500;
 /** After losing the leader: how long to try to lead or follow before running alone, in ms. */
 const TAKEOVER_JOIN_MS = 20_000;
 /** A leader that stepped down leaves the port to the newer process this long, in ms. */
@@ -101,7 +103,8 @@ export class BridgeDispatcher implements Dispatcher {
 
   private async join({ deadlineMs, takeover, mayLeadAfter = 0 }: { deadlineMs: number; takeover: boolean; mayLeadAfter?: number }): Promise<void> {
     this.role = { kind: 'joining' };
-    let deadline = Date.now() + deadlineMs;
+    const started = Date.now();
+    let deadline = started + deadlineMs;
     let why = 'the bridge port is held by a process that is not a tabwright leader of this config dir';
     while (!this.closed) {
       if (Date.now() >= mayLeadAfter) {
@@ -138,7 +141,8 @@ export class BridgeDispatcher implements Dispatcher {
         }
         why = outcome.kind === 'unreachable' ? outcome.reason : outcome.kind === 'refused' ? outcome.error.message : 'the leader is stepping down';
       }
-      if (Date.now() >= deadline) {
+      // At start, no bridge.json after a moment: the port is not a tabwright leader's of this config dir.
+      if (Date.now() >= deadline || (!takeover && !file && Date.now() - started >= NO_FILE_AT_START_MS)) {
         this.standalone(why);
         return;
       }
