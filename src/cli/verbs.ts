@@ -45,7 +45,6 @@ const callSpec: ToolVerbSpec = {
   description: 'call a WebMCP tool of the remembered (or active) tab: call NAME --args JSON (tool call_webmcp_tool)',
   positionals: [{ arg: '<name>', field: 'name' }],
   argsField: 'arguments',
-  shape: result => ({ ...result.structuredContent, content: result.content }),
 };
 const execSpec: ToolVerbSpec = {
   tool: 'execute',
