@@ -40,7 +40,9 @@ export async function buildProgram(argv: string[]): Promise<Command> {
   addServerOptions(program.command('mcp').description('serve MCP over stdio (what IDEs and agents register)'))
     .action((flags: ConfigFlags & { logFile?: string }) => serveFromFlags(flags));
 
-  addToolVerbs(program);
+  const first = argv.slice(2).find(a => !a.startsWith('-'));
+  const everything = first === undefined || first === 'schema' || first === 'help';
+  addToolVerbs(program, everything || first === 'tool');
 
   program.command('schema').description('the whole command tree and every tool\'s input JSON Schema, as JSON')
     .action(() => respond(async () => ({ version: VERSION, commands: describeCommands(program), tools: toolTree().tools })));
@@ -57,8 +59,7 @@ export async function buildProgram(argv: string[]): Promise<Command> {
 
   addDaemonCommands(program);
 
-  const first = argv.slice(2).find(a => !a.startsWith('-'));
-  if (first === undefined || first === 'permissions' || first === 'schema' || first === 'help') {
+  if (everything || first === 'permissions') {
     const { addPermissionsCommand } = await import('../cliPermissions.js');
     addPermissionsCommand(program);
   }

@@ -73,8 +73,8 @@ async function useTab(tabId: number): Promise<unknown> {
 const scriptPath = (field: string, arg: string): ToolVerbSpec['positionals'] => [{ arg, field, type: 'path' }];
 const absolute = (field: string) => (args: Record<string, unknown>) => (typeof args[field] === 'string' ? { ...args, [field]: resolve(args[field] as string) } : args);
 
-/** Adds every tool verb to `program`. */
-export function addToolVerbs(program: Command): void {
+/** Adds every tool verb to `program`; `allTools` false leaves `tool` without its per-tool subcommands. */
+export function addToolVerbs(program: Command, allTools = true): void {
   // Short verbs.
   addToolVerb(program, 'tabs', tabsSpec);
   addToolVerb(program, 'navigate', navigateSpec);
@@ -127,5 +127,6 @@ export function addToolVerbs(program: Command): void {
 
   // Every tool by name, with one option per input field.
   const tool = program.command('tool').description('call any tool by name: tool NAME [--field value ...] [--args JSON]; `tabwright schema` lists them');
-  for (const t of toolTree().tools) addToolVerb(tool, t.name, { tool: t.name, description: t.title });
+  // One subcommand per tool, built only when it may run or be listed (a warm command pays for what it uses).
+  if (allTools) for (const t of toolTree().tools) addToolVerb(tool, t.name, { tool: t.name, description: t.title });
 }
