@@ -18,3 +18,5 @@ await build({
   legalComments: 'none',
 });
 for (const bin of ['dist/cli.js', 'dist/mcpMain.js']) chmodSync(bin, 0o755);
+// The CLI's command tree, generated from the tool declarations (issue #7; src/scripts/genCliTree.ts).
+execFileSync(process.execPath, ['dist/scripts/genCliTree.js'], { stdio: 'inherit' });
