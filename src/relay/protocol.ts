@@ -6,7 +6,7 @@
  * version, so two builds can always tell each other which one is older;
  * every other frame may change, and changing one moves RELAY_PROTOCOL.
  */
-import type { ConsentAnswer, ConsentQuestion } from '../consent/channel.js';
+import type { ConsentAnswer, ConsentQuestion, PromptChannel } from '../consent/channel.js';
 import type { ConsentConfig } from '../config.js';
 import type { ClientInfo } from '../tools/context.js';
 import type { ToolErrorData } from '../tools/errors.js';
@@ -70,7 +70,7 @@ export type FollowerFrame =
   | {
     t: 'call'; id: number; tool: string; args: unknown; client: ClientInfo; workspace?: string; consent: RelayedConsent;
     /** The follower can ask its human: `channel` is its PromptChannel's name. */
-    prompt?: 'elicitation' | 'terminal' | 'browser';
+    prompt?: PromptChannel['name'];
   }
   | { t: 'cancel'; id: number }
   /** The answer to a `prompt`: the human's answer, `pending` (the question went out in the follower's result: 2026-07-28), or an error. */
