@@ -8,10 +8,11 @@
 // with progress relayed while they wait; no orphan Chromium at the end.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
+import WebSocket from 'ws';
 import { join } from 'node:path';
 import type { ElicitResult } from '@modelcontextprotocol/client';
-import { call, callError } from '../fixtures/mcp.js';
+import { call, callError, ROOT } from '../fixtures/mcp.js';
 import { startSite, type Site } from '../fixtures/site.js';
 import { browsersOn, killLeftovers, machine, startServer, waitUntil, type Machine, type Server } from './helpers.js';
 
@@ -82,6 +83,29 @@ test('roles: the first server leads, the second follows it; same relay protocol'
   // The follower's calls write into the follower's own workspace.
   assert.equal(b.workspace, follower.workspace);
   assert.equal(a.workspace, leader.workspace);
+});
+
+test('bridge.json (0600) names the leader; a wrong token or a web page Origin is turned away', async () => {
+  const path = join(m.configDir, 'bridge.json');
+  assert.equal(statSync(path).mode & 0o777, 0o600);
+  const file = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+  assert.match(String(file.token), /^[0-9a-f]{64}$/);
+  const version = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+  assert.deepEqual({ ...file, token: 'x' }, { pid: leader.pid, port: m.port, token: 'x', version, relayProtocol: 1, profile: m.profile });
+  const attempt = (headers: Record<string, string>, hello: unknown) => new Promise<{ frames: string[]; code: number }>((resolve, reject) => {
+    const ws = new WebSocket(`ws://127.0.0.1:${m.port}/`, { headers });
+    const frames: string[] = [];
+    ws.on('open', () => ws.send(JSON.stringify(hello)));
+    ws.on('message', data => frames.push(String(data)));
+    ws.on('close', code => resolve({ frames, code }));
+    ws.on('error', reject);
+  });
+  const hello = { t: 'hello', token: 'f'.repeat(64), version, relayProtocol: 1, pid: process.pid, profile: m.profile };
+  const wrong = await attempt({}, hello);
+  assert.equal(wrong.code, 4001);
+  assert.equal((JSON.parse(wrong.frames[0]!) as { t: string }).t, 'refused');
+  const page = await attempt({ origin: 'http://127.0.0.1:1' }, { ...hello, token: file.token });
+  assert.deepEqual([page.code, page.frames], [4003, []]);
 });
 
 test('both see the same tabs, and only one Chromium runs on the profile', async () => {
