@@ -14,7 +14,8 @@ import { LocalDispatcher, type Dispatcher } from './dispatcher.js';
 /**
  * The dispatcher this process serves its fronts with. Never starts the
  * browser (that is lazy, on the first call that needs it).
- * @throws Error when TABWRIGHT_WS_PORT is not a port number, or the port cannot be bound for another reason than being in use.
+ * @throws Error when TABWRIGHT_WS_PORT is not a port number (a port that cannot be bound for another reason than
+ *   being in use, e.g. EACCES, makes the process run alone with a warning).
  */
 export async function createDispatcher(config: Config): Promise<Dispatcher> {
   if (config.isolated) return new LocalDispatcher(new Session(new LaunchConnection(config), config), config);

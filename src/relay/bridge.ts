@@ -108,7 +108,13 @@ export class BridgeDispatcher implements Dispatcher {
     let why = 'the bridge port is held by a process that is not a tabwright leader of this config dir';
     while (!this.closed) {
       if (Date.now() >= mayLeadAfter) {
-        const server = await bindBridgePort(this.port);
+        let server: Server | undefined;
+        try {
+          server = await bindBridgePort(this.port);
+        } catch (error) {
+          this.standalone(`cannot listen on 127.0.0.1:${this.port}: ${error instanceof Error ? error.message : String(error)}`);
+          return;
+        }
         if (server) {
           await this.lead(server, takeover);
           return;
