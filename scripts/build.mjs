@@ -20,3 +20,5 @@ await build({
 // The agents' handbooks (src/userscripts/handbooks.ts reads them beside itself).
 cpSync('src/userscripts/handbooks', 'dist/userscripts/handbooks', { recursive: true });
 for (const bin of ['dist/cli.js', 'dist/mcpMain.js']) chmodSync(bin, 0o755);
+// The CLI's command tree, generated from the tool declarations (issue #7; src/scripts/genCliTree.ts).
+execFileSync(process.execPath, ['dist/scripts/genCliTree.js'], { stdio: 'inherit' });

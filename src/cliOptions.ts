@@ -2,7 +2,6 @@
 import { Command, Option } from 'commander';
 import { resolveConfig, type ConfigFlags } from './config.js';
 import { setLogFile } from './log.js';
-import { runMcpServer } from './serve.js';
 import { ToolError } from './tools/errors.js';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -47,6 +46,8 @@ export async function serveFromFlags(flags: ConfigFlags & { logFile?: string }):
   if (config.consent.auto) {
     process.stderr.write(`tabwright: warning: --auto-${config.consent.auto} answers every WebMCP consent prompt with "${config.consent.auto}" without asking anyone.\n`);
   }
+  // Loaded here, not at the top: the CLI's other verbs import this module and must not load the server (issue #7).
+  const { runMcpServer } = await import('./serve.js');
   await runMcpServer(config);
 }
 

@@ -10,9 +10,11 @@ import { configDir, dataDir } from './config.js';
 import { auditPath } from './consent/audit.js';
 import { matchOverrides, overridesPath, readOverrides, resetOverrides, type OverrideFilter } from './consent/overrides.js';
 import { readRules, rulesPath } from './consent/rules.js';
+import { succeed } from './cli/output.js';
 
-async function print(value: unknown): Promise<void> {
-  await new Promise<void>(resolve => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`, () => resolve()));
+/** Prints `{ok: true, result}` by the CLI's output contract (src/cli/output.ts: compact unless --pretty). */
+async function print(value: { ok: true; result: unknown }): Promise<void> {
+  await succeed(value.result);
 }
 
 function filterOf(flags: { origin?: string; tool?: string; script?: string }): OverrideFilter {

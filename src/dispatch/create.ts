@@ -1,16 +1,27 @@
 /**
- * Where a process gets its Dispatcher (issue #7). Today: a LocalDispatcher
- * on a managed Chromium. The relay (src/relay) makes this choose between
- * leading (owning the browser) and following (relaying to the leader).
+ * Where a process gets its Dispatcher (issue #7). A process on a persistent
+ * profile joins the relay (src/relay/bridge.ts): it leads (owns the
+ * browser) or follows (relays to the leader). An `--isolated` process has a
+ * temporary profile nobody else can share: it runs alone, off the relay;
+ * so does a process attached to a remote browser (issue #8: each attaches itself).
  */
 import { RemoteConnection } from '../browser/cdp/remoteConnection.js';
 import { LaunchConnection } from '../browser/launch/launchConnection.js';
 import type { Config } from '../config.js';
+import { BridgeDispatcher } from '../relay/bridge.js';
+import { bridgePort } from '../relay/protocol.js';
 import { Session } from '../session/session.js';
 import { LocalDispatcher, type Dispatcher } from './dispatcher.js';
 
-/** The dispatcher this process serves its fronts with. Never starts the browser (that is lazy, on the first call that needs it). */
+/**
+ * The dispatcher this process serves its fronts with. Never starts the
+ * browser (that is lazy, on the first call that needs it).
+ * @throws Error when TABWRIGHT_WS_PORT is not a port number (a port that cannot be bound for another reason than
+ *   being in use, e.g. EACCES, makes the process run alone with a warning).
+ */
 export async function createDispatcher(config: Config): Promise<Dispatcher> {
-  const connection = config.remote ? new RemoteConnection(config.remote, config) : new LaunchConnection(config);
-  return new LocalDispatcher(new Session(connection, config), config);
+  // A remote browser (issue #8) is shared by attaching to it, and an --isolated profile cannot be shared: both run alone.
+  if (config.remote) return new LocalDispatcher(new Session(new RemoteConnection(config.remote, config), config), config);
+  if (config.isolated) return new LocalDispatcher(new Session(new LaunchConnection(config), config), config);
+  return BridgeDispatcher.start(config, bridgePort());
 }

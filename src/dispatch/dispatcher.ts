@@ -5,7 +5,7 @@
  * them to the leader over the bridge port (src/relay). Fronts never touch a
  * Session directly, so a follower serves the same tools as a leader.
  */
-import type { Config } from '../config.js';
+import type { Config, ConsentConfig } from '../config.js';
 import type { PromptChannel } from '../consent/channel.js';
 import { SessionContextConnection } from '../browser/sessionContext.js';
 import { Session } from '../session/session.js';
@@ -15,6 +15,7 @@ import { invokeTool } from '../tools/invoke.js';
 import { TOOLS_BY_NAME } from '../tools/registry.js';
 import type { ToolResult } from '../tools/response.js';
 import { ToolResponse } from '../tools/response.js';
+import { locksTab, TabLocks } from './tabLocks.js';
 
 /** What the caller's front supplies besides the tool name and arguments. */
 export interface CallHooks {
@@ -32,6 +33,12 @@ export interface CallHooks {
    * gets its own Session in its own browser context. Undefined: the main session.
    */
   sessionKey?: string;
+  /**
+   * The caller's own consent settings (a relayed follower call: its
+   * `--auto-allow`/`--auto-deny` and timeout; issue #7). Default: this
+   * process's. A call that carries them never asks on this process's terminal.
+   */
+  consent?: Pick<ConsentConfig, 'auto' | 'timeoutMs'>;
 }
 
 /** Runs tool calls somewhere: here (leader) or through the leader (follower). */
@@ -51,6 +58,8 @@ export interface Dispatcher {
 export class LocalDispatcher implements Dispatcher {
   /** With `--isolate-sessions`: one Session per sessionKey, each in its own context of the main session's browser (issue #8). */
   private readonly keyed = new Map<string, Session>();
+  /** Per-tab FIFO locks: calls that act on the same tab run one at a time (src/dispatch/tabLocks.ts). */
+  private readonly tabLocks = new TabLocks();
 
   constructor(readonly session: Session, readonly config: Config) {}
 
@@ -76,9 +85,26 @@ export class LocalDispatcher implements Dispatcher {
     if (!tool) {
       return new ToolResponse().fail(new ToolError('unknown_tool', `There is no tool named "${name}".`, 'List the tools with tools/list or `tabwright schema`.')).build();
     }
-    const config = hooks.workspace && hooks.workspace !== this.config.workspace ? { ...this.config, workspace: hooks.workspace } : this.config;
-    const call: CallContext = { session: this.sessionFor(hooks.sessionKey), config, signal: hooks.signal, client: hooks.client, prompt: hooks.prompt, progress: hooks.progress };
-    return (await invokeTool(tool, args, call)).build();
+    let config = hooks.workspace && hooks.workspace !== this.config.workspace ? { ...this.config, workspace: hooks.workspace } : this.config;
+    if (hooks.consent) config = { ...config, consent: { ...hooks.consent, terminal: false } };
+    const session = this.sessionFor(hooks.sessionKey);
+    const call: CallContext = { session, config, signal: hooks.signal, client: hooks.client, prompt: hooks.prompt, progress: hooks.progress };
+    if (!locksTab(tool)) return (await invokeTool(tool, args, call)).build();
+    const tabId = (args as { tabId?: unknown } | undefined)?.tabId;
+    // Tab ids are per Session: an isolated session's tab 1 is not the main session's tab 1.
+    const scope = session === this.session ? '' : `${hooks.sessionKey}:`;
+    const key = scope + (typeof tabId === 'number' ? String(tabId) : String(session.activeTabId ?? 'active'));
+    let release: () => void;
+    try {
+      release = await this.tabLocks.acquire(key, hooks.signal);
+    } catch (error) {
+      return new ToolResponse().fail(error as ToolError).build();
+    }
+    try {
+      return (await invokeTool(tool, args, call)).build();
+    } finally {
+      release();
+    }
   }
 
   async close(): Promise<void> {

@@ -27,6 +27,8 @@ export const ERROR_TYPES = [
   'consent_expired',
   'consent_unavailable',
   'unknown_tool',
+  'relay_version_mismatch',
+  'leader_lost',
   'internal',
 ] as const;
 

@@ -1,12 +1,13 @@
 /** get_bridge_status (issue #2): what tabwright is connected to. Never starts the browser. */
 import * as z from 'zod';
+import { relayState } from '../relay/state.js';
 import { VERSION } from '../version.js';
 import { defineTool } from './define.js';
 
 export const getBridgeStatus = defineTool({
   name: 'get_bridge_status',
   title: 'Get bridge status',
-  description: 'Connection kind, browser version, whether the browser is running, tab count, server version and the negotiated MCP protocol revision. Does not start the browser.',
+  description: 'Connection kind, browser version, whether the browser is running, tab count, server version, negotiated MCP protocol revision and this process\'s relay role. Does not start the browser.',
   needs: [],
   consent: 'observe',
   launchesBrowser: false,
@@ -28,11 +29,12 @@ export const getBridgeStatus = defineTool({
       profile: config.remote ? 'remote' : config.isolated ? 'isolated' : config.userDataDir,
       capabilities: [...session.connection.capabilities],
       workspace: config.workspace,
+      ...relayState(),
     };
     res.merge(status);
     res.text(
       `tabwright ${VERSION} · ${status.connection} connection${status.endpoint ? ` (${status.endpoint})` : ''} · browser ${status.browserRunning ? `running (${status.browserVersion})` : 'not started yet'} · ` +
-      `${status.tabCount} tab${status.tabCount === 1 ? '' : 's'} · MCP ${status.protocolVersion ?? 'n/a'}`,
+      `${status.tabCount} tab${status.tabCount === 1 ? '' : 's'} · MCP ${status.protocolVersion ?? 'n/a'} · relay ${status.role}`,
     );
   },
 });

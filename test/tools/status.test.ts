@@ -21,6 +21,9 @@ interface Status {
   profile: string;
   capabilities: string[];
   workspace: string;
+  role: string;
+  leaderPid: number;
+  relayProtocol: number;
 }
 
 const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
@@ -54,6 +57,10 @@ test('before the browser starts: not running, no tabs, and the call does not sta
     profile: 'isolated',
     capabilities: ['trustedInput', 'screenshot', 'snapshot', 'evaluate', 'webmcp', 'console'],
     workspace: server.workspace,
+    // --isolated: a temporary profile nobody can share, so no relay (issue #7).
+    role: 'standalone',
+    leaderPid: server.transport.pid,
+    relayProtocol: 1,
   });
   // Asking again (and listing tabs) still does not start it.
   await call(server.client, 'list_tabs');

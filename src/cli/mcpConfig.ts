@@ -1,0 +1,64 @@
+/**
+ * `tabwright mcp-config --client X` (issue #7): the exact MCP server entry
+ * for this install (absolute paths to node and dist/mcpMain.js), in the
+ * format and file each client reads. Printed inside the JSON envelope:
+ * `config` (the object to merge) and `text` (the snippet to paste).
+ */
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const CLIENTS = ['claude-code', 'cursor', 'vscode', 'windsurf', 'codex', 'claude-desktop', 'generic'] as const;
+export type McpClient = (typeof CLIENTS)[number];
+
+/** The server entry of this install. */
+export function serverEntry(): { command: string; args: string[] } {
+  return { command: process.execPath, args: [join(dirname(fileURLToPath(import.meta.url)), '..', 'mcpMain.js')] };
+}
+
+function claudeDesktopFile(): string {
+  if (process.platform === 'darwin') return join(homedir(), 'Library', 'Application Support', 'Claude', 'claude_desktop_config.json');
+  if (process.platform === 'win32') return join(process.env.APPDATA ?? join(homedir(), 'AppData', 'Roaming'), 'Claude', 'claude_desktop_config.json');
+  return join(homedir(), '.config', 'Claude', 'claude_desktop_config.json');
+}
+
+const shellQuote = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
+
+/**
+ * The config for `client`: `{client, file, format, config?, text, command?}`;
+ * `file` is where the client reads it (`config` goes under the key shown).
+ */
+export function mcpConfig(client: McpClient): Record<string, unknown> {
+  const entry = serverEntry();
+  const json = (config: unknown) => JSON.stringify(config, null, 2);
+  switch (client) {
+    case 'claude-code': {
+      const config = { mcpServers: { tabwright: { type: 'stdio', ...entry } } };
+      const command = ['claude', 'mcp', 'add', 'tabwright', '--', entry.command, ...entry.args].map(shellQuote).join(' ');
+      return { client, file: '.mcp.json (project scope) or `claude mcp add` (user/local scope)', format: 'json', command, config, text: json(config) };
+    }
+    case 'cursor': {
+      const config = { mcpServers: { tabwright: entry } };
+      return { client, file: join(homedir(), '.cursor', 'mcp.json'), format: 'json', config, text: json(config) };
+    }
+    case 'vscode': {
+      const config = { servers: { tabwright: { type: 'stdio', ...entry } } };
+      return { client, file: '.vscode/mcp.json', format: 'json', config, text: json(config) };
+    }
+    case 'windsurf': {
+      const config = { mcpServers: { tabwright: entry } };
+      return { client, file: join(homedir(), '.codeium', 'windsurf', 'mcp_config.json'), format: 'json', config, text: json(config) };
+    }
+    case 'codex': {
+      // A JSON string is a valid TOML basic string (same escapes for quotes, backslashes and control characters).
+      const text = `[mcp_servers.tabwright]\ncommand = ${JSON.stringify(entry.command)}\nargs = [${entry.args.map(a => JSON.stringify(a)).join(', ')}]\n`;
+      return { client, file: join(process.env.CODEX_HOME ?? join(homedir(), '.codex'), 'config.toml'), format: 'toml', config: { mcp_servers: { tabwright: entry } }, text };
+    }
+    case 'claude-desktop': {
+      const config = { mcpServers: { tabwright: entry } };
+      return { client, file: claudeDesktopFile(), format: 'json', config, text: json(config) };
+    }
+    case 'generic':
+      return { client, file: null, format: 'json', config: entry, text: json(entry) };
+  }
+}

@@ -1,0 +1,132 @@
+/**
+ * The tool verbs of the CLI (issue #7): short verbs (`tabs`, `shot`, `exec`,
+ * ...), their noun-verb forms (`tab list`, `tab shot`, ...), the script
+ * verbs, and `tool NAME` for every tool in the generated tree.
+ */
+import { copyFileSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import { dataDir } from '../config.js';
+import { callTool, type ToolResult } from './call.js';
+import { EXIT } from './exitCodes.js';
+import { cliError } from './output.js';
+import { currentScope, rememberTab, rememberedTabsPath } from './rememberedTab.js';
+import { addToolVerb, defaultShape, parseIntArg, respond, type ToolVerbSpec } from './toolCommand.js';
+import { toolTree } from './toolTree.js';
+
+/** Writes a screenshot result to `file` (atomically): from the inline image, or copied from the path the daemon wrote. */
+function saveShot(result: ToolResult, file: string): Record<string, unknown> {
+  const structured = { ...(result.structuredContent ?? {}) };
+  const target = resolve(file);
+  const tmp = `${target}.${process.pid}.tmp`;
+  const image = (result.content ?? []).find(c => c.type === 'image' && c.data);
+  if (image) writeFileSync(tmp, Buffer.from(image.data!, 'base64'));
+  else if (typeof structured.path === 'string') copyFileSync(structured.path, tmp);
+  else throw cliError('internal', 'The screenshot result had neither an image nor a file.', 'Report this with the command you ran.', EXIT.error);
+  renameSync(tmp, target);
+  return { ...structured, path: target };
+}
+
+const shotSpec = (positionals: ToolVerbSpec['positionals']): ToolVerbSpec => ({
+  tool: 'take_screenshot',
+  description: 'screenshot of a tab (default: the remembered or active tab) to -o FILE, else under .tabwright/screenshots/',
+  positionals,
+  extend: cmd => cmd.option('-o, --out <file>', 'write the image to this file'),
+  // With -o the image comes back inline and is written here; without, the daemon writes it into the workspace.
+  prepare: (args, opts) => ({ ...args, output: args.output ?? (opts.out ? 'inline' : 'file') }),
+  shape: (result, _args, opts) => (typeof opts.out === 'string' ? saveShot(result, opts.out) : defaultShape(result)),
+});
+
+const tabsSpec: ToolVerbSpec = { tool: 'list_tabs', description: 'list the open tabs (tool list_tabs)' };
+const navigateSpec: ToolVerbSpec = { tool: 'navigate', description: 'load a URL in the remembered (or active) tab (tool navigate)', positionals: [{ arg: '<url>', field: 'url' }] };
+const toolsSpec: ToolVerbSpec = { tool: 'list_webmcp_tools', description: 'the WebMCP tools of the remembered tab (every tab when none is remembered; tool list_webmcp_tools)' };
+const callSpec: ToolVerbSpec = {
+  tool: 'call_webmcp_tool',
+  description: 'call a WebMCP tool of the remembered (or active) tab: call NAME --args JSON (tool call_webmcp_tool)',
+  positionals: [{ arg: '<name>', field: 'name' }],
+  argsField: 'arguments',
+};
+const execSpec: ToolVerbSpec = {
+  tool: 'execute',
+  description: 'run JavaScript in the remembered (or active) tab; CODE "-" reads it from stdin (tool execute)',
+  positionals: [{ arg: '<code>', field: 'code' }],
+  prepare: args => (args.code === '-' ? { ...args, code: argsFromStdin() } : args),
+};
+const pageSpec: ToolVerbSpec = { tool: 'get_page_context', description: 'the accessibility snapshot of the remembered (or active) tab (tool get_page_context)' };
+const consoleSpec: ToolVerbSpec = { tool: 'get_console_context', description: 'console messages and page errors of the remembered (or active) tab (tool get_console_context)' };
+
+function argsFromStdin(): string {
+  return readFileSync(0, 'utf8');
+}
+
+/** `use --tab N` / `tab use N`: checks the tab is open, then remembers it for this directory and scope. */
+async function useTab(tabId: number): Promise<unknown> {
+  const listed = await callTool('list_tabs', {});
+  const tabs = (listed.structuredContent?.tabs ?? []) as Array<{ tabId: number; url: string; title: string }>;
+  const tab = tabs.find(t => t.tabId === tabId);
+  if (!tab) throw cliError('tab_not_found', `There is no open tab ${tabId}.`, `Run \`tabwright tabs\` for the open tabs (${tabs.map(t => t.tabId).join(', ') || 'none'}).`);
+  const scope = currentScope();
+  const saved = rememberTab(dataDir(), scope, tabId);
+  return { tabId, url: tab.url, title: tab.title, cwd: scope.cwd, scope: scope.scope, savedAt: saved.savedAt, file: rememberedTabsPath(dataDir()) };
+}
+
+const scriptPath = (field: string, arg: string): ToolVerbSpec['positionals'] => [{ arg, field, type: 'path' }];
+const absolute = (field: string) => (args: Record<string, unknown>) => (typeof args[field] === 'string' ? { ...args, [field]: resolve(args[field] as string) } : args);
+
+/** Adds every tool verb to `program`; `allTools` false leaves `tool` without its per-tool subcommands. */
+export function addToolVerbs(program: Command, allTools = true): void {
+  // Short verbs.
+  addToolVerb(program, 'tabs', tabsSpec);
+  addToolVerb(program, 'navigate', navigateSpec);
+  addToolVerb(program, 'tools', toolsSpec);
+  addToolVerb(program, 'call', callSpec);
+  addToolVerb(program, 'shot', shotSpec([]));
+  addToolVerb(program, 'exec', execSpec);
+  program.command('use').description('remember a tab for later commands run in this directory (and TABWRIGHT_CLI_SCOPE)')
+    .requiredOption('--tab <n>', 'the tab to remember (from `tabwright tabs`)', parseIntArg)
+    .action((opts: { tab: number }) => respond(() => useTab(opts.tab)));
+
+  const context = program.command('context').description('what a tab shows: page (snapshot) or console');
+  addToolVerb(context, 'page', pageSpec);
+  addToolVerb(context, 'console', consoleSpec);
+
+  // Noun-verb forms.
+  const tab = program.command('tab').description('tabs: list, open, close, focus, reload, navigate, shot, use, tools, call, exec');
+  addToolVerb(tab, 'list', tabsSpec);
+  addToolVerb(tab, 'open', { tool: 'open_tab', description: 'open a tab, optionally loading URL (tool open_tab)', positionals: [{ arg: '[url]', field: 'url' }] });
+  addToolVerb(tab, 'close', { tool: 'close_tab', description: 'close tab N (tool close_tab)', positionals: [{ arg: '<tabId>', field: 'tabId', type: 'int' }] });
+  addToolVerb(tab, 'focus', { tool: 'focus_tab', description: 'make tab N the active tab (tool focus_tab)', positionals: [{ arg: '<tabId>', field: 'tabId', type: 'int' }] });
+  addToolVerb(tab, 'reload', { tool: 'reload_tab', description: 'reload tab N (default: the remembered or active tab; tool reload_tab)', positionals: [{ arg: '[tabId]', field: 'tabId', type: 'int' }] });
+  addToolVerb(tab, 'navigate', navigateSpec);
+  addToolVerb(tab, 'shot', shotSpec([{ arg: '[tabId]', field: 'tabId', type: 'int' }]));
+  tab.command('use').description('remember tab N for later commands run in this directory (same as use --tab N)')
+    .argument('<tabId>', 'the tab to remember', parseIntArg)
+    .action((tabId: number) => respond(() => useTab(tabId)));
+  addToolVerb(tab, 'tools', toolsSpec);
+  addToolVerb(tab, 'call', callSpec);
+  addToolVerb(tab, 'exec', execSpec);
+  addToolVerb(tab, 'page', pageSpec);
+  addToolVerb(tab, 'console', consoleSpec);
+
+  // Scripts (issue #6's tools).
+  const scripts = program.command('scripts').alias('script').description('stored userscripts and AgentScripts: list, install, get, enable, disable, rm, sync');
+  addToolVerb(scripts, 'list', { tool: 'list_scripts', description: 'every stored script (tool list_scripts)' });
+  addToolVerb(scripts, 'install', { tool: 'export_script', description: 'validate and save FILE as a script; --script-id updates one (tool export_script)', positionals: scriptPath('path', '<file>'), prepare: absolute('path') });
+  addToolVerb(scripts, 'get', {
+    tool: 'import_script', description: 'write script ID to -o FILE (default .tabwright/scripts/; tool import_script)',
+    positionals: [{ arg: '<scriptId>', field: 'scriptId' }],
+    extend: cmd => cmd.option('-o, --out <file>', 'the file to write'),
+    prepare: (args, opts) => (typeof opts.out === 'string' ? { ...args, path: resolve(opts.out) } : absolute('path')(args)),
+  });
+  addToolVerb(scripts, 'enable', { tool: 'toggle_script', description: 'run script ID on matching pages (tool toggle_script)', positionals: [{ arg: '<scriptId>', field: 'scriptId' }], fixed: { enabled: true } });
+  addToolVerb(scripts, 'disable', { tool: 'toggle_script', description: 'stop running script ID (tool toggle_script)', positionals: [{ arg: '<scriptId>', field: 'scriptId' }], fixed: { enabled: false } });
+  addToolVerb(scripts, 'rm', { tool: 'delete_script', description: 'delete script ID and its stored values (tool delete_script)', positionals: [{ arg: '<scriptId>', field: 'scriptId' }] });
+  const syncSpec: ToolVerbSpec = { tool: 'sync_scripts', description: 'write every script to DIR and keep it in sync (tool sync_scripts)', positionals: scriptPath('directory', '<dir>'), prepare: absolute('directory') };
+  addToolVerb(scripts, 'sync', syncSpec);
+  addToolVerb(program, 'sync', syncSpec);
+
+  // Every tool by name, with one option per input field.
+  const tool = program.command('tool').description('call any tool by name: tool NAME [--field value ...] [--args JSON]; `tabwright schema` lists them');
+  // One subcommand per tool, built only when it may run or be listed (a warm command pays for what it uses).
+  if (allTools) for (const t of toolTree().tools) addToolVerb(tool, t.name, { tool: t.name, description: t.title });
+}

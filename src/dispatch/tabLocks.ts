@@ -1,0 +1,62 @@
+/**
+ * Per-tab serialization (issue #7: "two agents acting on the same tab at
+ * once are serialized per tab, never interleaved mid-action"). A FIFO lock
+ * per key (a tab id); waiting can be cancelled.
+ */
+import { ToolError } from '../tools/errors.js';
+import type { AnyTool } from '../tools/define.js';
+
+/**
+ * Whether a call of `tool` takes its tab's lock: every tool that can change
+ * a page and names a tab (its input has `tabId`; absent = the active tab).
+ * `observe` tools (list_tabs, get_page_context, take_screenshot,
+ * get_bridge_status, list_downloads, ...) run concurrently with anything;
+ * tools without `tabId` (open_tab) act on no existing tab.
+ */
+export function locksTab(tool: AnyTool): boolean {
+  return tool.consent !== 'observe' && 'tabId' in tool.input.shape;
+}
+
+/** FIFO locks keyed by tab. */
+export class TabLocks {
+  private readonly tails = new Map<string, Promise<void>>();
+
+  /**
+   * Waits for every earlier holder of `key`, then holds it until the
+   * returned release function is called.
+   * @throws ToolError cancelled when `signal` aborts while waiting (the place in the queue is given up).
+   */
+  async acquire(key: string, signal: AbortSignal): Promise<() => void> {
+    const previous = this.tails.get(key) ?? Promise.resolve();
+    let release!: () => void;
+    const mine = new Promise<void>(resolve => (release = resolve));
+    // The next caller waits for us, and for what we waited for if we give up early.
+    const tail = previous.then(() => mine);
+    this.tails.set(key, tail);
+    void tail.then(() => {
+      if (this.tails.get(key) === tail) this.tails.delete(key);
+    });
+    if (signal.aborted) {
+      release();
+      throw cancelledWaiting();
+    }
+    let onAbort: (() => void) | undefined;
+    const aborted = new Promise<never>((_, reject) => {
+      onAbort = () => reject(cancelledWaiting());
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+    try {
+      await Promise.race([previous, aborted]);
+    } catch (error) {
+      release();
+      throw error;
+    } finally {
+      signal.removeEventListener('abort', onAbort!);
+    }
+    return release;
+  }
+}
+
+function cancelledWaiting(): ToolError {
+  return new ToolError('cancelled', 'The call was cancelled while it waited for another call on the same tab.', 'Send the call again if it is still wanted.');
+}
