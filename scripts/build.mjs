@@ -17,4 +17,14 @@ await build({
   minify: true,
   legalComments: 'none',
 });
+// The userscript engine (issue #6): its own bundle, injected only when scripts are enabled.
+await build({
+  entryPoints: ['src/userscripts/pageEntry.ts'],
+  outfile: 'dist/page/userscripts.js',
+  bundle: true,
+  format: 'iife',
+  target: 'chrome110',
+  minify: true,
+  legalComments: 'none',
+});
 for (const bin of ['dist/cli.js', 'dist/mcpMain.js']) chmodSync(bin, 0o755);
