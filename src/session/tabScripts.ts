@@ -33,10 +33,6 @@ export class TabScripts {
     this.menu.set(command.commandId, { command, frame });
   }
 
-  removeMenuCommand(commandId: string): void {
-    this.menu.delete(commandId);
-  }
-
   /** The scripts that ran in the current document, in the order they first ran. */
   scripts(): RanScript[] {
     return [...this.ran].map(([id, name]) => ({ id, name }));

@@ -58,7 +58,6 @@ export type EngineMessage =
   | { t: 'del'; id: string; key: string }
   | { t: 'log'; id: string; level: 'log' | 'error'; text: string }
   | { t: 'menu'; id: string; cmd: string; caption: string }
-  | { t: 'unmenu'; id: string; cmd: string }
   | { t: 'clip'; id: string; text: string }
   | { t: 'tool'; id: string; doc: string; name: string };
 
@@ -70,7 +69,7 @@ export type ServerMessage =
 /** The names of the wrapper's parameters, in order (the injection script writes the same list). */
 export const SCRIPT_PARAMS = [
   'GM_info', 'GM_getValue', 'GM_setValue', 'GM_deleteValue', 'GM_listValues', 'GM_addStyle', 'GM_addElement', 'GM_log',
-  'GM_registerMenuCommand', 'GM_unregisterMenuCommand', 'GM_setClipboard', 'GM', 'unsafeWindow', 'document', 'navigator',
+  'GM_registerMenuCommand', 'GM_setClipboard', 'GM', 'unsafeWindow', 'document', 'navigator',
 ] as const;
 
 /** The global the server calls to reach the engine. */
@@ -293,11 +292,6 @@ export function startUserscripts(config: PageConfig, matches: (meta: ScriptMetad
       void send({ t: 'menu', id, cmd, caption: String(caption) });
       return given ?? menuSeq;
     };
-    const unregisterMenuCommand = (menuId: string | number) => {
-      const cmd = `${id}:${menuId}`;
-      menuHandlers.delete(cmd);
-      void send({ t: 'unmenu', id, cmd });
-    };
     const setClipboard = (data: string): Promise<void> => send({ t: 'clip', id, text: String(data) }).then(() => undefined);
 
     const gm: Record<string, unknown> = { info };
@@ -315,7 +309,6 @@ export function startUserscripts(config: PageConfig, matches: (meta: ScriptMetad
     offer('addElement', addElement);
     offer('log', log);
     offer('registerMenuCommand', registerMenuCommand);
-    offer('unregisterMenuCommand', unregisterMenuCommand);
     offer('setClipboard', (d: string) => void setClipboard(d), setClipboard);
     const hasGrants = grants.size > 0;
     let scriptDoc: unknown = doc;

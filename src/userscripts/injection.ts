@@ -161,9 +161,6 @@ export class UserscriptInjector {
       case 'menu':
         tab.userscripts.addMenuCommand({ commandId: String(msg.cmd), caption: String(msg.caption), scriptId: script.id, scriptName: script.name }, frame);
         return undefined;
-      case 'unmenu':
-        tab.userscripts.removeMenuCommand(String(msg.cmd));
-        return undefined;
       case 'clip':
         await this.setClipboard(frame, String(msg.text)).catch(error => this.logTo(tab, script, 'error', `GM_setClipboard failed: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`));
         return undefined;
