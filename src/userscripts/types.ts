@@ -52,6 +52,12 @@ export interface ScriptMetadata {
   resource: ResourceDeclaration[];
   /** AgentScripts only; empty for userscripts. */
   webmcp: WebMcpDeclaration[];
+  /**
+   * Keys tabwright does not act on (`@author`, `@antifeature`, `@connect`, ...
+   * and localized forms like `@antifeature:de`), kept in source order so
+   * nothing in the header is lost (case 020). Always set by parseMetadata.
+   */
+  extra?: Record<string, string[]>;
 }
 
 /** A validation finding. `line`/`column` are 1-based positions in the script source. */
