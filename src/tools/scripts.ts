@@ -11,6 +11,7 @@ import type { CallContext } from './context.js';
 import { defineTool } from './define.js';
 import { ToolError } from './errors.js';
 import { resolveUploadPaths } from './files.js';
+import { scriptSummary } from '../userscripts/resources.js';
 import { scriptNotFound } from '../userscripts/saves.js';
 import { scriptService } from '../userscripts/service.js';
 import { scriptSlug } from '../userscripts/slug.js';
@@ -28,23 +29,6 @@ function storedOrThrow(ctx: CallContext, scriptId: string): StoredScript {
   const script = service(ctx).store.get(scriptId);
   if (!script) throw scriptNotFound(scriptId);
   return script;
-}
-
-/** What list_scripts and the tabwright://scripts resource say about a script. */
-export function scriptSummary(s: StoredScript) {
-  return {
-    scriptId: s.id,
-    name: s.name,
-    namespace: s.namespace,
-    kind: s.kind,
-    version: s.metadata.version ?? null,
-    enabled: s.enabled,
-    author: s.author,
-    match: s.metadata.match,
-    include: s.metadata.include,
-    codeHash: s.codeHash,
-    updatedAt: s.updatedAt,
-  };
 }
 
 export const exportScript = defineTool({

@@ -22,6 +22,7 @@
  * most.
  */
 import { randomUUID } from 'node:crypto';
+import { writeSync } from 'node:fs';
 import { logger } from '../log.js';
 import { ToolError } from '../tools/errors.js';
 import { scriptIdentity } from './metadata.js';
@@ -218,7 +219,7 @@ export class Saves {
         return this.store.commit(write, { create: !req.scriptId, hash: req.expectedCodeHash }, operationId, () => {
           // The last moment a save may stop: after this, BEGIN ... COMMIT runs to the end.
           if (signal.aborted) throw stopped();
-        });
+        }, this.options.pauseAt === 'commit' ? () => blockForTest('commit', operationId, scriptId) : undefined);
       } catch (error) {
         if (!(error instanceof CommitConflict)) throw error;
         if (error.reason === 'missing') throw scriptNotFound(scriptId);
@@ -234,6 +235,7 @@ export class Saves {
     return { operationId, created: !req.scriptId, script, stages: [...record.stages], warnings };
   }
 
+  /** Test only: at the start of `stage` (TABWRIGHT_TEST_PAUSE_SAVE_AT), print a marker to stderr and never go on. */
   private async pauseForTest(stage: SaveStage, operationId: string, scriptId: string): Promise<void> {
     if (this.options.pauseAt !== stage) return;
     process.stderr.write(`tabwright-test: save paused at ${stage} operation ${operationId} script ${scriptId}\n`);
@@ -278,6 +280,16 @@ export class Saves {
     if (receipt) return { operationId, scriptId, status: 'not_committed', running: false, codeHash: receipt.codeHash, time: receipt.time };
     return { operationId, scriptId, status: 'unknown' };
   }
+}
+
+/**
+ * Test only (`TABWRIGHT_TEST_PAUSE_SAVE_AT=commit`): inside the persist
+ * transaction, after its writes and before COMMIT, print a marker and block
+ * the thread until the process is killed.
+ */
+function blockForTest(stage: string, operationId: string, scriptId: string): void {
+  writeSync(2, `tabwright-test: save paused at ${stage} operation ${operationId} script ${scriptId}\n`);
+  for (;;) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);
 }
 
 /** Resolves when `previous` settles (this save's turn); rejects with `stopped()` if the signal fires first. */

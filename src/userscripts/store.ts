@@ -185,11 +185,13 @@ export class ScriptStore implements ScriptSource {
    * create when `expect.create`, else an update whose stored hash must
    * equal `expect.hash` (when given; checked inside the transaction).
    * `beforeBegin` runs right before BEGIN (the last moment a save may
-   * still be cancelled). Notifies nothing: the caller's deploy stage does.
+   * still be cancelled); `beforeCommit` runs inside the transaction after
+   * the writes (the crash test's hook). Notifies nothing: the caller's
+   * deploy stage does.
    * @throws CommitConflict when the hash differs, the identity belongs to
    *   another script, or the script to update is gone.
    */
-  commit(write: ScriptWrite, expect: { create: boolean; hash?: string }, operationId: string, beforeBegin: () => void): StoredScript {
+  commit(write: ScriptWrite, expect: { create: boolean; hash?: string }, operationId: string, beforeBegin: () => void, beforeCommit?: () => void): StoredScript {
     const db = this.db;
     const now = Date.now();
     const hash = codeHashOf(write.code);
@@ -209,6 +211,7 @@ export class ScriptStore implements ScriptSource {
           .run(write.kind, write.name, write.namespace, write.identity, write.code, hash, write.author, JSON.stringify(write.metadata), now, write.id);
       }
       this.putReceipt({ operationId, scriptId: write.id, status: 'committed', codeHash: hash, time: now });
+      beforeCommit?.();
     });
     beforeBegin();
     run.immediate();
