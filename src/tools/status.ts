@@ -7,14 +7,13 @@ import { defineTool } from './define.js';
 export const getBridgeStatus = defineTool({
   name: 'get_bridge_status',
   title: 'Get bridge status',
-  description: 'Connection kind, browser version, whether the browser is running, tab count, server version and the negotiated MCP protocol revision. Does not start the browser. ' +
-    'With operationId or scriptId: whether that script save committed.',
+  description: 'Connection kind, browser version, whether the browser is running, tab count, server version and the negotiated MCP protocol revision. Does not start the browser.',
   needs: [],
   consent: 'observe',
   launchesBrowser: false,
   input: z.object({
-    operationId: z.string().min(1).max(100).optional().describe('A script save\'s operationId'),
-    scriptId: z.string().min(1).max(100).optional().describe('A script: its latest save'),
+    operationId: z.string().optional().describe('Check this export_script operation'),
+    scriptId: z.string().optional().describe('Check this script\'s latest save'),
   }),
   async handle({ operationId, scriptId }, { session, config, client }, res) {
     const status = {
