@@ -9,7 +9,7 @@
  *   `tabwright://agentscript-conventions`: the handbooks (handbooks.ts).
  */
 import type { Config } from '../config.js';
-import { AGENTSCRIPT_CONVENTIONS, CONVENTIONS, USERSCRIPT_CONVENTIONS } from './handbooks.js';
+import { HANDBOOKS, handbook } from './handbooks.js';
 import { scriptService } from './service.js';
 import type { StoredScript } from './types.js';
 
@@ -53,12 +53,8 @@ export function scriptSummary(s: StoredScript) {
  * unknown script ID, an unknown path).
  */
 export function readScriptResource(uri: string, config: Pick<Config, 'dataDir' | 'saveDeadlineMs'>): ResourceText[] | undefined {
-  const handbooks: Record<string, string> = {
-    'tabwright://conventions': CONVENTIONS,
-    'tabwright://userscript-conventions': USERSCRIPT_CONVENTIONS,
-    'tabwright://agentscript-conventions': AGENTSCRIPT_CONVENTIONS,
-  };
-  if (uri in handbooks) return [{ uri, mimeType: 'text/markdown', text: handbooks[uri]! }];
+  const name = HANDBOOKS.find(h => uri === `tabwright://${h}`);
+  if (name) return [{ uri, mimeType: 'text/markdown', text: handbook(name) }];
   const { store } = scriptService(config);
   if (uri === 'tabwright://scripts') {
     return [{ uri, mimeType: 'application/json', text: JSON.stringify({ scripts: store.list().map(scriptSummary) }, null, 2) }];
