@@ -13,6 +13,7 @@ import { ToolError } from './errors.js';
 import { resolveUploadPaths } from './files.js';
 import { scriptSummary } from '../userscripts/resources.js';
 import { scriptNotFound } from '../userscripts/saves.js';
+import { readLocalRequires } from '../userscripts/requires.js';
 import { scriptService } from '../userscripts/service.js';
 import { scriptSlug } from '../userscripts/slug.js';
 import { MANIFEST, scriptFileSuffix } from '../userscripts/sync.js';
@@ -51,15 +52,18 @@ export const exportScript = defineTool({
     if ((path === undefined) === (code === undefined)) {
       throw new ToolError('invalid_arguments', 'Pass exactly one of path and code.', 'path names a file in the workspace; code is the source itself.');
     }
-    const source = path !== undefined ? decodeScriptBytes(readFileSync(resolveUploadPaths([path], ctx.config)[0]!), path) : code!;
+    const file = path !== undefined ? resolveUploadPaths([path], ctx.config)[0]! : undefined;
+    const source = file !== undefined ? decodeScriptBytes(readFileSync(file), path!) : code!;
     const result = await service(ctx).saves.save({
       code: source,
+      requireCode: file !== undefined ? readLocalRequires(source, file, ctx.config) : undefined,
       scriptId,
       expectedCodeHash,
       author: 'agent',
       signal: ctx.signal,
       progress: (done, total, message) => ctx.progress(done, total, message),
     });
+    await ctx.session.userscripts?.settled(); // issue #6: the next page load gets the new code
     const s = result.script;
     res.merge({
       operationId: result.operationId,
@@ -127,6 +131,7 @@ export const deleteScript = defineTool({
   async handle({ scriptId }, ctx, res) {
     const s = storedOrThrow(ctx, scriptId);
     if (!service(ctx).store.delete(scriptId)) throw scriptNotFound(scriptId);
+    await ctx.session.userscripts?.settled();
     res.merge({ scriptId, deleted: true });
     res.text(`Deleted "${s.name}" (${scriptId}).`);
   },
@@ -147,6 +152,7 @@ export const toggleScript = defineTool({
   async handle({ scriptId, enabled }, ctx, res) {
     const s = storedOrThrow(ctx, scriptId);
     if (!service(ctx).store.setEnabled(scriptId, enabled)) throw scriptNotFound(scriptId);
+    await ctx.session.userscripts?.settled();
     res.merge({ scriptId, enabled });
     res.text(`${enabled ? 'Enabled' : 'Disabled'} "${s.name}" (${scriptId}).`);
   },

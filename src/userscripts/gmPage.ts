@@ -54,6 +54,7 @@ export interface PageConfig {
 export type EngineMessage =
   | { t: 'doc'; doc: string }
   | { t: 'ran'; id: string }
+  | { t: 'values'; ids: string[] }
   | { t: 'set'; id: string; key: string; json: string }
   | { t: 'del'; id: string; key: string }
   | { t: 'log'; id: string; level: 'log' | 'error'; text: string }
@@ -138,23 +139,49 @@ export function startUserscripts(config: PageConfig, matches: (meta: ScriptMetad
     if (!registrar) guardNativeExecute();
   }
 
-  for (const script of config.scripts) {
-    if (script.meta.noframes && !isTop) continue;
-    let ok = false;
+  const matching = config.scripts.filter(script => {
+    if (script.meta.noframes && !isTop) return false;
     try {
-      ok = matches(script.meta, url);
+      return matches(script.meta, url);
     } catch {
-      ok = false;
+      return false;
     }
-    if (!ok) continue;
-    valuesOf.set(script.id, { ...script.values });
+  });
+  for (const script of matching) valuesOf.set(script.id, { ...script.values });
+
+  // The shipped values may be a few ms old (a write in another tab while this document started):
+  // ask the server once for the current ones. Scripts that read storage and run at document-end or
+  // later wait for the answer; document-start scripts run with the shipped values.
+  const readsStorage = (s: PageScript) => s.meta.grant.some(g => /^GM[_.](getValue|listValues)$/.test(g));
+  const writtenSince = new Set<string>();
+  let fresh = true;
+  let freshValues: Promise<void> = Promise.resolve();
+  const storageIds = matching.filter(readsStorage).map(s => s.id);
+  if (storageIds.length) {
+    fresh = false;
+    freshValues = send({ t: 'values', ids: storageIds }).then(answer => {
+      for (const [id, current] of Object.entries((answer ?? {}) as Record<string, Record<string, string>>)) {
+        const values = valuesOf.get(id);
+        if (!values || !current) continue;
+        for (const key of Object.keys(values)) if (!(key in current) && !writtenSince.has(`${id}\n${key}`)) delete values[key];
+        for (const [key, json] of Object.entries(current)) if (!writtenSince.has(`${id}\n${key}`)) values[key] = json;
+      }
+      fresh = true;
+    });
+  }
+  const afterFresh = (script: PageScript, fn: () => void) => {
+    if (fresh || !readsStorage(script)) fn();
+    else void freshValues.then(fn);
+  };
+
+  for (const script of matching) {
     const run = () => runScript(script);
-    if (script.meta.runAt === 'document-start') run();
+    if (script.meta.runAt === 'document-start') whenRoot(run);
     else if (script.meta.runAt === 'document-end') {
-      if (doc.readyState === 'loading') doc.addEventListener('DOMContentLoaded', run, { once: true });
-      else run();
-    } else if (doc.readyState === 'loading') doc.addEventListener('DOMContentLoaded', () => setTimeoutFn(run, 0), { once: true });
-    else setTimeoutFn(run, 0);
+      if (doc.readyState === 'loading') doc.addEventListener('DOMContentLoaded', () => afterFresh(script, run), { once: true });
+      else afterFresh(script, run);
+    } else if (doc.readyState === 'loading') doc.addEventListener('DOMContentLoaded', () => setTimeoutFn(() => afterFresh(script, run), 0), { once: true });
+    else setTimeoutFn(() => afterFresh(script, run), 0);
   }
 
   /**
@@ -182,6 +209,27 @@ export function startUserscripts(config: PageConfig, matches: (meta: ScriptMetad
     } catch {
       // a non-configurable native property: left as is (documented limitation)
     }
+  }
+
+  /**
+   * Runs `fn` once the document has its root element. At document start the
+   * document is still empty (no `<html>` yet, unlike an extension's
+   * document_start); the parser's first insertion is seen by a
+   * MutationObserver whose callback, a microtask, runs before the parser
+   * executes the first page script (the HTML parser performs a microtask
+   * checkpoint before each script).
+   */
+  function whenRoot(fn: () => void): void {
+    if (doc.documentElement) {
+      fn();
+      return;
+    }
+    const observer = new MutationObserver(() => {
+      if (!doc.documentElement) return;
+      observer.disconnect();
+      fn();
+    });
+    observer.observe(doc, { childList: true });
   }
 
   function claimRegistrar(): ScriptRegistrar | undefined {
@@ -245,6 +293,7 @@ export function startUserscripts(config: PageConfig, matches: (meta: ScriptMetad
     const setValue = (key: string, value: unknown): Promise<void> => {
       const json = stringify(value);
       const k = String(key);
+      if (!fresh) writtenSince.add(`${id}\n${k}`);
       if (json === undefined) {
         delete values[k];
         return send({ t: 'del', id, key: k }).then(() => undefined);
@@ -253,6 +302,7 @@ export function startUserscripts(config: PageConfig, matches: (meta: ScriptMetad
       return send({ t: 'set', id, key: k, json }).then(() => undefined);
     };
     const deleteValue = (key: string): Promise<void> => {
+      if (!fresh) writtenSince.add(`${id}\n${String(key)}`);
       delete values[String(key)];
       return send({ t: 'del', id, key: String(key) }).then(() => undefined);
     };

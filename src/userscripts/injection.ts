@@ -90,6 +90,15 @@ export class UserscriptInjector {
     await this.refresh();
   }
 
+  /**
+   * Resolves once the init script reflects every change seen so far (a
+   * save, toggle or delete notified by the store): the script tools await
+   * it, so the next page an agent opens gets the new set.
+   */
+  settled(): Promise<void> {
+    return this.chain;
+  }
+
   /** Stops following the store (the session is closing). */
   close(): void {
     this.unsubscribe?.();
@@ -139,22 +148,27 @@ export class UserscriptInjector {
       this.nativeOwners.set(frame, { doc: String(msg.doc), owners: new Map() });
       return undefined;
     }
+    if (msg.t === 'values') {
+      const answer: Record<string, Record<string, string>> = {};
+      for (const id of Array.isArray(msg.ids) ? msg.ids.map(String) : []) if (this.source.get(id)) answer[id] = this.withValues(this.source.get(id)!).values;
+      return answer;
+    }
     const script = this.source.get(String(msg.id));
     if (!script) return undefined;
+    // Value writes first, before any await: a later message (another document's `values`) must see them.
+    if (msg.t === 'set' || msg.t === 'del') {
+      const key = String(msg.key);
+      if (msg.t === 'set') this.source.setValue(script.id, key, JSON.parse(String(msg.json)));
+      else this.source.deleteValue(script.id, key);
+      this.broadcast({ t: 'value', id: script.id, key, json: msg.t === 'set' ? String(msg.json) : undefined }, frame);
+      await this.refresh();
+      return undefined;
+    }
     const tab = await this.tabFor(page);
     switch (msg.t) {
       case 'ran':
         tab.userscripts.recordRun(script.id, script.name);
         return undefined;
-      case 'set':
-      case 'del': {
-        const key = String(msg.key);
-        if (msg.t === 'set') this.source.setValue(script.id, key, JSON.parse(String(msg.json)));
-        else this.source.deleteValue(script.id, key);
-        this.broadcast({ t: 'value', id: script.id, key, json: msg.t === 'set' ? String(msg.json) : undefined }, frame);
-        await this.refresh();
-        return undefined;
-      }
       case 'log':
         this.logTo(tab, script, msg.level === 'error' ? 'error' : 'log', String(msg.text));
         return undefined;

@@ -42,7 +42,7 @@ export function dataUrlCode(url: string): string | undefined {
 
 /** The code each `@require` stands for, in header order (stored content, else a decoded `data:` URL; others are skipped). */
 export function requiredCode(script: StoredScript): string[] {
-  const stored = new Map((script.requires ?? []).map(r => [r.url, r.code]));
+  const stored = new Map((script.metadata.requireCode ?? []).map(r => [r.url, r.code]));
   const out: string[] = [];
   for (const url of script.metadata.require) {
     const code = stored.get(url) ?? dataUrlCode(url);
@@ -54,7 +54,8 @@ export function requiredCode(script: StoredScript): string[] {
 /** The source of one script's entry in `__TW_US__.scripts`. */
 function scriptEntry({ script, values }: ScriptWithValues): string {
   const body = [...requiredCode(script), script.code.replace(/^\uFEFF/, '')].join('\n;\n');
-  return `{id: ${literal(script.id)}, kind: ${literal(script.kind)}, meta: ${literal(script.metadata)}, values: ${literal(values)},\n` +
+  const { requireCode: _inlined, ...meta } = script.metadata;
+  return `{id: ${literal(script.id)}, kind: ${literal(script.kind)}, meta: ${literal(meta)}, values: ${literal(values)},\n` +
     `fn: function (${SCRIPT_PARAMS.join(', ')}) { return (function () {\n${body}\n}).call(this); }}`;
 }
 

@@ -27,7 +27,7 @@ import { logger } from '../log.js';
 import { ToolError } from '../tools/errors.js';
 import { scriptIdentity } from './metadata.js';
 import { CommitConflict, codeHashOf, newScriptId, type ScriptStore } from './store.js';
-import type { Diagnostic, ScriptAuthor, StoredScript } from './types.js';
+import type { Diagnostic, ScriptAuthor, ScriptMetadata, StoredScript } from './types.js';
 import { validateScript } from './validate.js';
 
 const log = logger('saves');
@@ -71,6 +71,8 @@ export interface SaveRequest {
   signal: AbortSignal;
   /** Reports each stage as it starts (MCP progress). */
   progress?(done: number, total: number, message: string): Promise<void> | void;
+  /** The code of the script's local `@require` files, read beside the saved file (./requires.ts); kept in the metadata. */
+  requireCode?: ScriptMetadata['requireCode'];
 }
 
 /** A successful save. `warnings` are the validator's non-blocking diagnostics. */
@@ -199,7 +201,7 @@ export class Saves {
         { diagnostics: validation.diagnostics, operationId },
       );
     }
-    const metadata = validation.metadata;
+    const metadata = req.requireCode ? { ...validation.metadata, requireCode: req.requireCode } : validation.metadata;
     const warnings = validation.diagnostics.filter(d => d.severity === 'warning');
 
     const write = await stage('normalize', () => {

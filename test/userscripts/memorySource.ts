@@ -14,7 +14,7 @@ export class MemorySource implements ScriptSource {
   private seq = 0;
 
   /** Adds (enabled) a script from its source; returns its id. */
-  add(code: string, opts: { author?: ScriptAuthor; enabled?: boolean; requires?: StoredScript['requires'] } = {}): string {
+  add(code: string, opts: { author?: ScriptAuthor; enabled?: boolean } = {}): string {
     const { metadata } = parseMetadata(code);
     if (!metadata) throw new Error("no header");
     const id = `s${++this.seq}`;
@@ -22,7 +22,7 @@ export class MemorySource implements ScriptSource {
     this.scripts.set(id, {
       id, kind: metadata.kind, name: metadata.name, namespace: metadata.namespace, code,
       codeHash: createHash('sha256').update(code).digest('hex'), enabled: opts.enabled ?? true, author: opts.author ?? 'agent',
-      metadata, requires: opts.requires, createdAt: now, updatedAt: now,
+      metadata, createdAt: now, updatedAt: now,
     });
     this.changed();
     return id;
