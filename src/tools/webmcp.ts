@@ -158,7 +158,7 @@ export function validateArguments(toolName: string, schema: unknown, args: unkno
 export const listWebmcpTools = defineTool({
   name: 'list_webmcp_tools',
   title: 'List WebMCP tools',
-  description: 'Tools the pages registered through WebMCP (document.modelContext.registerTool or <form toolname>): name, title, description, inputSchema, annotations, source (native, polyfill, or agentscript with its scriptId). Without tabId, every open tab.',
+  description: 'Tools the pages registered through WebMCP (document.modelContext.registerTool or <form toolname>): name, title, description, inputSchema, annotations, source (native, polyfill, agentscript). Without tabId, every open tab.',
   needs: ['webmcp'],
   consent: 'observe',
   launchesBrowser: false,
