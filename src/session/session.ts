@@ -92,6 +92,8 @@ export class Session {
 
   private async createTab(page: Page): Promise<Tab> {
     const tab = new Tab(this.nextTabId++, page);
+    const scripts = this.userscripts;
+    if (scripts) tab.scriptOfStack = stack => scripts.scriptOfStack(stack);
     this.tabs.set(tab.id, tab);
     this.tabOfPage.set(page, tab);
     tab.onDocument(old => this.refs.dropDocument(old));

@@ -45,6 +45,8 @@ export class Tab {
   readonly fileChoosers = new FileChoosers();
   /** Userscripts that ran in the current document and their menu commands (issue #6). */
   readonly userscripts = new TabScripts();
+  /** Names the userscript an uncaught error's stack comes from (set by the session, issue #6). */
+  scriptOfStack: ((stack: string | undefined) => { id: string; name: string } | undefined) | undefined;
   instanceId = 'pending';
   revision = 1;
   openerTabId: number | undefined;
@@ -81,14 +83,17 @@ export class Tab {
       });
     });
     page.on('pageerror', error => {
+      // A rejection with a non-Error value arrives with an empty name and stack.
+      const text = error.stack || (error.name ? `${error.name}: ${error.message}` : error.message);
+      const script = this.scriptOfStack?.(error.stack);
       this.console.push({
         level: 'error',
         kind: 'exception',
-        // A rejection with a non-Error value arrives with an empty name and stack.
-        text: error.stack || (error.name ? `${error.name}: ${error.message}` : error.message),
+        text: script ? `[${script.name}] ${text}` : text,
         source: sourceOfStack(error.stack),
         timestamp: Date.now(),
         revision: this.revision,
+        script,
       });
     });
     page.on('filechooser', chooser => this.fileChoosers.opened(chooser, this.instanceId));

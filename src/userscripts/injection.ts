@@ -29,7 +29,7 @@ import type { Tab } from '../session/tab.js';
 import { ToolError } from '../tools/errors.js';
 import type { DeclaredPermission, ScriptAuthor, ScriptSource, StoredScript } from './types.js';
 import { SYNC_HOOK, type EngineMessage, type ServerMessage } from './gmPage.js';
-import { buildInitScript, type ScriptWithValues } from './injectionScript.js';
+import { buildInitScript, type InitScript, type ScriptWithValues } from './injectionScript.js';
 
 const log = logger('userscripts');
 
@@ -59,6 +59,9 @@ export class UserscriptInjector {
   private unsubscribe: (() => void) | undefined;
   private engine: string | undefined;
   private readonly nativeOwners = new WeakMap<Frame, NativeOwners>();
+  private serial = 0;
+  /** Recent init scripts by sourceURL, for `scriptOfStack`. */
+  private readonly builds = new Map<string, InitScript>();
 
   /**
    * @param source the store (src/userscripts/store.ts) or any ScriptSource.
@@ -126,7 +129,14 @@ export class UserscriptInjector {
     const scripts = this.source.enabledScripts().map(script => this.withValues(script));
     // Add the new one first, then drop the old: a document that starts in between runs the
     // older engine only (the second one sees the first's hook and does nothing).
-    const next = scripts.length ? ((await ctx.addInitScript({ content: buildInitScript(scripts, { engine: this.engine, token: this.token, binding: BINDING, version: this.version }) })) as unknown as Disposable) : undefined;
+    let next: Disposable | undefined;
+    if (scripts.length) {
+      const built = buildInitScript(scripts, { engine: this.engine, token: this.token, binding: BINDING, version: this.version }, ++this.serial);
+      this.builds.set(built.url, built);
+      // Documents may still run older builds: keep the last few line maps.
+      for (const url of [...this.builds.keys()].slice(0, -16)) this.builds.delete(url);
+      next = (await ctx.addInitScript({ content: built.source })) as unknown as Disposable;
+    }
     const old = this.current;
     this.current = next;
     await old?.dispose().catch(() => undefined);
@@ -233,6 +243,23 @@ export class UserscriptInjector {
       return typeof fn === 'function' ? (fn as (t: unknown, m: unknown) => boolean)(token, m) : false;
     }, [SYNC_HOOK, this.token, { t: 'run-menu', cmd: commandId } satisfies ServerMessage] as const);
     if (!ran) throw new ToolError('invalid_arguments', `Menu command "${commandId}" is gone from tab ${tab.id}.`, 'Call list_tabs for the current menuCommands.');
+  }
+
+  /**
+   * The script whose code threw, from an uncaught error's V8 stack (an error
+   * thrown later in a timer or event handler the script set up): the first
+   * frame in one of our init scripts names the build and the line. Undefined
+   * when no frame is a script's.
+   */
+  scriptOfStack(stack: string | undefined): { id: string; name: string } | undefined {
+    for (const m of (stack ?? '').matchAll(/(tabwright-userscripts-\d+\.js):(\d+):\d+/g)) {
+      const line = Number(m[2]);
+      const hit = this.builds.get(m[1]!)?.lines.find(l => line >= l.start && line <= l.end);
+      if (!hit) continue;
+      const script = this.source.get(hit.id);
+      if (script) return { id: script.id, name: script.name };
+    }
+    return undefined;
   }
 
   /** The AgentScript that registered `name` natively in this frame's current document, if one did. */

@@ -59,10 +59,32 @@ function scriptEntry({ script, values }: ScriptWithValues): string {
     `fn: function (${SCRIPT_PARAMS.join(', ')}) { return (function () {\n${body}\n}).call(this); }}`;
 }
 
-/** The whole init script for these scripts. */
-export function buildInitScript(scripts: ScriptWithValues[], opts: InitScriptOptions): string {
+/** The init script and where each script's code sits in it (1-based lines, inclusive). */
+export interface InitScript {
+  source: string;
+  /** Its `//# sourceURL`: stack frames of the scripts' code name it. */
+  url: string;
+  lines: Array<{ id: string; start: number; end: number }>;
+}
+
+const lineCount = (text: string) => text.split('\n').length - 1;
+
+/**
+ * The whole init script for these scripts. `serial` makes its sourceURL
+ * unique per build (`tabwright-userscripts-<serial>.js`), so an error's stack
+ * names the build, and `lines` the script (./injection.ts tags uncaught errors).
+ */
+export function buildInitScript(scripts: ScriptWithValues[], opts: InitScriptOptions, serial = 0): InitScript {
   const agentScripts = scripts.some(s => s.script.kind === 'agentscript');
-  return `(() => {\nconst __TW_US__ = {token: ${literal(opts.token)}, binding: ${literal(opts.binding)}, version: ${literal(opts.version)}, agentScripts: ${agentScripts}, scripts: [\n` +
-    scripts.map(scriptEntry).join(',\n') +
-    `\n]};\n${opts.engine}\n})();\n//# sourceURL=tabwright-userscripts.js`;
+  let source = `(() => {\nconst __TW_US__ = {token: ${literal(opts.token)}, binding: ${literal(opts.binding)}, version: ${literal(opts.version)}, agentScripts: ${agentScripts}, scripts: [\n`;
+  const lines: InitScript['lines'] = [];
+  scripts.forEach((entry, i) => {
+    const text = scriptEntry(entry) + (i < scripts.length - 1 ? ',\n' : '');
+    const start = lineCount(source) + 1;
+    source += text;
+    lines.push({ id: entry.script.id, start, end: lineCount(source) + 1 });
+  });
+  const url = `tabwright-userscripts-${serial}.js`;
+  source += `\n]};\n${opts.engine}\n})();\n//# sourceURL=${url}`;
+  return { source, url, lines };
 }

@@ -123,6 +123,15 @@ test('GM_log and a throwing script land in the tab console with the script name;
   assert.match(err.text, /^\[Thrower\] Error: boom from thrower/);
 });
 
+test('an error thrown later from a script\'s own callback is tagged with the script too', async () => {
+  source.add(header('Late thrower', ['@match http://127.0.0.1/plain?late', '@grant none']) + 'setTimeout(function lateTimer() { throw new Error("late boom"); }, 0);');
+  await session.userscripts!.refresh();
+  const tab = await open('/plain?late');
+  const entry = await until(() => tab.console.query({}).entries.find(e => e.kind === 'exception' && e.text.includes('late boom')));
+  assert.deepEqual(entry.script?.name, 'Late thrower');
+  assert.match(entry.text, /^\[Late thrower\] Error: late boom\n\s+at lateTimer \(tabwright-userscripts-\d+\.js:\d+:\d+\)/);
+});
+
 test('frames: a script runs in same-origin and cross-origin frames, @noframes only at the top', async () => {
   source.add(header('Everywhere', ['@include *', '@grant none']) + 'document.documentElement.dataset.everywhere = "1";');
   source.add(header('TopOnly', ['@include *', '@grant none', '@noframes']) + 'document.documentElement.dataset.toponly = "1";');
