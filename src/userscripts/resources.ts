@@ -4,12 +4,13 @@
  *
  * - `tabwright://scripts`: JSON list of every script (scriptSummary);
  * - `tabwright://scripts/{scriptId}`: the source (text/javascript, byte-exact)
- *   and a JSON document with the summary and the parsed metadata;
+ *   and a JSON document with the summary, the parsed metadata and the
+ *   resolved local `@require` files (`requires: [{url, code}]`);
  * - `tabwright://conventions`, `tabwright://userscript-conventions`,
- *   `tabwright://agentscript-conventions`: the handbooks (handbooks.ts).
+ *   `tabwright://agentscript-conventions`: the handbooks (handbooks.ts, read from handbooks/*.md).
  */
 import type { Config } from '../config.js';
-import { AGENTSCRIPT_CONVENTIONS, CONVENTIONS, USERSCRIPT_CONVENTIONS } from './handbooks.js';
+import { HANDBOOKS, handbook, type HandbookName } from './handbooks.js';
 import { scriptService } from './service.js';
 import type { StoredScript } from './types.js';
 
@@ -53,12 +54,10 @@ export function scriptSummary(s: StoredScript) {
  * unknown script ID, an unknown path).
  */
 export function readScriptResource(uri: string, config: Pick<Config, 'dataDir' | 'saveDeadlineMs'>): ResourceText[] | undefined {
-  const handbooks: Record<string, string> = {
-    'tabwright://conventions': CONVENTIONS,
-    'tabwright://userscript-conventions': USERSCRIPT_CONVENTIONS,
-    'tabwright://agentscript-conventions': AGENTSCRIPT_CONVENTIONS,
-  };
-  if (uri in handbooks) return [{ uri, mimeType: 'text/markdown', text: handbooks[uri]! }];
+  const name = uri.replace(/^tabwright:\/\//, '');
+  if (uri.startsWith('tabwright://') && (HANDBOOKS as readonly string[]).includes(name)) {
+    return [{ uri, mimeType: 'text/markdown', text: handbook(name as HandbookName) }];
+  }
   const { store } = scriptService(config);
   if (uri === 'tabwright://scripts') {
     return [{ uri, mimeType: 'application/json', text: JSON.stringify({ scripts: store.list().map(scriptSummary) }, null, 2) }];
@@ -69,6 +68,6 @@ export function readScriptResource(uri: string, config: Pick<Config, 'dataDir' |
   if (!script) return undefined;
   return [
     { uri, mimeType: 'text/javascript', text: script.code },
-    { uri, mimeType: 'application/json', text: JSON.stringify({ ...scriptSummary(script), metadata: script.metadata }, null, 2) },
+    { uri, mimeType: 'application/json', text: JSON.stringify({ ...scriptSummary(script), metadata: script.metadata, requires: script.requires ?? [] }, null, 2) },
   ];
 }

@@ -69,6 +69,13 @@ export interface SaveRequest {
   author: ScriptAuthor;
   /** The caller's cancellation. */
   signal: AbortSignal;
+  /**
+   * Reads the code of a local `@require` (a path relative to the script's
+   * file, or to the workspace for inline code); throws a ToolError when it
+   * cannot (outside the roots, missing, not UTF-8). Absent: local @require
+   * values are rejected. `data:` URLs are left to injection.
+   */
+  readRequire?(url: string): string;
   /** Reports each stage as it starts (MCP progress). */
   progress?(done: number, total: number, message: string): Promise<void> | void;
 }
@@ -211,7 +218,8 @@ export class Saves {
       }
       const other = this.store.byIdentity(identity);
       if (other && other.id !== scriptId) throw identityConflict(other, operationId);
-      return { id: scriptId, kind: metadata.kind, name: metadata.name.normalize('NFC'), namespace: metadata.namespace.normalize('NFC'), identity, code: req.code, metadata, author: req.author };
+      const requires = resolveRequires(metadata.require, req, operationId);
+      return { id: scriptId, kind: metadata.kind, name: metadata.name.normalize('NFC'), namespace: metadata.namespace.normalize('NFC'), identity, code: req.code, metadata, author: req.author, requires };
     });
 
     const script = await stage('persist', () => {
@@ -304,6 +312,33 @@ function turn(previous: Promise<unknown>, signal: AbortSignal, stopped: () => To
       else resolve();
     });
   });
+}
+
+/**
+ * The code of each local `@require` (validation has already refused remote
+ * URLs), read through `req.readRequire`.
+ * @throws ToolError script_rejected with a `require_unreadable` diagnostic on the @require line.
+ */
+function resolveRequires(urls: readonly string[], req: SaveRequest, operationId: string): Array<{ url: string; code: string }> {
+  const out: Array<{ url: string; code: string }> = [];
+  for (const url of urls) {
+    if (/^data:/i.test(url)) continue;
+    try {
+      if (!req.readRequire) throw new Error('local files cannot be read for this save');
+      out.push({ url, code: req.readRequire(url) });
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      const lines = req.code.split(/\r\n|\r|\n/);
+      const index = lines.findIndex(l => /^\s*\/\/\s*@require\s/.test(l) && l.includes(url));
+      const line = index >= 0 ? index + 1 : 1;
+      const column = index >= 0 ? lines[index]!.indexOf(url) + 1 : 1;
+      const diagnostic: Diagnostic = { severity: 'error', code: 'require_unreadable', message: `@require ${url}: ${reason}`, line, column };
+      throw new ToolError('script_rejected', `The script has 1 error: ${line}:${column} require_unreadable: ${diagnostic.message}`,
+        'A local @require is a path relative to the script file (or the workspace for inline code), inside the workspace; or inline it as a data: URL.',
+        { diagnostics: [diagnostic], operationId });
+    }
+  }
+  return out;
 }
 
 /** script_not_found for an ID the store does not hold. */

@@ -84,6 +84,13 @@ export interface StoredScript {
   enabled: boolean;
   author: ScriptAuthor;
   metadata: ScriptMetadata;
+  /**
+   * The code of each `@require`, in header order, as resolved at save time
+   * (a local file read relative to the saved script's path, or a `data:`
+   * URL). Injection inlines them before the script body; a `data:` URL
+   * missing here is decoded at injection. Optional: absent = none resolved.
+   */
+  requires?: Array<{ url: string; code: string }>;
   createdAt: number;
   updatedAt: number;
 }

@@ -100,6 +100,28 @@ test('each stage is reported as MCP progress before the result (on the wire)', a
   }
 });
 
+test('a local @require is read relative to the script file and kept with the script; an unreadable one rejects the save', async () => {
+  const { mkdirSync } = await import('node:fs');
+  mkdirSync(join(server.workspace, 'lib'), { recursive: true });
+  mkdirSync(join(server.workspace, 'src'), { recursive: true });
+  writeFileSync(join(server.workspace, 'lib', 'helper.js'), 'window.helper = () => "hé";\r\n');
+  const header = (req: string) => ['// ==UserScript==', '// @name Requires', '// @namespace https://example.test', '// @match https://example.test/*',
+    `// @require ${req}`, '// @require data:text/javascript,void%200', '// @grant none', '// ==/UserScript==', 'helper();', ''].join('\n');
+  writeFileSync(join(server.workspace, 'src', 'req.user.js'), header('../lib/helper.js'));
+  const saved = await call<Saved>(server.client, 'export_script', { path: 'src/req.user.js' });
+  const one = await server.client.readResource({ uri: `tabwright://scripts/${saved.scriptId}` });
+  const meta = JSON.parse((one.contents[1] as { text: string }).text) as { requires: Array<{ url: string; code: string }> };
+  assert.deepEqual(meta.requires, [{ url: '../lib/helper.js', code: 'window.helper = () => "hé";\r\n' }]);
+
+  const missing = await callRaw(server.client, 'export_script', { code: header('lib/nothere.js').replace('@name Requires', '@name Requires 2') });
+  const sc = missing.structuredContent as { error: { type: string }; diagnostics: Array<{ code: string; line: number; column: number }> };
+  assert.equal(sc.error.type, 'script_rejected');
+  assert.deepEqual(sc.diagnostics.map(d => [d.code, d.line, d.column]), [['require_unreadable', 5, 13]]);
+  const outside = await callError(server.client, 'export_script', { code: header('../../etc/passwd').replace('@name Requires', '@name Requires 3') });
+  assert.equal(outside.type, 'script_rejected');
+  assert.match(outside.message, /outside the workspace/);
+});
+
 test('update, list, toggle, delete', async () => {
   const v1 = script('Lifecycle');
   const created = await call<Saved>(server.client, 'export_script', { code: v1 });
