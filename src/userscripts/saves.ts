@@ -184,7 +184,7 @@ export class Saves {
     const { operationId, scriptId } = record;
     const stage = async <T>(name: SaveStage, body: () => T | Promise<T>, checkSignal = true): Promise<T> => {
       const index = SAVE_STAGES.indexOf(name);
-      await this.pauseForTest(name, operationId, scriptId);
+      await this.pauseForTest(name, operationId, scriptId, signal);
       if (checkSignal && signal.aborted) throw stopped();
       await req.progress?.(index, SAVE_STAGES.length, name);
       const started = performance.now();
@@ -244,10 +244,11 @@ export class Saves {
   }
 
   /** Test only: at the start of `stage` (TABWRIGHT_TEST_PAUSE_SAVE_AT), print a marker to stderr and never go on. */
-  private async pauseForTest(stage: SaveStage, operationId: string, scriptId: string): Promise<void> {
+  private async pauseForTest(stage: SaveStage, operationId: string, scriptId: string, signal: AbortSignal): Promise<void> {
     if (this.options.pauseAt !== stage) return;
     process.stderr.write(`tabwright-test: save paused at ${stage} operation ${operationId} script ${scriptId}\n`);
-    await new Promise<never>(() => undefined);
+    if (signal.aborted) return;
+    await new Promise<void>(resolve => signal.addEventListener('abort', () => resolve(), { once: true }));
   }
 
   private remember(record: OperationRecord): void {

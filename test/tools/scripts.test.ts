@@ -11,6 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { call, callError, connect, serverArgs, type Connected } from '../fixtures/mcp.js';
 import { RawSession } from '../fixtures/raw.js';
+import { spawnSync } from 'node:child_process';
+import { parseToolsets } from '../../src/config.js';
 import { callRaw } from './helpers.js';
 
 const sha = (bytes: string | Buffer) => createHash('sha256').update(bytes).digest('hex');
@@ -50,6 +52,17 @@ test('the default tool set lists no script tools; --toolsets all lists them; res
   }
   const all = (await server.client.listTools()).tools.map(t => t.name);
   for (const t of ['export_script', 'import_script', 'list_scripts', 'delete_script', 'toggle_script', 'sync_scripts']) assert.ok(all.includes(t), t);
+});
+
+test('--toolsets parsing: core, scripts, all, combinations; an unknown name exits 2 with a hint', async () => {
+  assert.deepEqual(parseToolsets('core'), ['core']);
+  assert.deepEqual(parseToolsets('scripts'), ['scripts']);
+  assert.deepEqual(parseToolsets('all'), ['core', 'scripts']);
+  assert.deepEqual(parseToolsets('scripts, core'), ['core', 'scripts']);
+  assert.throws(() => parseToolsets('nope'), /Tool set "nope" is unknown/);
+  const run = spawnSync(process.execPath, serverArgs(['--toolsets', 'nope']), { encoding: 'utf8', input: '', timeout: 30_000 });
+  assert.equal(run.status, 2);
+  assert.match(run.stderr, /Tool set "nope" is unknown\.\nUse core, scripts or all/);
 });
 
 test('create from a file keeps BOM and CRLF byte-exact; import writes the same bytes back', async () => {
