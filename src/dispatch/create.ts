@@ -6,9 +6,15 @@
 import { LaunchConnection } from '../browser/launch/launchConnection.js';
 import type { Config } from '../config.js';
 import { Session } from '../session/session.js';
+import { UserscriptInjector } from '../userscripts/injection.js';
+import { scriptService } from '../userscripts/service.js';
+import { VERSION } from '../version.js';
 import { LocalDispatcher, type Dispatcher } from './dispatcher.js';
 
 /** The dispatcher this process serves its fronts with. Never starts the browser (that is lazy, on the first call that needs it). */
 export async function createDispatcher(config: Config): Promise<Dispatcher> {
-  return new LocalDispatcher(new Session(new LaunchConnection(config), config), config);
+  const session = new Session(new LaunchConnection(config), config);
+  // issue #6: enabled scripts of the store run in every page of the launch connection (the store opens on first use).
+  session.userscripts = new UserscriptInjector(scriptService(config).store, VERSION);
+  return new LocalDispatcher(session, config);
 }

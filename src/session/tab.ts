@@ -17,6 +17,7 @@ import { logger } from '../log.js';
 import { ConsoleBuffer, levelOf } from './consoleBuffer.js';
 import { anyDialogOpen, TabDialogs, type DialogInfo } from './dialogs.js';
 import { FileChoosers } from './fileChooser.js';
+import { TabScripts, type MenuCommand, type RanScript } from './tabScripts.js';
 
 const log = logger('tab');
 
@@ -30,6 +31,10 @@ export interface TabInfo {
   openerTabId?: number;
   /** The open dialog the page waits for (issue #4); absent when none. */
   dialog?: DialogInfo;
+  /** Userscripts that ran in the current document, in any frame (issue #6); absent when none. */
+  scripts?: RanScript[];
+  /** Menu commands those scripts registered (GM_registerMenuCommand; run with run_menu_command); absent when none. */
+  menuCommands?: MenuCommand[];
 }
 
 export class Tab {
@@ -38,6 +43,8 @@ export class Tab {
   readonly dialogs = new TabDialogs();
   /** File choosers the page opened, kept for upload_file (issue #4). */
   readonly fileChoosers = new FileChoosers();
+  /** Userscripts that ran in the current document and their menu commands (issue #6). */
+  readonly userscripts = new TabScripts();
   instanceId = 'pending';
   revision = 1;
   openerTabId: number | undefined;
@@ -125,6 +132,7 @@ export class Tab {
     const old = this.instanceId;
     this.instanceId = loaderId;
     if (old !== 'pending') this.revision += 1;
+    this.userscripts.clear();
     for (const listener of this.documentListeners) listener(old);
   }
 
@@ -163,7 +171,12 @@ export class Tab {
 
   async info(active: boolean): Promise<TabInfo> {
     const { url, title } = await this.urlAndTitle();
-    return { tabId: this.id, url, title, active, instanceId: this.instanceId, revision: this.revision, openerTabId: this.openerTabId, dialog: this.dialogs.current };
+    const scripts = this.userscripts.scripts();
+    const menuCommands = this.userscripts.menuCommands();
+    return {
+      tabId: this.id, url, title, active, instanceId: this.instanceId, revision: this.revision, openerTabId: this.openerTabId, dialog: this.dialogs.current,
+      scripts: scripts.length ? scripts : undefined, menuCommands: menuCommands.length ? menuCommands : undefined,
+    };
   }
 
   /**

@@ -13,6 +13,7 @@ import { takeScreenshot } from './screenshot.js';
 import { scriptTools } from './scripts.js';
 import { getBridgeStatus } from './status.js';
 import { tabTools } from './tabs.js';
+import { runMenuCommand } from './userscriptMenu.js';
 import { webmcpTools } from './webmcp.js';
 
 export const TOOLS: readonly AnyTool[] = [
@@ -30,6 +31,7 @@ export const TOOLS: readonly AnyTool[] = [
   ...webmcpTools,
   getBridgeStatus,
   ...scriptTools,
+  runMenuCommand,
 ] as unknown as AnyTool[];
 
 /** Every tool by name. */

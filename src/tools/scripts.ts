@@ -24,14 +24,16 @@ import { decodeScriptBytes, resolveWritablePath, writeFileAtomic } from '../user
 /**
  * Reads local `@require` files relative to `baseDir`, under the same rules
  * as upload paths (inside the workspace or an allowed root, after symlinks;
- * a regular file), as UTF-8, at most MAX_SCRIPT_BYTES each.
+ * a regular file), as UTF-8 without a BOM, at most MAX_SCRIPT_BYTES each.
+ * The URL is percent-decoded (`my%20lib.js`).
  */
 export function requireReader(baseDir: string, config: Pick<Config, 'workspace' | 'allowedRoots'>): (url: string) => string {
   return url => {
-    const [file] = resolveUploadPaths([resolve(baseDir, url)], config);
+    const [file] = resolveUploadPaths([resolve(baseDir, decodeURI(url))], config);
     const bytes = readFileSync(file!);
     if (bytes.length > MAX_SCRIPT_BYTES) throw new ToolError('invalid_arguments', `${url} is larger than ${MAX_SCRIPT_BYTES} bytes.`, 'Require a smaller file.');
-    return decodeScriptBytes(bytes, url);
+    // A BOM would land in the middle of the injected code: dropped.
+    return decodeScriptBytes(bytes, url).replace(/^\uFEFF/, '');
   };
 }
 
@@ -78,6 +80,7 @@ export const exportScript = defineTool({
       signal: ctx.signal,
       progress: (done, total, message) => ctx.progress(done, total, message),
     });
+    await ctx.session.userscripts?.settled(); // issue #6: the next page load gets the new code
     const s = result.script;
     res.merge({
       operationId: result.operationId,
@@ -145,6 +148,7 @@ export const deleteScript = defineTool({
   async handle({ scriptId }, ctx, res) {
     const s = storedOrThrow(ctx, scriptId);
     if (!service(ctx).store.delete(scriptId)) throw scriptNotFound(scriptId);
+    await ctx.session.userscripts?.settled();
     res.merge({ scriptId, deleted: true });
     res.text(`Deleted "${s.name}" (${scriptId}).`);
   },
@@ -165,6 +169,7 @@ export const toggleScript = defineTool({
   async handle({ scriptId, enabled }, ctx, res) {
     const s = storedOrThrow(ctx, scriptId);
     if (!service(ctx).store.setEnabled(scriptId, enabled)) throw scriptNotFound(scriptId);
+    await ctx.session.userscripts?.settled();
     res.merge({ scriptId, enabled });
     res.text(`${enabled ? 'Enabled' : 'Disabled'} "${s.name}" (${scriptId}).`);
   },

@@ -4,13 +4,13 @@
  *
  * - `tabwright://scripts`: JSON list of every script (scriptSummary);
  * - `tabwright://scripts/{scriptId}`: the source (text/javascript, byte-exact)
- *   and a JSON document with the summary, the parsed metadata and the
- *   resolved local `@require` files (`requires: [{url, code}]`);
+ *   and a JSON document with the summary and the parsed metadata (with
+ *   `requireCode`, the local `@require` files read at save time);
  * - `tabwright://conventions`, `tabwright://userscript-conventions`,
  *   `tabwright://agentscript-conventions`: the handbooks (handbooks.ts, read from handbooks/*.md).
  */
 import type { Config } from '../config.js';
-import { HANDBOOKS, handbook, type HandbookName } from './handbooks.js';
+import { HANDBOOKS, handbook } from './handbooks.js';
 import { scriptService } from './service.js';
 import type { StoredScript } from './types.js';
 
@@ -54,10 +54,8 @@ export function scriptSummary(s: StoredScript) {
  * unknown script ID, an unknown path).
  */
 export function readScriptResource(uri: string, config: Pick<Config, 'dataDir' | 'saveDeadlineMs'>): ResourceText[] | undefined {
-  const name = uri.replace(/^tabwright:\/\//, '');
-  if (uri.startsWith('tabwright://') && (HANDBOOKS as readonly string[]).includes(name)) {
-    return [{ uri, mimeType: 'text/markdown', text: handbook(name as HandbookName) }];
-  }
+  const name = HANDBOOKS.find(h => uri === `tabwright://${h}`);
+  if (name) return [{ uri, mimeType: 'text/markdown', text: handbook(name) }];
   const { store } = scriptService(config);
   if (uri === 'tabwright://scripts') {
     return [{ uri, mimeType: 'application/json', text: JSON.stringify({ scripts: store.list().map(scriptSummary) }, null, 2) }];
@@ -68,6 +66,6 @@ export function readScriptResource(uri: string, config: Pick<Config, 'dataDir' |
   if (!script) return undefined;
   return [
     { uri, mimeType: 'text/javascript', text: script.code },
-    { uri, mimeType: 'application/json', text: JSON.stringify({ ...scriptSummary(script), metadata: script.metadata, requires: script.requires ?? [] }, null, 2) },
+    { uri, mimeType: 'application/json', text: JSON.stringify({ ...scriptSummary(script), metadata: script.metadata }, null, 2) },
   ];
 }

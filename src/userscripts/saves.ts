@@ -27,7 +27,7 @@ import { logger } from '../log.js';
 import { ToolError } from '../tools/errors.js';
 import { scriptIdentity } from './metadata.js';
 import { CommitConflict, codeHashOf, newScriptId, type ScriptStore } from './store.js';
-import type { Diagnostic, ScriptAuthor, StoredScript } from './types.js';
+import type { Diagnostic, ScriptAuthor, ScriptMetadata, StoredScript } from './types.js';
 import { validateScript } from './validate.js';
 
 const log = logger('saves');
@@ -73,7 +73,8 @@ export interface SaveRequest {
    * Reads the code of a local `@require` (a path relative to the script's
    * file, or to the workspace for inline code); throws a ToolError when it
    * cannot (outside the roots, missing, not UTF-8). Absent: local @require
-   * values are rejected. `data:` URLs are left to injection.
+   * values are rejected. `data:` URLs are left to injection. The code read
+   * is kept as `metadata.requireCode`.
    */
   readRequire?(url: string): string;
   /** Reports each stage as it starts (MCP progress). */
@@ -218,8 +219,10 @@ export class Saves {
       }
       const other = this.store.byIdentity(identity);
       if (other && other.id !== scriptId) throw identityConflict(other, operationId);
-      const requires = resolveRequires(metadata.require, req, operationId);
-      return { id: scriptId, kind: metadata.kind, name: metadata.name.normalize('NFC'), namespace: metadata.namespace.normalize('NFC'), identity, code: req.code, metadata, author: req.author, requires };
+      // Local @require files are read now and kept in the metadata (`requireCode`), so injection never reads files.
+      const requireCode = resolveRequires(metadata.require, req, operationId);
+      const stored: ScriptMetadata = requireCode.length ? { ...metadata, requireCode } : metadata;
+      return { id: scriptId, kind: metadata.kind, name: metadata.name.normalize('NFC'), namespace: metadata.namespace.normalize('NFC'), identity, code: req.code, metadata: stored, author: req.author };
     });
 
     const script = await stage('persist', () => {

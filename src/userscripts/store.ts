@@ -64,8 +64,6 @@ export interface ScriptWrite {
   code: string;
   metadata: ScriptMetadata;
   author: ScriptAuthor;
-  /** The code of each local `@require`, resolved at save time (StoredScript.requires). */
-  requires?: Array<{ url: string; code: string }>;
 }
 
 interface ScriptRow {
@@ -79,7 +77,6 @@ interface ScriptRow {
   enabled: number;
   author: ScriptAuthor;
   metadata: string;
-  requires: string | null;
   created: number;
   updated: number;
 }
@@ -96,7 +93,6 @@ CREATE TABLE IF NOT EXISTS scripts (
   enabled INTEGER NOT NULL DEFAULT 1,
   author TEXT NOT NULL,
   metadata TEXT NOT NULL,
-  requires TEXT,
   created INTEGER NOT NULL,
   updated INTEGER NOT NULL
 );
@@ -151,8 +147,6 @@ export class ScriptStore implements ScriptSource {
     db.pragma('synchronous = FULL');
     db.pragma('busy_timeout = 5000');
     db.exec(SCHEMA);
-    // Databases made before `requires` existed get the column.
-    if (!(db.prepare('PRAGMA table_info(scripts)').all() as { name: string }[]).some(c => c.name === 'requires')) db.exec('ALTER TABLE scripts ADD COLUMN requires TEXT');
     this.database = db;
     log.debug(`opened ${this.path}`);
     return db;
@@ -209,14 +203,14 @@ export class ScriptStore implements ScriptSource {
       if (other) throw new CommitConflict('identity', current?.code_hash ?? null, other.id);
       if (expect.create) {
         if (current) throw new CommitConflict('hash', current.code_hash);
-        db.prepare(`INSERT INTO scripts (id, kind, name, namespace, identity, code, code_hash, enabled, author, metadata, requires, created, updated)
-          VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?)`)
-          .run(write.id, write.kind, write.name, write.namespace, write.identity, write.code, hash, write.author, JSON.stringify(write.metadata), requiresJson(write), now, now);
+        db.prepare(`INSERT INTO scripts (id, kind, name, namespace, identity, code, code_hash, enabled, author, metadata, created, updated)
+          VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?)`)
+          .run(write.id, write.kind, write.name, write.namespace, write.identity, write.code, hash, write.author, JSON.stringify(write.metadata), now, now);
       } else {
         if (!current) throw new CommitConflict('missing', null);
         if (expect.hash !== undefined && expect.hash !== current.code_hash) throw new CommitConflict('hash', current.code_hash);
-        db.prepare(`UPDATE scripts SET kind = ?, name = ?, namespace = ?, identity = ?, code = ?, code_hash = ?, author = ?, metadata = ?, requires = ?, updated = ? WHERE id = ?`)
-          .run(write.kind, write.name, write.namespace, write.identity, write.code, hash, write.author, JSON.stringify(write.metadata), requiresJson(write), now, write.id);
+        db.prepare(`UPDATE scripts SET kind = ?, name = ?, namespace = ?, identity = ?, code = ?, code_hash = ?, author = ?, metadata = ?, updated = ? WHERE id = ?`)
+          .run(write.kind, write.name, write.namespace, write.identity, write.code, hash, write.author, JSON.stringify(write.metadata), now, write.id);
       }
       this.putReceipt({ operationId, scriptId: write.id, status: 'committed', codeHash: hash, time: now });
       beforeCommit?.();
@@ -338,10 +332,6 @@ function toReceipt(row: ReceiptRow): Receipt {
   return { operationId: row.operation_id, scriptId: row.script_id, status: row.status, codeHash: row.code_hash, time: row.time };
 }
 
-function requiresJson(write: ScriptWrite): string | null {
-  return write.requires?.length ? JSON.stringify(write.requires) : null;
-}
-
 function toScript(row: ScriptRow): StoredScript {
   return {
     id: row.id,
@@ -353,7 +343,6 @@ function toScript(row: ScriptRow): StoredScript {
     enabled: row.enabled === 1,
     author: row.author,
     metadata: JSON.parse(row.metadata) as ScriptMetadata,
-    ...(row.requires ? { requires: JSON.parse(row.requires) as StoredScript['requires'] } : {}),
     createdAt: row.created,
     updatedAt: row.updated,
   };

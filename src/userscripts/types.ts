@@ -58,6 +58,13 @@ export interface ScriptMetadata {
    * nothing in the header is lost (case 020). Always set by parseMetadata.
    */
   extra?: Record<string, string[]>;
+  /**
+   * The code of each local `@require`, as read at save time relative to the
+   * saved file (or the workspace, for inline code; src/userscripts/saves.ts).
+   * Injection inlines it before the script body, in `require` order; a
+   * `data:` URL is decoded at injection. Absent: nothing resolved.
+   */
+  requireCode?: Array<{ url: string; code: string }>;
 }
 
 /** A validation finding. `line`/`column` are 1-based positions in the script source. */
@@ -84,13 +91,6 @@ export interface StoredScript {
   enabled: boolean;
   author: ScriptAuthor;
   metadata: ScriptMetadata;
-  /**
-   * The code of each `@require`, in header order, as resolved at save time
-   * (a local file read relative to the saved script's path, or a `data:`
-   * URL). Injection inlines them before the script body; a `data:` URL
-   * missing here is decoded at injection. Optional: absent = none resolved.
-   */
-  requires?: Array<{ url: string; code: string }>;
   createdAt: number;
   updatedAt: number;
 }

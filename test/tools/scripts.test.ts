@@ -117,14 +117,14 @@ test('a local @require is read relative to the script file and kept with the scr
   const { mkdirSync } = await import('node:fs');
   mkdirSync(join(server.workspace, 'lib'), { recursive: true });
   mkdirSync(join(server.workspace, 'src'), { recursive: true });
-  writeFileSync(join(server.workspace, 'lib', 'helper.js'), 'window.helper = () => "hé";\r\n');
+  writeFileSync(join(server.workspace, 'lib', 'helper.js'), '\uFEFFwindow.helper = () => "hé";\r\n');
   const header = (req: string) => ['// ==UserScript==', '// @name Requires', '// @namespace https://example.test', '// @match https://example.test/*',
     `// @require ${req}`, '// @require data:text/javascript,void%200', '// @grant none', '// ==/UserScript==', 'helper();', ''].join('\n');
   writeFileSync(join(server.workspace, 'src', 'req.user.js'), header('../lib/helper.js'));
   const saved = await call<Saved>(server.client, 'export_script', { path: 'src/req.user.js' });
   const one = await server.client.readResource({ uri: `tabwright://scripts/${saved.scriptId}` });
-  const meta = JSON.parse((one.contents[1] as { text: string }).text) as { requires: Array<{ url: string; code: string }> };
-  assert.deepEqual(meta.requires, [{ url: '../lib/helper.js', code: 'window.helper = () => "hé";\r\n' }]);
+  const meta = JSON.parse((one.contents[1] as { text: string }).text) as { metadata: { requireCode: Array<{ url: string; code: string }> } };
+  assert.deepEqual(meta.metadata.requireCode, [{ url: '../lib/helper.js', code: 'window.helper = () => "hé";\r\n' }]);
 
   const missing = await callRaw(server.client, 'export_script', { code: header('lib/nothere.js').replace('@name Requires', '@name Requires 2') });
   const sc = missing.structuredContent as { error: { type: string }; diagnostics: Array<{ code: string; line: number; column: number }> };
