@@ -137,9 +137,11 @@ export class Saves {
     this.remember(record);
     const deadline = AbortSignal.timeout(this.options.deadlineMs);
     const signal = AbortSignal.any([req.signal, deadline]);
+    // The IDs travel with the error (seed 000: "use get_bridge_status with the IDs from the error").
+    const ids = { operationId, ...(req.scriptId ? { scriptId: req.scriptId } : {}) };
     const stopped = () => deadline.aborted
-      ? new ToolError('timeout', `The save did not finish within ${this.options.deadlineMs} ms; nothing was written (operation ${operationId}).`, `get_bridge_status {operationId: "${operationId}"} confirms; retry the save.`)
-      : new ToolError('cancelled', `The save was cancelled; nothing was written (operation ${operationId}).`, 'Send it again if it is still wanted.');
+      ? new ToolError('timeout', `The save did not finish within ${this.options.deadlineMs} ms; nothing was written (operation ${operationId}).`, `get_bridge_status {operationId: "${operationId}"} confirms; retry the save.`, ids)
+      : new ToolError('cancelled', `The save was cancelled; nothing was written (operation ${operationId}).`, 'Send it again if it is still wanted.', ids);
     let committed = false;
     try {
       this.store.putReceipt({ operationId, scriptId, status: 'pending', codeHash, time: record.startedAt });

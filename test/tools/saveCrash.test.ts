@@ -134,10 +134,12 @@ test('the save deadline (TABWRIGHT_SAVE_DEADLINE_MS) while a save waits before p
   const server = await connect({ args: ['--toolsets', 'all'], env: { ...env, TABWRIGHT_TEST_PAUSE_SAVE_AT: 'normalize', TABWRIGHT_SAVE_DEADLINE_MS: '1000' } });
   try {
     const result = await server.client.callTool({ name: 'export_script', arguments: { code: script('late();'), scriptId } });
-    const error = (result.structuredContent as { error: { type: string; message: string } }).error;
-    assert.equal(error.type, 'timeout');
-    assert.match(error.message, /within 1000 ms; nothing was written/);
-    const operationId = /operation ([0-9a-f-]{36})/.exec(error.message)![1]!;
+    const sc = result.structuredContent as { error: { type: string; message: string }; operationId: string; scriptId: string };
+    assert.equal(sc.error.type, 'timeout');
+    assert.match(sc.error.message, /within 1000 ms; nothing was written/);
+    assert.equal(sc.scriptId, scriptId);
+    const operationId = sc.operationId;
+    assert.ok(sc.error.message.includes(operationId));
     const { save } = await call<{ save: { status: string } }>(server.client, 'get_bridge_status', { operationId });
     assert.equal(save.status, 'not_committed');
     const imported = await call<{ path: string }>(server.client, 'import_script', { scriptId, path: 'now.user.js' });
