@@ -5,7 +5,8 @@
  * toggle_script and sync_scripts. None starts the browser.
  */
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import type { Config } from '../config.js';
 import * as z from 'zod';
 import type { CallContext } from './context.js';
 import { defineTool } from './define.js';
@@ -13,12 +14,28 @@ import { ToolError } from './errors.js';
 import { resolveUploadPaths } from './files.js';
 import { scriptSummary } from '../userscripts/resources.js';
 import { scriptNotFound } from '../userscripts/saves.js';
-import { readLocalRequires } from '../userscripts/requires.js';
 import { scriptService } from '../userscripts/service.js';
 import { scriptSlug } from '../userscripts/slug.js';
 import { MANIFEST, scriptFileSuffix } from '../userscripts/sync.js';
 import type { StoredScript } from '../userscripts/types.js';
+import { MAX_SCRIPT_BYTES } from '../userscripts/validate.js';
 import { decodeScriptBytes, resolveWritablePath, writeFileAtomic } from '../userscripts/workspacePaths.js';
+
+/**
+ * Reads local `@require` files relative to `baseDir`, under the same rules
+ * as upload paths (inside the workspace or an allowed root, after symlinks;
+ * a regular file), as UTF-8 without a BOM, at most MAX_SCRIPT_BYTES each.
+ * The URL is percent-decoded (`my%20lib.js`).
+ */
+export function requireReader(baseDir: string, config: Pick<Config, 'workspace' | 'allowedRoots'>): (url: string) => string {
+  return url => {
+    const [file] = resolveUploadPaths([resolve(baseDir, decodeURI(url))], config);
+    const bytes = readFileSync(file!);
+    if (bytes.length > MAX_SCRIPT_BYTES) throw new ToolError('invalid_arguments', `${url} is larger than ${MAX_SCRIPT_BYTES} bytes.`, 'Require a smaller file.');
+    // A BOM would land in the middle of the injected code: dropped.
+    return decodeScriptBytes(bytes, url).replace(/^\uFEFF/, '');
+  };
+}
 
 const scriptIdField = z.string().min(1).max(100).describe('Script ID (list_scripts)');
 
@@ -56,7 +73,7 @@ export const exportScript = defineTool({
     const source = file !== undefined ? decodeScriptBytes(readFileSync(file), path!) : code!;
     const result = await service(ctx).saves.save({
       code: source,
-      requireCode: file !== undefined ? readLocalRequires(source, file, ctx.config) : undefined,
+      readRequire: requireReader(file !== undefined ? dirname(file) : ctx.config.workspace, ctx.config),
       scriptId,
       expectedCodeHash,
       author: 'agent',
@@ -173,7 +190,7 @@ export const syncScripts = defineTool({
   }),
   async handle({ directory }, ctx, res) {
     const dir = resolveWritablePath(directory, ctx.config);
-    const files = await service(ctx).sync.syncTo(dir);
+    const files = await service(ctx).sync.syncTo(dir, requireReader(dir, ctx.config));
     res.merge({ directory: dir, manifest: join(dir, MANIFEST), files, watching: true });
     res.text(`Wrote ${files.length} script file${files.length === 1 ? '' : 's'} to ${dir}; watching it for edits.`);
   },

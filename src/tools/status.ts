@@ -41,6 +41,11 @@ export const getBridgeStatus = defineTool({
       `tabwright ${VERSION} · ${status.connection} connection · browser ${status.browserRunning ? `running (${status.browserVersion})` : 'not started yet'} · ` +
       `${status.tabCount} tab${status.tabCount === 1 ? '' : 's'} · MCP ${status.protocolVersion ?? 'n/a'}`,
     );
+    const syncErrors = sync.errors();
+    if (syncErrors.length) {
+      const last = syncErrors.at(-1)!;
+      res.text(`Script sync: ${syncErrors.length} failed export${syncErrors.length === 1 ? '' : 's'} (scriptSync.errors); newest: ${last.file}: [${last.type}] ${last.message}`);
+    }
     if (save) {
       res.text(`Save ${save.operationId ?? '-'} of script ${save.scriptId ?? '-'}: ${save.status}${save.matchesCurrentCode === undefined ? '' : save.matchesCurrentCode ? ' (still the current code)' : ' (no longer the current code)'}.`);
     }

@@ -4,9 +4,10 @@
  *
  * - `tabwright://scripts`: JSON list of every script (scriptSummary);
  * - `tabwright://scripts/{scriptId}`: the source (text/javascript, byte-exact)
- *   and a JSON document with the summary and the parsed metadata;
+ *   and a JSON document with the summary and the parsed metadata (with
+ *   `requireCode`, the local `@require` files read at save time);
  * - `tabwright://conventions`, `tabwright://userscript-conventions`,
- *   `tabwright://agentscript-conventions`: the handbooks (handbooks.ts).
+ *   `tabwright://agentscript-conventions`: the handbooks (handbooks.ts, read from handbooks/*.md).
  */
 import type { Config } from '../config.js';
 import { HANDBOOKS, handbook } from './handbooks.js';

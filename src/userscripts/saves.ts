@@ -69,10 +69,16 @@ export interface SaveRequest {
   author: ScriptAuthor;
   /** The caller's cancellation. */
   signal: AbortSignal;
+  /**
+   * Reads the code of a local `@require` (a path relative to the script's
+   * file, or to the workspace for inline code); throws a ToolError when it
+   * cannot (outside the roots, missing, not UTF-8). Absent: local @require
+   * values are rejected. `data:` URLs are left to injection. The code read
+   * is kept as `metadata.requireCode`.
+   */
+  readRequire?(url: string): string;
   /** Reports each stage as it starts (MCP progress). */
   progress?(done: number, total: number, message: string): Promise<void> | void;
-  /** The code of the script's local `@require` files, read beside the saved file (./requires.ts); kept in the metadata. */
-  requireCode?: ScriptMetadata['requireCode'];
 }
 
 /** A successful save. `warnings` are the validator's non-blocking diagnostics. */
@@ -131,9 +137,11 @@ export class Saves {
     this.remember(record);
     const deadline = AbortSignal.timeout(this.options.deadlineMs);
     const signal = AbortSignal.any([req.signal, deadline]);
+    // The IDs travel with the error (seed 000: "use get_bridge_status with the IDs from the error").
+    const ids = { operationId, ...(req.scriptId ? { scriptId: req.scriptId } : {}) };
     const stopped = () => deadline.aborted
-      ? new ToolError('timeout', `The save did not finish within ${this.options.deadlineMs} ms; nothing was written (operation ${operationId}).`, `get_bridge_status {operationId: "${operationId}"} confirms; retry the save.`)
-      : new ToolError('cancelled', `The save was cancelled; nothing was written (operation ${operationId}).`, 'Send it again if it is still wanted.');
+      ? new ToolError('timeout', `The save did not finish within ${this.options.deadlineMs} ms; nothing was written (operation ${operationId}).`, `get_bridge_status {operationId: "${operationId}"} confirms; retry the save.`, ids)
+      : new ToolError('cancelled', `The save was cancelled; nothing was written (operation ${operationId}).`, 'Send it again if it is still wanted.', ids);
     let committed = false;
     try {
       this.store.putReceipt({ operationId, scriptId, status: 'pending', codeHash, time: record.startedAt });
@@ -179,7 +187,7 @@ export class Saves {
     const { operationId, scriptId } = record;
     const stage = async <T>(name: SaveStage, body: () => T | Promise<T>, checkSignal = true): Promise<T> => {
       const index = SAVE_STAGES.indexOf(name);
-      await this.pauseForTest(name, operationId, scriptId);
+      await this.pauseForTest(name, operationId, scriptId, signal);
       if (checkSignal && signal.aborted) throw stopped();
       await req.progress?.(index, SAVE_STAGES.length, name);
       const started = performance.now();
@@ -201,7 +209,7 @@ export class Saves {
         { diagnostics: validation.diagnostics, operationId },
       );
     }
-    const metadata = req.requireCode ? { ...validation.metadata, requireCode: req.requireCode } : validation.metadata;
+    const metadata = validation.metadata;
     const warnings = validation.diagnostics.filter(d => d.severity === 'warning');
 
     const write = await stage('normalize', () => {
@@ -213,7 +221,10 @@ export class Saves {
       }
       const other = this.store.byIdentity(identity);
       if (other && other.id !== scriptId) throw identityConflict(other, operationId);
-      return { id: scriptId, kind: metadata.kind, name: metadata.name.normalize('NFC'), namespace: metadata.namespace.normalize('NFC'), identity, code: req.code, metadata, author: req.author };
+      // Local @require files are read now and kept in the metadata (`requireCode`), so injection never reads files.
+      const requireCode = resolveRequires(metadata.require, req, operationId);
+      const stored: ScriptMetadata = requireCode.length ? { ...metadata, requireCode } : metadata;
+      return { id: scriptId, kind: metadata.kind, name: metadata.name.normalize('NFC'), namespace: metadata.namespace.normalize('NFC'), identity, code: req.code, metadata: stored, author: req.author };
     });
 
     const script = await stage('persist', () => {
@@ -238,10 +249,11 @@ export class Saves {
   }
 
   /** Test only: at the start of `stage` (TABWRIGHT_TEST_PAUSE_SAVE_AT), print a marker to stderr and never go on. */
-  private async pauseForTest(stage: SaveStage, operationId: string, scriptId: string): Promise<void> {
+  private async pauseForTest(stage: SaveStage, operationId: string, scriptId: string, signal: AbortSignal): Promise<void> {
     if (this.options.pauseAt !== stage) return;
     process.stderr.write(`tabwright-test: save paused at ${stage} operation ${operationId} script ${scriptId}\n`);
-    await new Promise<never>(() => undefined);
+    if (signal.aborted) return;
+    await new Promise<void>(resolve => signal.addEventListener('abort', () => resolve(), { once: true }));
   }
 
   private remember(record: OperationRecord): void {
@@ -306,6 +318,33 @@ function turn(previous: Promise<unknown>, signal: AbortSignal, stopped: () => To
       else resolve();
     });
   });
+}
+
+/**
+ * The code of each local `@require` (validation has already refused remote
+ * URLs), read through `req.readRequire`.
+ * @throws ToolError script_rejected with a `require_unreadable` diagnostic on the @require line.
+ */
+function resolveRequires(urls: readonly string[], req: SaveRequest, operationId: string): Array<{ url: string; code: string }> {
+  const out: Array<{ url: string; code: string }> = [];
+  for (const url of urls) {
+    if (/^data:/i.test(url)) continue;
+    try {
+      if (!req.readRequire) throw new Error('local files cannot be read for this save');
+      out.push({ url, code: req.readRequire(url) });
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      const lines = req.code.split(/\r\n|\r|\n/);
+      const index = lines.findIndex(l => /^\s*\/\/\s*@require\s/.test(l) && l.includes(url));
+      const line = index >= 0 ? index + 1 : 1;
+      const column = index >= 0 ? lines[index]!.indexOf(url) + 1 : 1;
+      const diagnostic: Diagnostic = { severity: 'error', code: 'require_unreadable', message: `@require ${url}: ${reason}`, line, column };
+      throw new ToolError('script_rejected', `The script has 1 error: ${line}:${column} require_unreadable: ${diagnostic.message}`,
+        'A local @require is a path relative to the script file (or the workspace for inline code), inside the workspace; or inline it as a data: URL.',
+        { diagnostics: [diagnostic], operationId });
+    }
+  }
+  return out;
 }
 
 /** script_not_found for an ID the store does not hold. */

@@ -29,6 +29,8 @@ const log = logger('store');
 
 /** How many receipts per script survive (the newest); the latest one is what issue #6 requires. */
 export const RECEIPTS_PER_SCRIPT = 16;
+/** How many receipts of scripts that do not exist (failed creates, deleted scripts) survive, in all (the newest). */
+export const ORPHAN_RECEIPTS = 256;
 
 /** sha256 hex of the UTF-8 bytes of `code` (the codeHash of issue #6). */
 export function codeHashOf(code: string): string {
@@ -235,6 +237,9 @@ export class ScriptStore implements ScriptSource {
       const row = db.prepare('SELECT status FROM receipts WHERE operation_id = ?').get(operationId) as { status: ReceiptStatus } | undefined;
       if (row?.status === 'committed') return;
       this.putReceipt({ operationId, scriptId, status: 'not_committed', codeHash, time: Date.now() });
+      // Every failed create has its own script ID: keep their receipts bounded as a whole.
+      db.prepare(`DELETE FROM receipts WHERE script_id NOT IN (SELECT id FROM scripts) AND operation_id NOT IN
+        (SELECT operation_id FROM receipts WHERE script_id NOT IN (SELECT id FROM scripts) ORDER BY time DESC, rowid DESC LIMIT ?)`).run(ORPHAN_RECEIPTS);
     })();
   }
 

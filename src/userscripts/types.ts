@@ -60,7 +60,7 @@ export interface ScriptMetadata {
   extra?: Record<string, string[]>;
   /**
    * The code of each local `@require`, as read at save time relative to the
-   * saved file (export_script with `path`; src/userscripts/requires.ts).
+   * saved file (or the workspace, for inline code; src/userscripts/saves.ts).
    * Injection inlines it before the script body, in `require` order; a
    * `data:` URL is decoded at injection. Absent: nothing resolved.
    */

@@ -95,3 +95,66 @@ for (const { stage, committed } of cases) {
     }
   });
 }
+
+test('MCP cancellation while a save waits before persist: cancelled, nothing written, not_committed', async () => {
+  const dataDir = join(dirs, 'cancel');
+  const env = { TABWRIGHT_DATA_DIR: dataDir };
+  const oldCode = script('old();');
+  const setup = await connect({ args: ['--toolsets', 'all'], env });
+  const { scriptId } = await call<{ scriptId: string }>(setup.client, 'export_script', { code: oldCode });
+  await setup.close();
+
+  const server = await connect({ args: ['--toolsets', 'all'], env: { ...env, TABWRIGHT_TEST_PAUSE_SAVE_AT: 'persist' } });
+  try {
+    const controller = new AbortController();
+    const pending = server.client.callTool({ name: 'export_script', arguments: { code: script('never();'), scriptId } }, { signal: controller.signal });
+    const marker = await waitFor('the persist marker', () => /save paused at persist operation ([0-9a-f-]{36})/.exec(server.stderr()) ?? undefined);
+    controller.abort();
+    await assert.rejects(pending);
+    const operationId = marker[1]!;
+    const { save } = await waitForStatus(server, operationId, 'not_committed');
+    assert.equal(save.running, false);
+    assert.equal(save.error?.type, 'cancelled');
+    const imported = await call<{ path: string; codeHash: string }>(server.client, 'import_script', { scriptId, path: 'now.user.js' });
+    assert.equal(await readFile(imported.path, 'utf8'), oldCode);
+    assert.equal(imported.codeHash, sha(oldCode));
+  } finally {
+    await server.close();
+  }
+});
+
+test('the save deadline (TABWRIGHT_SAVE_DEADLINE_MS) while a save waits before persist: timeout, nothing written', async () => {
+  const dataDir = join(dirs, 'deadline');
+  const env = { TABWRIGHT_DATA_DIR: dataDir };
+  const oldCode = script('old();');
+  const setup = await connect({ args: ['--toolsets', 'all'], env });
+  const { scriptId } = await call<{ scriptId: string }>(setup.client, 'export_script', { code: oldCode });
+  await setup.close();
+
+  const server = await connect({ args: ['--toolsets', 'all'], env: { ...env, TABWRIGHT_TEST_PAUSE_SAVE_AT: 'normalize', TABWRIGHT_SAVE_DEADLINE_MS: '1000' } });
+  try {
+    const result = await server.client.callTool({ name: 'export_script', arguments: { code: script('late();'), scriptId } });
+    const sc = result.structuredContent as { error: { type: string; message: string }; operationId: string; scriptId: string };
+    assert.equal(sc.error.type, 'timeout');
+    assert.match(sc.error.message, /within 1000 ms; nothing was written/);
+    assert.equal(sc.scriptId, scriptId);
+    const operationId = sc.operationId;
+    assert.ok(sc.error.message.includes(operationId));
+    const { save } = await call<{ save: { status: string } }>(server.client, 'get_bridge_status', { operationId });
+    assert.equal(save.status, 'not_committed');
+    const imported = await call<{ path: string }>(server.client, 'import_script', { scriptId, path: 'now.user.js' });
+    assert.equal(await readFile(imported.path, 'utf8'), oldCode);
+  } finally {
+    await server.close();
+  }
+});
+
+async function waitForStatus(server: Connected, operationId: string, status: string) {
+  const end = Date.now() + 15_000;
+  for (;;) {
+    const result = await call<{ save: { status: string; running?: boolean; error?: { type: string } } }>(server.client, 'get_bridge_status', { operationId });
+    if (result.save.status === status && result.save.running === false) return result;
+    if (Date.now() > end) throw new Error(`operation ${operationId} is ${JSON.stringify(result.save)}`);
+    await new Promise(resolve => setTimeout(resolve, 50));
+  }
+}

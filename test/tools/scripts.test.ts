@@ -11,6 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { call, callError, connect, serverArgs, type Connected } from '../fixtures/mcp.js';
 import { RawSession } from '../fixtures/raw.js';
+import { spawnSync } from 'node:child_process';
+import { parseToolsets } from '../../src/config.js';
 import { callRaw } from './helpers.js';
 
 const sha = (bytes: string | Buffer) => createHash('sha256').update(bytes).digest('hex');
@@ -50,6 +52,17 @@ test('the default tool set lists no script tools; --toolsets all lists them; res
   }
   const all = (await server.client.listTools()).tools.map(t => t.name);
   for (const t of ['export_script', 'import_script', 'list_scripts', 'delete_script', 'toggle_script', 'sync_scripts']) assert.ok(all.includes(t), t);
+});
+
+test('--toolsets parsing: core, scripts, all, combinations; an unknown name exits 2 with a hint', async () => {
+  assert.deepEqual(parseToolsets('core'), ['core']);
+  assert.deepEqual(parseToolsets('scripts'), ['scripts']);
+  assert.deepEqual(parseToolsets('all'), ['core', 'scripts']);
+  assert.deepEqual(parseToolsets('scripts, core'), ['core', 'scripts']);
+  assert.throws(() => parseToolsets('nope'), /Tool set "nope" is unknown/);
+  const run = spawnSync(process.execPath, serverArgs(['--toolsets', 'nope']), { encoding: 'utf8', input: '', timeout: 30_000 });
+  assert.equal(run.status, 2);
+  assert.match(run.stderr, /Tool set "nope" is unknown\.\nUse core, scripts or all/);
 });
 
 test('create from a file keeps BOM and CRLF byte-exact; import writes the same bytes back', async () => {
@@ -98,6 +111,28 @@ test('each stage is reported as MCP progress before the result (on the wire)', a
   } finally {
     await raw.close();
   }
+});
+
+test('a local @require is read relative to the script file and kept with the script; an unreadable one rejects the save', async () => {
+  const { mkdirSync } = await import('node:fs');
+  mkdirSync(join(server.workspace, 'lib'), { recursive: true });
+  mkdirSync(join(server.workspace, 'src'), { recursive: true });
+  writeFileSync(join(server.workspace, 'lib', 'helper.js'), '\uFEFFwindow.helper = () => "hé";\r\n');
+  const header = (req: string) => ['// ==UserScript==', '// @name Requires', '// @namespace https://example.test', '// @match https://example.test/*',
+    `// @require ${req}`, '// @require data:text/javascript,void%200', '// @grant none', '// ==/UserScript==', 'helper();', ''].join('\n');
+  writeFileSync(join(server.workspace, 'src', 'req.user.js'), header('../lib/helper.js'));
+  const saved = await call<Saved>(server.client, 'export_script', { path: 'src/req.user.js' });
+  const one = await server.client.readResource({ uri: `tabwright://scripts/${saved.scriptId}` });
+  const meta = JSON.parse((one.contents[1] as { text: string }).text) as { metadata: { requireCode: Array<{ url: string; code: string }> } };
+  assert.deepEqual(meta.metadata.requireCode, [{ url: '../lib/helper.js', code: 'window.helper = () => "hé";\r\n' }]);
+
+  const missing = await callRaw(server.client, 'export_script', { code: header('lib/nothere.js').replace('@name Requires', '@name Requires 2') });
+  const sc = missing.structuredContent as { error: { type: string }; diagnostics: Array<{ code: string; line: number; column: number }> };
+  assert.equal(sc.error.type, 'script_rejected');
+  assert.deepEqual(sc.diagnostics.map(d => [d.code, d.line, d.column]), [['require_unreadable', 5, 13]]);
+  const outside = await callError(server.client, 'export_script', { code: header('../../etc/passwd').replace('@name Requires', '@name Requires 3') });
+  assert.equal(outside.type, 'script_rejected');
+  assert.match(outside.message, /outside the workspace/);
 });
 
 test('update, list, toggle, delete', async () => {
