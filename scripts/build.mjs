@@ -17,6 +17,16 @@ await build({
   minify: true,
   legalComments: 'none',
 });
+// The userscript engine (issue #6): its own bundle, injected only when scripts are enabled.
+await build({
+  entryPoints: ['src/userscripts/pageEntry.ts'],
+  outfile: 'dist/page/userscripts.js',
+  bundle: true,
+  format: 'iife',
+  target: 'chrome110',
+  minify: true,
+  legalComments: 'none',
+});
 // The agents' handbooks (src/userscripts/handbooks.ts reads them beside itself).
 cpSync('src/userscripts/handbooks', 'dist/userscripts/handbooks', { recursive: true });
 for (const bin of ['dist/cli.js', 'dist/mcpMain.js']) chmodSync(bin, 0o755);

@@ -55,6 +55,36 @@ export interface Config {
    * closed when the session ends. With the launch connection it implies `--isolated`.
    */
   isolateSessions: boolean;
+  /**
+   * Which tool sets MCP clients see in tools/list (`--toolsets`,
+   * `TABWRIGHT_TOOLSETS`; issue #6): `core` (default) and/or `scripts`.
+   * The CLI and daemon run any tool by name regardless.
+   */
+  toolsets: Toolset[];
+  /** The bound of one script save, in ms: 90 s; `TABWRIGHT_SAVE_DEADLINE_MS` overrides it (tests; issue #6). */
+  saveDeadlineMs: number;
+}
+
+/** A group of tools an MCP client can opt into (ToolDef.toolset). */
+export type Toolset = 'core' | 'scripts';
+
+/** Every tool set; `all` in `--toolsets` means these. */
+export const TOOLSETS: readonly Toolset[] = ['core', 'scripts'];
+
+/**
+ * Parses `core,scripts` / `all` (comma- or space-separated).
+ * @throws ToolError invalid_arguments for an unknown name or an empty list.
+ */
+export function parseToolsets(text: string): Toolset[] {
+  const names = text.split(/[\s,]+/).filter(Boolean);
+  const out = new Set<Toolset>();
+  for (const name of names) {
+    if (name === 'all') TOOLSETS.forEach(t => out.add(t));
+    else if ((TOOLSETS as readonly string[]).includes(name)) out.add(name as Toolset);
+    else throw new ToolError('invalid_arguments', `Tool set "${name}" is unknown.`, 'Use core, scripts or all, comma-separated (--toolsets or TABWRIGHT_TOOLSETS).');
+  }
+  if (!out.size) throw new ToolError('invalid_arguments', 'No tool set named.', 'Use core, scripts or all (--toolsets or TABWRIGHT_TOOLSETS).');
+  return TOOLSETS.filter(t => out.has(t));
 }
 
 /** Where and how to attach (issue #8, docs/attach.md). */
@@ -84,6 +114,9 @@ export interface ConsentConfig {
   terminal: boolean;
 }
 
+/** 90 s: the bound of one whole script save (issue #6; seed 000, "Save deadlines and recovery"). */
+export const SAVE_DEADLINE_MS = 90_000;
+
 /** Five minutes: how long a consent prompt waits (issue #5). */
 export const CONSENT_TIMEOUT_MS = 5 * 60_000;
 
@@ -107,6 +140,7 @@ export interface ConfigFlags {
   cdpHeader?: string[];
   newContext?: boolean;
   isolateSessions?: boolean;
+  toolsets?: string;
 }
 
 type Env = Record<string, string | undefined>;
@@ -176,6 +210,7 @@ export function resolveConfig(flags: ConfigFlags = {}, env: Env = process.env): 
     throw new ToolError('invalid_arguments', '--auto-allow and --auto-deny exclude each other.', 'Pass one of them, or neither to ask a human.');
   }
   const consentTimeout = Number(env.TABWRIGHT_CONSENT_TIMEOUT_MS);
+  const saveDeadline = Number(env.TABWRIGHT_SAVE_DEADLINE_MS);
   const data = dataDir(env);
   const remote = resolveRemote(flags, env);
   const isolateSessions = Boolean(flags.isolateSessions) || env.TABWRIGHT_ISOLATE_SESSIONS === '1';
@@ -204,6 +239,8 @@ export function resolveConfig(flags: ConfigFlags = {}, env: Env = process.env): 
     },
     remote,
     isolateSessions,
+    toolsets: parseToolsets(flags.toolsets ?? env.TABWRIGHT_TOOLSETS ?? 'core'),
+    saveDeadlineMs: Number.isFinite(saveDeadline) && saveDeadline > 0 ? saveDeadline : SAVE_DEADLINE_MS,
   };
 }
 

@@ -15,7 +15,7 @@ const log = logger('consent');
  * prompt channel (`elicitation`, `terminal`, `cli` = the daemon's HTTP caller, later `browser`); `none` when no
  * channel could ask.
  */
-export type AuditChannel = 'override' | 'rules' | 'default' | 'rules_invalid' | 'auto' | 'elicitation' | 'terminal' | 'browser' | 'cli' | 'none';
+export type AuditChannel = 'override' | 'rules' | 'script' | 'default' | 'rules_invalid' | 'auto' | 'elicitation' | 'terminal' | 'browser' | 'cli' | 'none';
 
 export interface AuditEntry {
   /** ISO 8601. */

@@ -77,7 +77,7 @@ export async function consentGate(call: CallContext, gated: GatedCall): Promise<
   }
   if (resolved.permission === 'deny') {
     audit('denied', resolved.source);
-    const why = resolved.source === 'override' ? 'a saved "always deny" answer' : `rule ${resolved.rule} of ${rulesPath(config.configDir)}`;
+    const why = resolved.source === 'override' ? 'a saved "always deny" answer' : resolved.source === 'script' ? 'the AgentScript\'s @webmcp declaration' : `rule ${resolved.rule} of ${rulesPath(config.configDir)}`;
     throw new ToolError('consent_denied', `Calling the ${what} is denied by ${why}.`, 'Do not retry: the user refused it. Ask the user to change the rule or run `tabwright permissions reset` if the call is needed.');
   }
   if (config.consent.auto) {

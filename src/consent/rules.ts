@@ -51,10 +51,17 @@ export interface ConsentSubject {
   source: 'native' | 'polyfill' | 'agentscript' | string;
   /** The AgentScript that registered the tool, when one did (overrides can be per script). */
   scriptId?: string;
+  /** The AgentScript's `// @webmcp <tool> <permission>` for this tool (issue #6), when it declares one. */
+  declared?: Permission;
+  /** Who wrote that AgentScript: an agent's declared `allow` resolves to `prompt` (issue #6). */
+  author?: 'agent' | 'human';
 }
 
-/** Where a permission came from; `rules_invalid` = the rules file is broken, so `prompt`. */
-export type PermissionSource = 'override' | 'rules' | 'default' | 'rules_invalid';
+/**
+ * Where a permission came from; `rules_invalid` = the rules file is broken, so `prompt`;
+ * `script` = the AgentScript's `@webmcp` declaration (issue #6).
+ */
+export type PermissionSource = 'override' | 'rules' | 'script' | 'default' | 'rules_invalid';
 
 export interface ResolvedPermission {
   permission: Permission;
@@ -159,7 +166,12 @@ export class ConsentPolicy {
     return new ConsentPolicy(readOverrides(dirs.configDir), rules, error);
   }
 
-  /** The permission of one tool: override, then rules, then defaults (issue #5). */
+  /**
+   * The permission of one tool: override, then rules, then the AgentScript's
+   * `@webmcp` declaration (an agent-written script's `allow` is `prompt`
+   * until the human answers "always allow", which is an override; issue #6),
+   * then defaults (issue #5).
+   */
   resolve(subject: ConsentSubject): ResolvedPermission {
     const byScript = subject.scriptId !== undefined
       ? this.overrides.find(o => o.scriptId === subject.scriptId && o.tool === subject.name)
@@ -169,6 +181,7 @@ export class ConsentPolicy {
     if (this.rulesError) return { permission: 'prompt', source: 'rules_invalid' };
     const index = this.rules.findIndex(rule => ruleMatches(rule, subject));
     if (index >= 0) return { permission: this.rules[index]!.permission, source: 'rules', rule: index };
+    if (subject.declared) return { permission: subject.declared === 'allow' && subject.author !== 'human' ? 'prompt' : subject.declared, source: 'script' };
     return { permission: defaultPermission(subject.annotations), source: 'default' };
   }
 }

@@ -5,13 +5,11 @@
  * temporary profile nobody else can share: it runs alone, off the relay;
  * so does a process attached to a remote browser (issue #8: each attaches itself).
  */
-import { RemoteConnection } from '../browser/cdp/remoteConnection.js';
-import { LaunchConnection } from '../browser/launch/launchConnection.js';
 import type { Config } from '../config.js';
 import { BridgeDispatcher } from '../relay/bridge.js';
 import { bridgePort } from '../relay/protocol.js';
-import { Session } from '../session/session.js';
-import { LocalDispatcher, type Dispatcher } from './dispatcher.js';
+import type { Dispatcher } from './dispatcher.js';
+import { localDispatcher } from './local.js';
 
 /**
  * The dispatcher this process serves its fronts with. Never starts the
@@ -21,7 +19,6 @@ import { LocalDispatcher, type Dispatcher } from './dispatcher.js';
  */
 export async function createDispatcher(config: Config): Promise<Dispatcher> {
   // A remote browser (issue #8) is shared by attaching to it, and an --isolated profile cannot be shared: both run alone.
-  if (config.remote) return new LocalDispatcher(new Session(new RemoteConnection(config.remote, config), config), config);
-  if (config.isolated) return new LocalDispatcher(new Session(new LaunchConnection(config), config), config);
+  if (config.remote || config.isolated) return localDispatcher(config);
   return BridgeDispatcher.start(config, bridgePort());
 }

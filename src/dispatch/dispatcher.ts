@@ -16,6 +16,8 @@ import { TOOLS_BY_NAME } from '../tools/registry.js';
 import type { ToolResult } from '../tools/response.js';
 import { ToolResponse } from '../tools/response.js';
 import { locksTab, TabLocks } from './tabLocks.js';
+import { readScriptResource, type ResourceText } from '../userscripts/resources.js';
+import { closeScriptServices } from '../userscripts/service.js';
 
 /** What the caller's front supplies besides the tool name and arguments. */
 export interface CallHooks {
@@ -52,6 +54,11 @@ export interface Dispatcher {
   close(): Promise<void>;
   /** The MCP session `sessionKey` ended: closes its browser context (issue #8, `--isolate-sessions`). */
   endSession?(sessionKey: string): Promise<void>;
+  /**
+   * Reads an MCP resource (issue #6: `tabwright://scripts`, ...; src/userscripts/resources.ts).
+   * Undefined when the URI names nothing. Optional: a dispatcher without it serves no resources.
+   */
+  readResource?(uri: string): Promise<ResourceText[] | undefined>;
 }
 
 /** Runs calls on this process's Session: what a leader (or a lone process) does. */
@@ -111,6 +118,7 @@ export class LocalDispatcher implements Dispatcher {
     const keyed = [...this.keyed.values()];
     this.keyed.clear();
     await Promise.all(keyed.map(session => session.close()));
+    await closeScriptServices().catch(() => undefined);
     await this.session.close();
   }
 }

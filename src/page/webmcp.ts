@@ -41,6 +41,8 @@ export interface BridgeTool {
   title?: string;
   inputSchema?: unknown;
   annotations?: { readOnlyHint?: true; consequentialHint?: true; untrustedContentHint?: true; debugging?: true };
+  /** The AgentScript that registered the tool (issue #6); absent for the page's own tools. */
+  scriptId?: string;
 }
 
 /** What a bridge call resolves to (it never rejects). */
@@ -58,6 +60,14 @@ export interface WebMcpBridge {
   call(id: string, name: string, input: Record<string, unknown>): Promise<BridgeResult>;
   /** Aborts a running call's signal; false when no such call runs. */
   abort(id: string): boolean;
+  /**
+   * Hands out, once per document, the registrar the userscript engine uses
+   * to register an AgentScript's tools (issue #6): such tools are listed
+   * with their `scriptId` and refused to the page's `executeTool`. The
+   * engine claims it at document start, before any page script runs; every
+   * later call returns undefined. Undefined too where the polyfill is not installed.
+   */
+  claimScriptRegistrar(): { register(scriptId: string, tool: Record<string, unknown>, options?: { signal?: AbortSignal }): Promise<void> } | undefined;
 }
 
 interface Entry {
@@ -70,6 +80,8 @@ interface Entry {
   form?: HTMLFormElement;
   /** Called when the tool is unregistered while calls run. */
   onGone: Set<() => void>;
+  /** The AgentScript that registered it (issue #6): not callable through the page's executeTool. */
+  scriptId?: string;
 }
 
 const NAME = /^[A-Za-z0-9_.-]{1,128}$/;
@@ -88,6 +100,7 @@ export function installWebMcp(mode: WebMcpMode): WebMcpBridge {
       list: () => state,
       call: async () => ({ ok: false as const, gone: true as const, error: { name: 'NotSupportedError', message: 'WebMCP is not polyfilled in this document.' } }),
       abort: () => false,
+      claimScriptRegistrar: () => undefined,
     });
   }
 
@@ -99,6 +112,7 @@ export function installWebMcp(mode: WebMcpMode): WebMcpBridge {
   const calls = new Map<string, AbortController>();
   /** Forms an agent call waits on: their next submit event is agent-invoked. */
   const pendingSubmits = new WeakMap<HTMLFormElement, (event: SubmitEvent) => void>();
+  let registrarClaimed = false;
 
   const fail = (name: string, message: string) => Promise.reject(name === 'TypeError' ? new TypeError(message) : new DOMEx(message, name));
 
@@ -106,28 +120,7 @@ export function installWebMcp(mode: WebMcpMode): WebMcpBridge {
     ontoolchange: ((event: Event) => void) | null = null;
 
     registerTool(tool: Record<string, unknown>, options: { signal?: AbortSignal } = {}): Promise<void> {
-      if (!tool || typeof tool.execute !== 'function') return fail('TypeError', "Failed to execute 'registerTool' on 'ModelContext': Required member 'execute' is undefined.");
-      let schema: string | undefined;
-      try {
-        schema = tool.inputSchema === undefined ? undefined : stringify(tool.inputSchema);
-      } catch (e) {
-        return fail('TypeError', `Failed to execute 'registerTool' on 'ModelContext': ${(e as Error).message}`);
-      }
-      const name = String(tool.name ?? '');
-      const description = String(tool.description ?? '');
-      if (!NAME.test(name)) return fail('InvalidStateError', 'Invalid tool name');
-      if (!description) return fail('InvalidStateError', 'Description is required');
-      if (tools.has(name)) return fail('InvalidStateError', 'Duplicate tool name');
-      const signal = options?.signal;
-      if (signal?.aborted) return Promise.resolve();
-      const given = (tool.annotations ?? {}) as Record<string, unknown>;
-      const annotations: BridgeTool['annotations'] = {};
-      for (const hint of HINTS) if (given[hint] === true) annotations[hint] = true;
-      const entry: Entry = { name, description, title: String(tool.title ?? ''), schema, annotations, execute: tool.execute as Entry['execute'], onGone: new Set() };
-      tools.set(name, entry);
-      signal?.addEventListener('abort', () => remove(entry), { once: true });
-      changed();
-      return Promise.resolve();
+      return register(tool, options, undefined);
     }
 
     unregisterTool(name: string): void {
@@ -150,6 +143,8 @@ export function installWebMcp(mode: WebMcpMode): WebMcpBridge {
       const name = typeof tool === 'string' ? tool : String(tool?.name);
       const entry = find(name);
       if (!entry) throw new DOMEx(`No tool named "${name}"`, 'NotFoundError');
+      // issue #6: an AgentScript's tool runs only for tabwright (the bridge), behind the consent gate.
+      if (entry.scriptId !== undefined) throw new DOMEx(`Tool "${name}" belongs to an AgentScript; only tabwright can call it.`, 'NotAllowedError');
       const args = typeof input === 'string' ? parse(input) : input;
       if (!args || typeof args !== 'object' || Array.isArray(args)) throw new TypeError('invalid input object: value is not an object');
       const ctl = new AbortCtl();
@@ -159,6 +154,31 @@ export function installWebMcp(mode: WebMcpMode): WebMcpBridge {
   }
   Object.defineProperty(ModelContext.prototype, Symbol.toStringTag, { value: 'ModelContext' });
   const context = new ModelContext();
+
+  function register(tool: Record<string, unknown>, options: { signal?: AbortSignal } = {}, scriptId: string | undefined): Promise<void> {
+    if (!tool || typeof tool.execute !== 'function') return fail('TypeError', "Failed to execute 'registerTool' on 'ModelContext': Required member 'execute' is undefined.");
+    let schema: string | undefined;
+    try {
+      schema = tool.inputSchema === undefined ? undefined : stringify(tool.inputSchema);
+    } catch (e) {
+      return fail('TypeError', `Failed to execute 'registerTool' on 'ModelContext': ${(e as Error).message}`);
+    }
+    const name = String(tool.name ?? '');
+    const description = String(tool.description ?? '');
+    if (!NAME.test(name)) return fail('InvalidStateError', 'Invalid tool name');
+    if (!description) return fail('InvalidStateError', 'Description is required');
+    if (tools.has(name)) return fail('InvalidStateError', 'Duplicate tool name');
+    const signal = options?.signal;
+    if (signal?.aborted) return Promise.resolve();
+    const given = (tool.annotations ?? {}) as Record<string, unknown>;
+    const annotations: BridgeTool['annotations'] = {};
+    for (const hint of HINTS) if (given[hint] === true) annotations[hint] = true;
+    const entry: Entry = { name, description, title: String(tool.title ?? ''), schema, annotations, execute: tool.execute as Entry['execute'], onGone: new Set(), scriptId };
+    tools.set(name, entry);
+    signal?.addEventListener('abort', () => remove(entry), { once: true });
+    changed();
+    return Promise.resolve();
+  }
 
   function remove(entry: Entry): void {
     if (tools.get(entry.name) !== entry) return;
@@ -265,8 +285,14 @@ export function installWebMcp(mode: WebMcpMode): WebMcpBridge {
         if (e.title) t.title = e.title;
         if (e.schema !== undefined) t.inputSchema = parse(e.schema);
         if (Object.keys(e.annotations ?? {}).length) t.annotations = { ...e.annotations };
+        if (e.scriptId !== undefined) t.scriptId = e.scriptId;
         return t;
       }),
+    claimScriptRegistrar() {
+      if (registrarClaimed) return undefined;
+      registrarClaimed = true;
+      return Object.freeze({ register: (scriptId: string, tool: Record<string, unknown>, options?: { signal?: AbortSignal }) => register(tool, options ?? {}, String(scriptId)) });
+    },
     call(id: string, name: string, input: Record<string, unknown>): Promise<BridgeResult> {
       const entry = find(name);
       if (!entry) return Promise.resolve({ ok: false, gone: true, error: { name: 'NotFoundError', message: `No WebMCP tool named "${name}".` } });

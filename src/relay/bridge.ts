@@ -13,9 +13,10 @@
  */
 import type { Server } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { LaunchConnection } from '../browser/launch/launchConnection.js';
 import type { Config } from '../config.js';
-import { LocalDispatcher, type CallHooks, type Dispatcher } from '../dispatch/dispatcher.js';
+import type { CallHooks, Dispatcher, LocalDispatcher } from '../dispatch/dispatcher.js';
+import { localDispatcher } from '../dispatch/local.js';
+import { readScriptResource, type ResourceText } from '../userscripts/resources.js';
 import { logger } from '../log.js';
 import { Session } from '../session/session.js';
 import { ToolError } from '../tools/errors.js';
@@ -75,6 +76,17 @@ export class BridgeDispatcher implements Dispatcher {
       if (attempt > 1) return failed(new ToolError('browser_unavailable', 'No tabwright process owns the browser right now.', 'Retry in a few seconds.'));
       await this.rejoin({ deadlineMs: TAKEOVER_JOIN_MS, takeover: true });
     }
+  }
+
+  /** Script resources (issue #6) come from the store in this process's data dir, the same SQLite file every process on it shares. */
+  async readResource(uri: string): Promise<ResourceText[] | undefined> {
+    return readScriptResource(uri, this.config);
+  }
+
+  /** An MCP session ended: its isolated context closes, where this process owns the browser (issue #8). */
+  async endSession(sessionKey: string): Promise<void> {
+    const role = this.role;
+    if (role.kind === 'leader' || role.kind === 'standalone') await role.local.endSession(sessionKey);
   }
 
   /** Ends this process's part: a leader disconnects its followers (they take over), closes its browser and lets go of the port. */
@@ -191,7 +203,7 @@ export class BridgeDispatcher implements Dispatcher {
   }
 
   private localDispatcher(): LocalDispatcher {
-    return new LocalDispatcher(new Session(new LaunchConnection(this.config), this.config), this.config);
+    return localDispatcher(this.config);
   }
 
   /** A newer follower arrived: close the browser, let go of the port, follow it. */

@@ -21,6 +21,8 @@ export interface ConsoleEntry {
   timestamp: number;
   /** Document revision the message belongs to. */
   revision: number;
+  /** The userscript that logged it (GM_log) or threw it (issue #6); its name also leads `text` in brackets. */
+  script?: { id: string; name: string };
 }
 
 /** Maps a Playwright console type to our level. */

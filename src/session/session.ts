@@ -14,6 +14,7 @@ import { ToolError } from '../tools/errors.js';
 import { dialogOpenError } from './dialogs.js';
 import { Downloads } from './downloads.js';
 import { runtimeInitScript } from '../webmcp/runtimeScript.js';
+import type { UserscriptInjector } from '../userscripts/injection.js';
 import { RefRegistry } from './refs.js';
 import { Tab, withTimeout } from './tab.js';
 
@@ -33,6 +34,8 @@ export class Session {
   private ctx: Promise<BrowserContext> | undefined;
   /** Every download of the session, saved under `<workspace>/.tabwright/downloads/` (issue #4). */
   readonly downloads: Downloads;
+  /** Injects enabled userscripts into every page (issue #6); set before the browser starts. */
+  userscripts: UserscriptInjector | undefined;
 
   constructor(
     readonly connection: BrowserConnection,
@@ -59,6 +62,8 @@ export class Session {
     const runtime = existsSync(RUNTIME_PATH) ? runtimeInitScript(RUNTIME_PATH, this.config.webmcp) : undefined;
     if (runtime) await ctx.addInitScript({ content: runtime });
     else log.warn(`in-page runtime missing at ${RUNTIME_PATH}; run npm run build`);
+    // After the runtime: in each document the engine runs second (it claims the polyfill's AgentScript registrar).
+    await this.userscripts?.install(ctx, page => this.register(page));
     ctx.on('page', page => void this.register(page));
     // Dialogs are taken at the context, not the page: a popup's page object reaches
     // us after its first script may have run, and Playwright dismisses a dialog
@@ -101,6 +106,8 @@ export class Session {
 
   private async createTab(page: Page): Promise<Tab> {
     const tab = new Tab(this.nextTabId++, page);
+    const scripts = this.userscripts;
+    if (scripts) tab.scriptOfStack = stack => scripts.scriptOfStack(stack);
     this.tabs.set(tab.id, tab);
     this.tabOfPage.set(page, tab);
     tab.onDocument(old => this.refs.dropDocument(old));

@@ -17,6 +17,7 @@ import { logger } from '../log.js';
 import { ConsoleBuffer, levelOf } from './consoleBuffer.js';
 import { anyDialogOpen, TabDialogs, type DialogInfo } from './dialogs.js';
 import { FileChoosers } from './fileChooser.js';
+import { TabScripts, type MenuCommand, type RanScript } from './tabScripts.js';
 
 const log = logger('tab');
 
@@ -30,6 +31,10 @@ export interface TabInfo {
   openerTabId?: number;
   /** The open dialog the page waits for (issue #4); absent when none. */
   dialog?: DialogInfo;
+  /** Userscripts that ran in the current document, in any frame (issue #6); absent when none. */
+  scripts?: RanScript[];
+  /** Menu commands those scripts registered (GM_registerMenuCommand; run with run_menu_command); absent when none. */
+  menuCommands?: MenuCommand[];
 }
 
 export class Tab {
@@ -38,6 +43,10 @@ export class Tab {
   readonly dialogs = new TabDialogs();
   /** File choosers the page opened, kept for upload_file (issue #4). */
   readonly fileChoosers = new FileChoosers();
+  /** Userscripts that ran in the current document and their menu commands (issue #6). */
+  readonly userscripts = new TabScripts();
+  /** Names the userscript an uncaught error's stack comes from (set by the session, issue #6). */
+  scriptOfStack: ((stack: string | undefined) => { id: string; name: string } | undefined) | undefined;
   instanceId = 'pending';
   revision = 1;
   openerTabId: number | undefined;
@@ -74,14 +83,17 @@ export class Tab {
       });
     });
     page.on('pageerror', error => {
+      // A rejection with a non-Error value arrives with an empty name and stack.
+      const text = error.stack || (error.name ? `${error.name}: ${error.message}` : error.message);
+      const script = this.scriptOfStack?.(error.stack);
       this.console.push({
         level: 'error',
         kind: 'exception',
-        // A rejection with a non-Error value arrives with an empty name and stack.
-        text: error.stack || (error.name ? `${error.name}: ${error.message}` : error.message),
+        text: script ? `[${script.name}] ${text}` : text,
         source: sourceOfStack(error.stack),
         timestamp: Date.now(),
         revision: this.revision,
+        script,
       });
     });
     page.on('filechooser', chooser => this.fileChoosers.opened(chooser, this.instanceId));
@@ -125,6 +137,7 @@ export class Tab {
     const old = this.instanceId;
     this.instanceId = loaderId;
     if (old !== 'pending') this.revision += 1;
+    this.userscripts.clear();
     for (const listener of this.documentListeners) listener(old);
   }
 
@@ -163,7 +176,12 @@ export class Tab {
 
   async info(active: boolean): Promise<TabInfo> {
     const { url, title } = await this.urlAndTitle();
-    return { tabId: this.id, url, title, active, instanceId: this.instanceId, revision: this.revision, openerTabId: this.openerTabId, dialog: this.dialogs.current };
+    const scripts = this.userscripts.scripts();
+    const menuCommands = this.userscripts.menuCommands();
+    return {
+      tabId: this.id, url, title, active, instanceId: this.instanceId, revision: this.revision, openerTabId: this.openerTabId, dialog: this.dialogs.current,
+      scripts: scripts.length ? scripts : undefined, menuCommands: menuCommands.length ? menuCommands : undefined,
+    };
   }
 
   /**

@@ -29,6 +29,9 @@ export const ERROR_TYPES = [
   'unknown_tool',
   'relay_version_mismatch',
   'leader_lost',
+  'script_not_found',
+  'script_rejected',
+  'conflict',
   'internal',
 ] as const;
 
@@ -51,6 +54,8 @@ export class ToolError extends Error {
     readonly type: ErrorType,
     message: string,
     readonly hint: string,
+    /** Structured fields returned next to `error` in structuredContent (e.g. `diagnostics` of script_rejected). */
+    readonly details?: Record<string, unknown>,
   ) {
     super(message);
     this.name = 'ToolError';

@@ -10,8 +10,10 @@ import { inputTools } from './input.js';
 import { navigate } from './navigation.js';
 import { getPageContext } from './pageContext.js';
 import { takeScreenshot } from './screenshot.js';
+import { scriptTools } from './scripts.js';
 import { getBridgeStatus } from './status.js';
 import { tabTools } from './tabs.js';
+import { runMenuCommand } from './userscriptMenu.js';
 import { webmcpTools } from './webmcp.js';
 
 export const TOOLS: readonly AnyTool[] = [
@@ -28,6 +30,8 @@ export const TOOLS: readonly AnyTool[] = [
   getConsoleContext,
   ...webmcpTools,
   getBridgeStatus,
+  ...scriptTools,
+  runMenuCommand,
 ] as unknown as AnyTool[];
 
 /** Every tool by name. */

@@ -27,7 +27,7 @@ export const listTabs = defineTool({
     const tabs = await Promise.all(session.openTabs().map(tab => tab.info(tab.id === session.activeTabId)));
     res.set('tabs', tabs);
     if (!tabs.length) res.text(session.running ? 'No tabs are open.' : 'The browser is not running yet; no tabs. Any page tool (e.g. navigate) starts it.');
-    for (const t of tabs) res.text(`${t.active ? '*' : ' '} [${t.tabId}] ${t.title || '(no title)'} — ${t.url} (revision ${t.revision})`);
+    for (const t of tabs) res.text(`${t.active ? '*' : ' '} [${t.tabId}] ${t.title || '(no title)'} — ${t.url} (revision ${t.revision})${t.scripts ? ` scripts: ${t.scripts.map(s => s.name).join(', ')}` : ''}`);
   },
 });
 

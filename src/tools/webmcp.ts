@@ -15,7 +15,8 @@ import * as z from 'zod';
 import type { Frame } from 'playwright-core';
 import { isTimeoutError } from '../browser/playwright.js';
 import { consentGate } from '../consent/gate.js';
-import { ConsentPolicy } from '../consent/rules.js';
+import { ConsentPolicy, type ConsentSubject } from '../consent/rules.js';
+import type { UserscriptInjector } from '../userscripts/injection.js';
 import type { Tab } from '../session/tab.js';
 import { withTimeout } from '../session/tab.js';
 import { stuckPageError } from './actionErrors.js';
@@ -45,11 +46,15 @@ export interface WebMcpToolInfo {
   source: WebMcpSourceKind;
   /** The consent gate's verdict for a call now (issue #5): allow, prompt (ask the user) or deny; src/consent/rules.ts. */
   permission?: 'allow' | 'prompt' | 'deny';
+  /** The AgentScript that registered the tool (source `agentscript`, issue #6). */
+  scriptId?: string;
 }
 
 interface FrameTool {
   frame: Frame;
   info: WebMcpToolInfo;
+  /** Served by the runtime's polyfill (an AgentScript's tool may be either, issue #6). */
+  polyfilled: boolean;
 }
 
 function originOf(url: string): string {
@@ -58,6 +63,11 @@ function originOf(url: string): string {
   } catch {
     return url;
   }
+}
+
+/** A listed tool as the consent gate judges it: an AgentScript's tool adds its `@webmcp` declaration and author (issue #6). */
+function consentSubject(info: WebMcpToolInfo, injector: UserscriptInjector | undefined): WebMcpToolInfo & ConsentSubject {
+  return info.scriptId !== undefined && injector ? { ...info, ...injector.declaration(info.scriptId, info.name) } : info;
 }
 
 function unsupported(error: unknown): boolean {
@@ -70,7 +80,7 @@ function unsupported(error: unknown): boolean {
  * else the native ones (modes auto, native).
  * @throws ToolError capability_unavailable when the browser has no WebMCP.
  */
-export async function frameTools(tab: Tab, timeoutMs = 5_000, mode: WebMcpMode = 'auto'): Promise<FrameTool[]> {
+export async function frameTools(tab: Tab, timeoutMs = 5_000, mode: WebMcpMode = 'auto', injector?: UserscriptInjector): Promise<FrameTool[]> {
   const out: FrameTool[] = [];
   const frames = tab.page.frames();
   prepareWebMcpCalls(tab);
@@ -85,7 +95,7 @@ export async function frameTools(tab: Tab, timeoutMs = 5_000, mode: WebMcpMode =
       }
       if (polyfilled) {
         const frameUrl = frame === tab.page.mainFrame() ? undefined : frame.url();
-        for (const tool of polyfilled) out.push({ frame, info: { tabId: tab.id, origin: originOf(frame.url()), frameUrl, ...tool, source: 'polyfill' } });
+        for (const tool of polyfilled) out.push({ frame, polyfilled: true, info: { tabId: tab.id, origin: originOf(frame.url()), frameUrl, ...tool, source: tool.scriptId !== undefined ? 'agentscript' : 'polyfill' } });
         continue;
       }
       if (mode === 'polyfill') continue; // no runtime in this frame (a document older than the session)
@@ -101,7 +111,10 @@ export async function frameTools(tab: Tab, timeoutMs = 5_000, mode: WebMcpMode =
       continue; // a detached or cross-origin child frame without WebMCP
     }
     const frameUrl = frame === tab.page.mainFrame() ? undefined : frame.url();
-    for (const tool of tools) out.push({ frame, info: { tabId: tab.id, origin: originOf(frame.url()), frameUrl, ...tool, source: 'native' } });
+    for (const tool of tools) {
+      const scriptId = injector?.nativeOwner(frame, tool.name);
+      out.push({ frame, polyfilled: false, info: { tabId: tab.id, origin: originOf(frame.url()), frameUrl, ...tool, source: scriptId !== undefined ? 'agentscript' : 'native', ...(scriptId !== undefined ? { scriptId } : {}) } });
+    }
   }
   return out;
 }
@@ -145,7 +158,7 @@ export function validateArguments(toolName: string, schema: unknown, args: unkno
 export const listWebmcpTools = defineTool({
   name: 'list_webmcp_tools',
   title: 'List WebMCP tools',
-  description: 'Tools the pages registered through WebMCP (document.modelContext.registerTool or <form toolname>): name, title, description, inputSchema, annotations, source (native or polyfill). Without tabId, every open tab.',
+  description: 'Tools the pages registered through WebMCP (document.modelContext.registerTool or <form toolname>): name, title, description, inputSchema, annotations, source (native, polyfill, agentscript). Without tabId, every open tab.',
   needs: ['webmcp'],
   consent: 'observe',
   launchesBrowser: false,
@@ -159,9 +172,9 @@ export const listWebmcpTools = defineTool({
     const skipped: Array<{ tabId: number; reason: string }> = [];
     for (const tab of tabs) {
       try {
-        const found = await withTimeout(toolCache.refresh(tab, () => frameTools(tab, 5_000, mode)), 6_000);
+        const found = await withTimeout(toolCache.refresh(tab, () => frameTools(tab, 5_000, mode, session.userscripts)), 6_000);
         if (!found) skipped.push({ tabId: tab.id, reason: 'the page did not answer (busy)' });
-        else tools.push(...found.map(f => ({ ...f.info, permission: policy.resolve(f.info).permission })));
+        else tools.push(...found.map(f => ({ ...f.info, permission: policy.resolve(consentSubject(f.info, session.userscripts)).permission })));
       } catch (error) {
         if (error instanceof ToolError && error.type === 'capability_unavailable') throw error;
         skipped.push({ tabId: tab.id, reason: firstLine(String(error)) });
@@ -197,7 +210,7 @@ export const callWebmcpTool = defineTool({
     const tab = await session.tab(tabId);
     const listFresh = async (): Promise<FrameTool[]> => {
       try {
-        return await toolCache.refresh(tab, () => frameTools(tab, 5_000, session.config.webmcp));
+        return await toolCache.refresh(tab, () => frameTools(tab, 5_000, session.config.webmcp, session.userscripts));
       } catch (error) {
         if (error instanceof ToolError) throw error;
         const stuck = await stuckPageError(tab, 'list the page\'s WebMCP tools');
@@ -226,7 +239,7 @@ export const callWebmcpTool = defineTool({
       if (!found) throw new ToolError('webmcp_tool_not_found', `WebMCP tool "${name}" went away before the call.`, 'Call list_webmcp_tools again.');
       validateArguments(name, found.info.inputSchema, input);
     }
-    await consentGate(call, { ...found.info, tabId: tab.id, arguments: input }); // issue #5: after validation, right before dispatch
+    await consentGate(call, { ...consentSubject(found.info, session.userscripts), tabId: tab.id, arguments: input }); // issue #5: after validation, right before dispatch
     const frame = found.frame;
     const timeout = Math.round((timeoutSec ?? 30) * 1000);
     const started = Date.now();
@@ -235,7 +248,7 @@ export const callWebmcpTool = defineTool({
     try {
       // runAction reports what the call changed: a declarative form's submit navigates.
       await runAction(session, tab, '', res, {}, async () => {
-        if (found!.info.source === 'polyfill') result = await polyfillSource.call(frame, name, input, { timeoutMs: timeout, signal });
+        if (found!.polyfilled) result = await polyfillSource.call(frame, name, input, { timeoutMs: timeout, signal });
         else result = await callWebMcpTool(tab, frame, name, input, timeout, signal);
         ms = Date.now() - started;
       });

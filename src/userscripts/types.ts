@@ -58,6 +58,13 @@ export interface ScriptMetadata {
    * nothing in the header is lost (case 020). Always set by parseMetadata.
    */
   extra?: Record<string, string[]>;
+  /**
+   * The code of each local `@require`, as read at save time relative to the
+   * saved file (or the workspace, for inline code; src/userscripts/saves.ts).
+   * Injection inlines it before the script body, in `require` order; a
+   * `data:` URL is decoded at injection. Absent: nothing resolved.
+   */
+  requireCode?: Array<{ url: string; code: string }>;
 }
 
 /** A validation finding. `line`/`column` are 1-based positions in the script source. */

@@ -24,6 +24,7 @@ function wentAway(error: unknown): boolean {
 function toSourceTool(t: BridgeTool): SourceTool {
   const tool: SourceTool = { name: t.name, description: t.description, inputSchema: t.inputSchema, annotations: { ...t.annotations } };
   if (t.title) tool.title = t.title;
+  if (t.scriptId !== undefined) tool.scriptId = t.scriptId;
   return tool;
 }
 

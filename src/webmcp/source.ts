@@ -19,6 +19,8 @@ export interface SourceTool {
   inputSchema?: unknown;
   /** Only the hints that are true; `debugging` marks a tool meant for development (issue #5). */
   annotations: { readOnlyHint?: true; consequentialHint?: true; untrustedContentHint?: true; debugging?: true };
+  /** The AgentScript that registered the tool (issue #6): the listing reports it with source `agentscript`. */
+  scriptId?: string;
 }
 
 /** Options of one call. */

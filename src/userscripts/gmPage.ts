@@ -1,0 +1,436 @@
+/**
+ * The in-page userscript engine (issue #6, "Injection" and "GM API"):
+ * bundled by esbuild into dist/page/userscripts.js and injected at document
+ * start into every frame, right after the in-page runtime
+ * (src/userscripts/injection.ts builds the init script). No Node imports.
+ *
+ * For each enabled script it decides in the page, at run time, whether the
+ * frame's URL matches (`scriptMatchesUrl`) and whether `@noframes` keeps it
+ * out of a child frame, then runs it at its `@run-at`:
+ * - `document-start`: at once, before any page script;
+ * - `document-end`: at DOMContentLoaded (at once if already past it);
+ * - `document-idle` (default): one task after DOMContentLoaded, so after the
+ *   page's own DOMContentLoaded handlers (as Violentmonkey does).
+ *
+ * Worlds: every script runs in the page's JavaScript world. A script with
+ * `@grant none` (or no grant) gets nothing but `GM_info`; a script with
+ * grants gets the GM functions as parameters of its wrapper function, so
+ * they are never properties of any object a page script can reach (the
+ * Violentmonkey "page" mode). `unsafeWindow` is the page's `window` itself.
+ * See docs/userscripts.md, "Injection", for why not a V8 isolated world.
+ *
+ * The server is reached through one Playwright binding captured here and
+ * deleted from `window` before page scripts run; every message carries the
+ * process's token. The server reaches the engine through one frozen,
+ * non-configurable global function (`__tabwright_us_sync`) that checks the
+ * same token (value changes from other tabs, menu command runs).
+ */
+import type { ScriptKind, ScriptMetadata } from './types.js';
+
+/** One script as the init script ships it. */
+export interface PageScript {
+  id: string;
+  kind: ScriptKind;
+  meta: ScriptMetadata;
+  /** Current GM values, as JSON texts by key (GM_getValue is synchronous). */
+  values: Record<string, string>;
+  /** The script's wrapper (see injectionScript.ts, `SCRIPT_PARAMS`). */
+  fn: (this: unknown, ...args: unknown[]) => unknown;
+}
+
+/** What the init script defines as `__TW_US__`. */
+export interface PageConfig {
+  token: string;
+  /** The Playwright binding's global name. */
+  binding: string;
+  /** tabwright's version (GM_info.version). */
+  version: string;
+  scripts: PageScript[];
+  /** Whether any AgentScript is enabled: then each document announces itself (tool attribution). */
+  agentScripts: boolean;
+}
+
+/** Messages from the engine to the server (`t` is the type). */
+export type EngineMessage =
+  | { t: 'doc'; doc: string }
+  | { t: 'ran'; id: string }
+  | { t: 'values'; ids: string[] }
+  | { t: 'set'; id: string; key: string; json: string }
+  | { t: 'del'; id: string; key: string }
+  | { t: 'log'; id: string; level: 'log' | 'error'; text: string }
+  | { t: 'menu'; id: string; cmd: string; caption: string }
+  | { t: 'clip'; id: string; text: string }
+  | { t: 'tool'; id: string; doc: string; name: string };
+
+/** Messages from the server to the engine (through `__tabwright_us_sync`). */
+export type ServerMessage =
+  | { t: 'value'; id: string; key: string; json?: string }
+  | { t: 'run-menu'; cmd: string };
+
+/** The names of the wrapper's parameters, in order (the injection script writes the same list). */
+export const SCRIPT_PARAMS = [
+  'GM_info', 'GM_getValue', 'GM_setValue', 'GM_deleteValue', 'GM_listValues', 'GM_addStyle', 'GM_addElement', 'GM_log',
+  'GM_registerMenuCommand', 'GM_setClipboard', 'GM', 'unsafeWindow', 'document', 'navigator',
+] as const;
+
+/** The global the server calls to reach the engine. */
+export const SYNC_HOOK = '__tabwright_us_sync';
+
+interface ScriptRegistrar {
+  register(scriptId: string, tool: Record<string, unknown>, options?: { signal?: AbortSignal }): Promise<void>;
+}
+
+/**
+ * Runs the enabled scripts that match this frame. `matches` is
+ * `scriptMatchesUrl` (src/userscripts/match.ts), bundled with the engine.
+ * Runs once per document: a second engine (while the init script is being
+ * replaced) does nothing.
+ */
+export function startUserscripts(config: PageConfig, matches: (meta: ScriptMetadata, url: string) => boolean): void {
+  const g = globalThis as unknown as Record<string, unknown>;
+  if (SYNC_HOOK in g) return;
+  // Taken before page scripts run, so later page changes to these globals do not reach us.
+  const { stringify, parse } = JSON;
+  const defineProperty = Object.defineProperty;
+  const doc = document;
+  const nav = navigator;
+  const setTimeoutFn = setTimeout;
+  const raw = g[config.binding] as ((token: string, msg: EngineMessage) => Promise<unknown>) | undefined;
+  try {
+    delete g[config.binding];
+  } catch {
+    // not deletable: left as is (calls still need the token)
+  }
+  const send = (msg: EngineMessage): Promise<unknown> => (raw ? raw(config.token, msg).catch(() => undefined) : Promise.resolve(undefined));
+  const docId = Math.random().toString(36).slice(2) + Date.now().toString(36);
+  const isTop = window.top === window;
+  const url = location.href;
+  const valuesOf = new Map<string, Record<string, string>>();
+  const menuHandlers = new Map<string, () => unknown>();
+  const registrar = claimRegistrar();
+
+  defineProperty(g, SYNC_HOOK, {
+    value: Object.freeze((token: string, msg: ServerMessage) => {
+      if (token !== config.token || !msg) return false;
+      if (msg.t === 'value') {
+        const values = valuesOf.get(msg.id);
+        if (!values) return false;
+        if (msg.json === undefined) delete values[msg.key];
+        else values[msg.key] = msg.json;
+        return true;
+      }
+      if (msg.t === 'run-menu') {
+        const handler = menuHandlers.get(msg.cmd);
+        if (!handler) return false;
+        handler();
+        return true;
+      }
+      return false;
+    }),
+    enumerable: false,
+    writable: false,
+    configurable: false,
+  });
+
+  /** Tools this document's AgentScripts registered natively (no polyfill): the page may not execute them. */
+  const agentToolNames = new Set<string>();
+  if (config.agentScripts) {
+    void send({ t: 'doc', doc: docId });
+    if (!registrar) guardNativeExecute();
+  }
+
+  const matching = config.scripts.filter(script => {
+    if (script.meta.noframes && !isTop) return false;
+    try {
+      return matches(script.meta, url);
+    } catch {
+      return false;
+    }
+  });
+  for (const script of matching) valuesOf.set(script.id, { ...script.values });
+
+  // The shipped values may be a few ms old (a write in another tab while this document started):
+  // ask the server once for the current ones. Scripts that read storage and run at document-end or
+  // later wait for the answer; document-start scripts run with the shipped values.
+  const readsStorage = (s: PageScript) => s.meta.grant.some(g => /^GM[_.](getValue|listValues)$/.test(g));
+  const writtenSince = new Set<string>();
+  let fresh = true;
+  let freshValues: Promise<void> = Promise.resolve();
+  const storageIds = matching.filter(readsStorage).map(s => s.id);
+  if (storageIds.length) {
+    fresh = false;
+    freshValues = send({ t: 'values', ids: storageIds }).then(answer => {
+      for (const [id, current] of Object.entries((answer ?? {}) as Record<string, Record<string, string>>)) {
+        const values = valuesOf.get(id);
+        if (!values || !current) continue;
+        for (const key of Object.keys(values)) if (!(key in current) && !writtenSince.has(`${id}\n${key}`)) delete values[key];
+        for (const [key, json] of Object.entries(current)) if (!writtenSince.has(`${id}\n${key}`)) values[key] = json;
+      }
+      fresh = true;
+    });
+  }
+  const afterFresh = (script: PageScript, fn: () => void) => {
+    if (fresh || !readsStorage(script)) fn();
+    else void freshValues.then(fn);
+  };
+
+  for (const script of matching) {
+    const run = () => runScript(script);
+    if (script.meta.runAt === 'document-start') whenRoot(run);
+    else if (script.meta.runAt === 'document-end') {
+      if (doc.readyState === 'loading') doc.addEventListener('DOMContentLoaded', () => afterFresh(script, run), { once: true });
+      else afterFresh(script, run);
+    } else if (doc.readyState === 'loading') doc.addEventListener('DOMContentLoaded', () => setTimeoutFn(() => afterFresh(script, run), 0), { once: true });
+    else setTimeoutFn(() => afterFresh(script, run), 0);
+  }
+
+  /**
+   * Native WebMCP: page scripts must not run an AgentScript's tools through
+   * `modelContext.executeTool`; the prototype's method is replaced (before
+   * page scripts run) by one that refuses those names.
+   */
+  function guardNativeExecute(): void {
+    const target = (doc as unknown as { modelContext?: object }).modelContext;
+    if (!target) return;
+    const proto = Object.getPrototypeOf(target) as Record<string, unknown> | null;
+    const original = proto?.executeTool as ((...a: unknown[]) => unknown) | undefined;
+    if (!proto || typeof original !== 'function') return;
+    const DOMEx = DOMException;
+    try {
+      defineProperty(proto, 'executeTool', {
+        value: function executeTool(this: unknown, tool: unknown, ...rest: unknown[]) {
+          const name = typeof tool === 'string' ? tool : String((tool as { name?: unknown } | null)?.name);
+          if (agentToolNames.has(name)) return Promise.reject(new DOMEx(`Tool "${name}" belongs to an AgentScript; only tabwright can call it.`, 'NotAllowedError'));
+          return original.call(this, tool, ...rest);
+        },
+        writable: false,
+        configurable: false,
+      });
+    } catch {
+      // a non-configurable native property: left as is (documented limitation)
+    }
+  }
+
+  /**
+   * Runs `fn` once the document has its root element. At document start the
+   * document is still empty (no `<html>` yet, unlike an extension's
+   * document_start); the parser's first insertion is seen by a
+   * MutationObserver whose callback, a microtask, runs before the parser
+   * executes the first page script (the HTML parser performs a microtask
+   * checkpoint before each script).
+   */
+  function whenRoot(fn: () => void): void {
+    if (doc.documentElement) {
+      fn();
+      return;
+    }
+    const observer = new MutationObserver(() => {
+      if (!doc.documentElement) return;
+      observer.disconnect();
+      fn();
+    });
+    observer.observe(doc, { childList: true });
+  }
+
+  function claimRegistrar(): ScriptRegistrar | undefined {
+    const api = g.__tabwright as { webmcp?: { claimScriptRegistrar?: () => ScriptRegistrar | undefined } } | undefined;
+    try {
+      return api?.webmcp?.claimScriptRegistrar?.();
+    } catch {
+      return undefined;
+    }
+  }
+
+  function errorText(e: unknown): string {
+    if (e instanceof Error) return e.stack && e.stack.includes(e.message) ? e.stack : `${e.name}: ${e.message}`;
+    try {
+      return `Uncaught ${typeof e === 'string' ? e : stringify(e)}`;
+    } catch {
+      return 'Uncaught (unprintable value)';
+    }
+  }
+
+  function runScript(script: PageScript): void {
+    void send({ t: 'ran', id: script.id });
+    const report = (e: unknown) => void send({ t: 'log', id: script.id, level: 'error', text: errorText(e) });
+    try {
+      const result = script.fn.apply(window, apiFor(script) as unknown[]) as { then?: unknown } | undefined;
+      if (result && typeof result.then === 'function') (result as Promise<unknown>).then(undefined, report);
+    } catch (e) {
+      report(e);
+    }
+  }
+
+  /** The wrapper's arguments for one script, in `SCRIPT_PARAMS` order. */
+  function apiFor(script: PageScript): unknown[] {
+    const id = script.id;
+    const meta = script.meta;
+    const grants = new Set(meta.grant.filter(x => x !== 'none'));
+    const granted = (name: string) => grants.has(`GM_${name}`) || grants.has(`GM.${name}`);
+    const values = valuesOf.get(id)!;
+    const info = Object.freeze({
+      script: Object.freeze({
+        name: meta.name,
+        namespace: meta.namespace,
+        version: meta.version ?? '',
+        description: meta.description ?? '',
+        matches: [...meta.match],
+        includes: [...meta.include],
+        excludes: [...meta.exclude],
+        grant: [...meta.grant],
+        'run-at': meta.runAt,
+        noframes: meta.noframes,
+        resources: meta.resource.map(r => ({ name: r.name, url: r.value })),
+      }),
+      scriptHandler: 'tabwright',
+      version: config.version,
+      injectInto: 'page',
+    });
+    const getValue = (key: string, fallback?: unknown) => {
+      const json = values[String(key)];
+      return json === undefined ? fallback : parse(json);
+    };
+    const setValue = (key: string, value: unknown): Promise<void> => {
+      const json = stringify(value);
+      const k = String(key);
+      if (!fresh) writtenSince.add(`${id}\n${k}`);
+      if (json === undefined) {
+        delete values[k];
+        return send({ t: 'del', id, key: k }).then(() => undefined);
+      }
+      values[k] = json;
+      return send({ t: 'set', id, key: k, json }).then(() => undefined);
+    };
+    const deleteValue = (key: string): Promise<void> => {
+      if (!fresh) writtenSince.add(`${id}\n${String(key)}`);
+      delete values[String(key)];
+      return send({ t: 'del', id, key: String(key) }).then(() => undefined);
+    };
+    const listValues = () => Object.keys(values);
+    const addStyle = (css: string) => {
+      const style = doc.createElement('style');
+      style.textContent = String(css);
+      (doc.head ?? doc.documentElement).appendChild(style);
+      return style;
+    };
+    const addElement = (...args: unknown[]) => {
+      const [parent, tag, attrs] = typeof args[0] === 'string' ? [undefined, args[0], args[1]] : (args as [Node | undefined, string, unknown]);
+      const el = doc.createElement(String(tag));
+      for (const [k, v] of Object.entries((attrs ?? {}) as Record<string, unknown>)) {
+        if (k === 'textContent') el.textContent = String(v);
+        else el.setAttribute(k, String(v));
+      }
+      (parent ?? (/^(script|style|link|meta)$/i.test(String(tag)) ? doc.head : doc.body) ?? doc.documentElement).appendChild(el);
+      return el;
+    };
+    const log = (...parts: unknown[]) => {
+      const text = parts.map(p => (typeof p === 'string' ? p : safeStringify(p))).join(' ');
+      void send({ t: 'log', id, level: 'log', text });
+    };
+    let menuSeq = 0;
+    const registerMenuCommand = (caption: string, handler: () => unknown, options?: string | { id?: string | number }) => {
+      const given = typeof options === 'object' && options && options.id !== undefined ? String(options.id) : undefined;
+      const cmd = `${id}:${given ?? ++menuSeq}`;
+      menuHandlers.set(cmd, () => {
+        try {
+          const result = handler() as { then?: unknown } | undefined;
+          if (result && typeof result.then === 'function') (result as Promise<unknown>).then(undefined, e => void send({ t: 'log', id, level: 'error', text: errorText(e) }));
+        } catch (e) {
+          void send({ t: 'log', id, level: 'error', text: errorText(e) });
+        }
+      });
+      void send({ t: 'menu', id, cmd, caption: String(caption) });
+      return given ?? menuSeq;
+    };
+    const setClipboard = (data: string): Promise<void> => send({ t: 'clip', id, text: String(data) }).then(() => undefined);
+
+    const gm: Record<string, unknown> = { info };
+    const all: Record<string, unknown> = { GM_info: info };
+    const offer = (name: string, fn: (...a: never[]) => unknown, promised: (...a: never[]) => unknown = (...a) => Promise.resolve(fn(...a))) => {
+      if (!granted(name)) return;
+      all[`GM_${name}`] = fn;
+      gm[name] = promised;
+    };
+    offer('getValue', getValue);
+    offer('setValue', (k: string, v: unknown) => void setValue(k, v), setValue);
+    offer('deleteValue', (k: string) => void deleteValue(k), deleteValue);
+    offer('listValues', listValues);
+    offer('addStyle', addStyle);
+    offer('addElement', addElement);
+    offer('log', log);
+    offer('registerMenuCommand', registerMenuCommand);
+    offer('setClipboard', (d: string) => void setClipboard(d), setClipboard);
+    const hasGrants = grants.size > 0;
+    let scriptDoc: unknown = doc;
+    let scriptNav: unknown = nav;
+    if (script.kind === 'agentscript') {
+      const views = agentViews(script);
+      scriptDoc = views.document;
+      scriptNav = views.navigator;
+    }
+    return SCRIPT_PARAMS.map(name => {
+      if (name === 'GM') return hasGrants ? Object.freeze(gm) : undefined;
+      if (name === 'unsafeWindow') return hasGrants || grants.has('unsafeWindow') ? window : undefined;
+      if (name === 'document') return scriptDoc;
+      if (name === 'navigator') return scriptNav;
+      return all[name];
+    });
+  }
+
+  function safeStringify(value: unknown): string {
+    try {
+      return stringify(value) ?? String(value);
+    } catch {
+      return String(value);
+    }
+  }
+
+  /**
+   * The `document` and `navigator` an AgentScript sees: the real ones, except
+   * that `modelContext.registerTool` records the script as the tool's owner
+   * (polyfill: registered as an AgentScript tool the page cannot execute;
+   * native: registered natively and reported to the server).
+   */
+  function agentViews(script: PageScript): { document: unknown; navigator: unknown } {
+    const real = () => (doc as unknown as { modelContext?: Record<string, unknown> }).modelContext ?? (nav as unknown as { modelContext?: Record<string, unknown> }).modelContext;
+    let wrapped: unknown;
+    const modelContext = () => {
+      const target = real();
+      if (!target) return undefined;
+      wrapped ??= new Proxy(target, {
+        get(t, prop) {
+          if (prop === 'registerTool') {
+            return (tool: Record<string, unknown>, options?: { signal?: AbortSignal }) => {
+              if (registrar) return registrar.register(script.id, tool, options);
+              const done = (t.registerTool as (...a: unknown[]) => Promise<void>).call(t, tool, options);
+              return Promise.resolve(done).then(() => {
+                agentToolNames.add(String(tool?.name ?? ''));
+                void send({ t: 'tool', id: script.id, doc: docId, name: String(tool?.name ?? '') });
+              });
+            };
+          }
+          const v = Reflect.get(t, prop, t) as unknown;
+          return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(t) : v;
+        },
+      });
+      return wrapped;
+    };
+    const view = <T extends object>(target: T) => {
+      const bound = new Map<unknown, unknown>();
+      return new Proxy(target, {
+        get(t, prop) {
+          if (prop === 'modelContext') return modelContext();
+          const v = Reflect.get(t, prop, t) as unknown;
+          if (typeof v !== 'function') return v;
+          let b = bound.get(v);
+          if (!b) bound.set(v, (b = (v as (...a: unknown[]) => unknown).bind(t)));
+          return b;
+        },
+        set(t, prop, value) {
+          return Reflect.set(t, prop, value, t);
+        },
+      });
+    };
+    return { document: view(doc), navigator: view(nav) };
+  }
+}

@@ -1,0 +1,276 @@
+/**
+ * Injection of enabled userscripts and AgentScripts into the pages of a
+ * launch connection (issue #6, "Injection"; docs/userscripts.md).
+ *
+ * - One Playwright init script (`BrowserContext.addInitScript`) holds the
+ *   engine (./gmPage.ts) and every enabled script. Playwright installs it in
+ *   every page and every frame, out-of-process iframes and popups included,
+ *   before the target runs anything, so `document-start` scripts really run
+ *   before the page's first script. The match decision is taken in the page,
+ *   per frame, at document start (`scriptMatchesUrl` is bundled in).
+ * - When the set changes (save, toggle, delete: `ScriptSource.onChange`) or a
+ *   GM value changes, a new init script is added and the old one disposed.
+ *   New documents get the new set; documents already open keep what ran
+ *   until they are reloaded (`reload_tab`). GM value changes also reach open
+ *   documents at once (`__tabwright_us_sync`).
+ * - One binding (`exposeBinding`, name `BINDING`) carries the engine's
+ *   messages (./gmPage.ts `EngineMessage`): GM value writes go to the store,
+ *   GM_log and script errors to the tab's console buffer (tagged with the
+ *   script), menu commands and the scripts that ran to the tab
+ *   (src/session/tabScripts.ts), GM_setClipboard to the page's clipboard.
+ *   Messages without the process's token are ignored.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { BrowserContext, Frame, Page } from 'playwright-core';
+import { logger } from '../log.js';
+import type { Tab } from '../session/tab.js';
+import { ToolError } from '../tools/errors.js';
+import type { DeclaredPermission, ScriptAuthor, ScriptSource, StoredScript } from './types.js';
+import { SYNC_HOOK, type EngineMessage, type ServerMessage } from './gmPage.js';
+import { buildInitScript, type InitScript, type ScriptWithValues } from './injectionScript.js';
+
+const log = logger('userscripts');
+
+/** The engine bundle (built by scripts/build.mjs from ./pageEntry.ts). */
+export const ENGINE_PATH = fileURLToPath(new URL('../page/userscripts.js', import.meta.url));
+
+/** The binding's global name in the page (deleted by the engine before page scripts run). */
+export const BINDING = '__tabwright_us';
+
+interface Disposable {
+  dispose(): Promise<void>;
+}
+
+/** Tools an AgentScript registered natively in one frame's document (no polyfill to attribute them). */
+interface NativeOwners {
+  doc: string;
+  owners: Map<string, string>;
+}
+
+export class UserscriptInjector {
+  private readonly token = randomBytes(24).toString('hex');
+  private ctx: BrowserContext | undefined;
+  private tabFor: ((page: Page) => Promise<Tab>) | undefined;
+  private current: Disposable | undefined;
+  private chain: Promise<void> = Promise.resolve();
+  private pending: Promise<void> | undefined;
+  private unsubscribe: (() => void) | undefined;
+  private engine: string | undefined;
+  private readonly nativeOwners = new WeakMap<Frame, NativeOwners>();
+  private serial = 0;
+  /** Recent init scripts by sourceURL, for `scriptOfStack`. */
+  private readonly builds = new Map<string, InitScript>();
+
+  /**
+   * @param source the store (src/userscripts/store.ts) or any ScriptSource.
+   * @param version tabwright's version, for GM_info.version.
+   */
+  constructor(
+    readonly source: ScriptSource,
+    private readonly version: string,
+    private readonly enginePath = ENGINE_PATH,
+  ) {}
+
+  /**
+   * Installs the binding and the init script in a (new) browser context.
+   * Call after the in-page runtime's init script, so the runtime runs
+   * first in each document (the engine claims the polyfill's AgentScript
+   * registrar from it).
+   */
+  async install(ctx: BrowserContext, tabFor: (page: Page) => Promise<Tab>): Promise<void> {
+    if (!existsSync(this.enginePath)) {
+      log.warn(`userscript engine missing at ${this.enginePath}; run npm run build`);
+      return;
+    }
+    this.engine ??= readFileSync(this.enginePath, 'utf8');
+    this.ctx = ctx;
+    this.tabFor = tabFor;
+    this.current = undefined;
+    await ctx.exposeBinding(BINDING, (source, token: unknown, msg: unknown) => this.onMessage(source.frame, source.page, token, msg));
+    this.unsubscribe ??= this.source.onChange(() => void this.refresh());
+    await this.refresh();
+  }
+
+  /**
+   * Resolves once the init script reflects every change seen so far (a
+   * save, toggle or delete notified by the store): the script tools await
+   * it, so the next page an agent opens gets the new set.
+   */
+  settled(): Promise<void> {
+    return this.chain;
+  }
+
+  /** Stops following the store (the session is closing). */
+  close(): void {
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
+  }
+
+  /**
+   * Rebuilds the init script from the store now (coalesced: calls made while
+   * a rebuild waits share it). Resolves when new documents get the new set.
+   */
+  refresh(): Promise<void> {
+    if (this.pending) return this.pending;
+    const run = this.chain.then(async () => {
+      this.pending = undefined;
+      await this.rebuild();
+    });
+    this.pending = run;
+    this.chain = run.catch(error => log.warn('userscript init script not updated:', error));
+    return this.chain;
+  }
+
+  private async rebuild(): Promise<void> {
+    const ctx = this.ctx;
+    if (!ctx || this.engine === undefined) return;
+    const scripts = this.source.enabledScripts().map(script => this.withValues(script));
+    // Add the new one first, then drop the old: a document that starts in between runs the
+    // older engine only (the second one sees the first's hook and does nothing).
+    let next: Disposable | undefined;
+    if (scripts.length) {
+      const built = buildInitScript(scripts, { engine: this.engine, token: this.token, binding: BINDING, version: this.version }, ++this.serial);
+      this.builds.set(built.url, built);
+      // Documents may still run older builds: keep the last few line maps.
+      for (const url of [...this.builds.keys()].slice(0, -16)) this.builds.delete(url);
+      next = (await ctx.addInitScript({ content: built.source })) as unknown as Disposable;
+    }
+    const old = this.current;
+    this.current = next;
+    await old?.dispose().catch(() => undefined);
+  }
+
+  private withValues(script: StoredScript): ScriptWithValues {
+    const values: Record<string, string> = {};
+    for (const key of this.source.listValues(script.id)) {
+      const json = JSON.stringify(this.source.getValue(script.id, key));
+      if (json !== undefined) values[key] = json;
+    }
+    return { script, values };
+  }
+
+  private async onMessage(frame: Frame, page: Page, token: unknown, raw: unknown): Promise<unknown> {
+    if (token !== this.token || !raw || typeof raw !== 'object' || !this.tabFor) return undefined;
+    const msg = raw as EngineMessage;
+    if (msg.t === 'doc') {
+      this.nativeOwners.set(frame, { doc: String(msg.doc), owners: new Map() });
+      return undefined;
+    }
+    if (msg.t === 'values') {
+      const answer: Record<string, Record<string, string>> = {};
+      for (const id of Array.isArray(msg.ids) ? msg.ids.map(String) : []) if (this.source.get(id)) answer[id] = this.withValues(this.source.get(id)!).values;
+      return answer;
+    }
+    const script = this.source.get(String(msg.id));
+    if (!script) return undefined;
+    // Value writes first, before any await: a later message (another document's `values`) must see them.
+    if (msg.t === 'set' || msg.t === 'del') {
+      const key = String(msg.key);
+      if (msg.t === 'set') this.source.setValue(script.id, key, JSON.parse(String(msg.json)));
+      else this.source.deleteValue(script.id, key);
+      this.broadcast({ t: 'value', id: script.id, key, json: msg.t === 'set' ? String(msg.json) : undefined }, frame);
+      await this.refresh();
+      return undefined;
+    }
+    const tab = await this.tabFor(page);
+    switch (msg.t) {
+      case 'ran':
+        tab.userscripts.recordRun(script.id, script.name);
+        return undefined;
+      case 'log':
+        this.logTo(tab, script, msg.level === 'error' ? 'error' : 'log', String(msg.text));
+        return undefined;
+      case 'menu':
+        tab.userscripts.addMenuCommand({ commandId: String(msg.cmd), caption: String(msg.caption), scriptId: script.id, scriptName: script.name }, frame);
+        return undefined;
+      case 'clip':
+        await this.setClipboard(frame, String(msg.text)).catch(error => this.logTo(tab, script, 'error', `GM_setClipboard failed: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`));
+        return undefined;
+      case 'tool': {
+        const owners = this.nativeOwners.get(frame);
+        if (owners && owners.doc === String(msg.doc)) owners.owners.set(String(msg.name), script.id);
+        return undefined;
+      }
+      default:
+        return undefined;
+    }
+  }
+
+  /** A GM_log line or a script's error, in the tab's console buffer with the script's name in front. */
+  private logTo(tab: Tab, script: StoredScript, level: 'log' | 'error', text: string): void {
+    tab.console.push({
+      level,
+      kind: level === 'error' ? 'exception' : 'console',
+      text: `[${script.name}] ${text}`,
+      script: { id: script.id, name: script.name },
+      timestamp: Date.now(),
+      revision: tab.revision,
+    });
+  }
+
+  /** Sends a message to the engine of every frame of every page but `except` (fire and forget: a busy page answers later). */
+  private broadcast(msg: ServerMessage, except?: Frame): void {
+    for (const page of this.ctx?.pages() ?? []) {
+      for (const frame of page.frames()) {
+        if (frame === except) continue;
+        frame.evaluate(([hook, token, m]) => {
+          const fn = (globalThis as unknown as Record<string, unknown>)[hook as string];
+          return typeof fn === 'function' ? (fn as (t: unknown, m: unknown) => boolean)(token, m) : false;
+        }, [SYNC_HOOK, this.token, msg] as const).catch(() => undefined);
+      }
+    }
+  }
+
+  /** GM_setClipboard: writes text to the clipboard through the page (the frame's origin is granted clipboard access). */
+  private async setClipboard(frame: Frame, text: string): Promise<void> {
+    const origin = new URL(frame.url()).origin;
+    if (origin !== 'null') await this.ctx?.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
+    await frame.evaluate(t => navigator.clipboard.writeText(t), text);
+  }
+
+  /**
+   * Runs a menu command (GM_registerMenuCommand) in the frame that
+   * registered it.
+   * @throws ToolError invalid_arguments when the tab's current document has no such command.
+   */
+  async runMenuCommand(tab: Tab, commandId: string): Promise<void> {
+    const frame = tab.userscripts.frameOf(commandId);
+    if (!frame) throw new ToolError('invalid_arguments', `Tab ${tab.id} has no menu command "${commandId}".`, 'Call list_tabs: each tab lists its menuCommands (they go away when the page navigates).');
+    const ran = await frame.evaluate(([hook, token, m]) => {
+      const fn = (globalThis as unknown as Record<string, unknown>)[hook as string];
+      return typeof fn === 'function' ? (fn as (t: unknown, m: unknown) => boolean)(token, m) : false;
+    }, [SYNC_HOOK, this.token, { t: 'run-menu', cmd: commandId } satisfies ServerMessage] as const);
+    if (!ran) throw new ToolError('invalid_arguments', `Menu command "${commandId}" is gone from tab ${tab.id}.`, 'Call list_tabs for the current menuCommands.');
+  }
+
+  /**
+   * The script whose code threw, from an uncaught error's V8 stack (an error
+   * thrown later in a timer or event handler the script set up): the first
+   * frame in one of our init scripts names the build and the line. Undefined
+   * when no frame is a script's.
+   */
+  scriptOfStack(stack: string | undefined): { id: string; name: string } | undefined {
+    for (const m of (stack ?? '').matchAll(/(tabwright-userscripts-\d+\.js):(\d+):\d+/g)) {
+      const line = Number(m[2]);
+      const hit = this.builds.get(m[1]!)?.lines.find(l => line >= l.start && line <= l.end);
+      if (!hit) continue;
+      const script = this.source.get(hit.id);
+      if (script) return { id: script.id, name: script.name };
+    }
+    return undefined;
+  }
+
+  /** The AgentScript that registered `name` natively in this frame's current document, if one did. */
+  nativeOwner(frame: Frame, name: string): string | undefined {
+    return this.nativeOwners.get(frame)?.owners.get(name);
+  }
+
+  /** What the consent gate needs from an AgentScript: its `@webmcp` permission for `tool` and its author (issue #6). */
+  declaration(scriptId: string, tool: string): { declared?: DeclaredPermission; author?: ScriptAuthor } {
+    const script = this.source.get(scriptId);
+    if (!script) return {};
+    return { declared: script.metadata.webmcp.find(d => d.tool === tool)?.permission, author: script.author };
+  }
+}
