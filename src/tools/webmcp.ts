@@ -53,6 +53,8 @@ export interface WebMcpToolInfo {
 interface FrameTool {
   frame: Frame;
   info: WebMcpToolInfo;
+  /** Served by the runtime's polyfill (an AgentScript's tool may be either, issue #6). */
+  polyfilled: boolean;
 }
 
 function originOf(url: string): string {
@@ -93,7 +95,7 @@ export async function frameTools(tab: Tab, timeoutMs = 5_000, mode: WebMcpMode =
       }
       if (polyfilled) {
         const frameUrl = frame === tab.page.mainFrame() ? undefined : frame.url();
-        for (const tool of polyfilled) out.push({ frame, info: { tabId: tab.id, origin: originOf(frame.url()), frameUrl, ...tool, source: tool.scriptId !== undefined ? 'agentscript' : 'polyfill' } });
+        for (const tool of polyfilled) out.push({ frame, polyfilled: true, info: { tabId: tab.id, origin: originOf(frame.url()), frameUrl, ...tool, source: tool.scriptId !== undefined ? 'agentscript' : 'polyfill' } });
         continue;
       }
       if (mode === 'polyfill') continue; // no runtime in this frame (a document older than the session)
@@ -111,7 +113,7 @@ export async function frameTools(tab: Tab, timeoutMs = 5_000, mode: WebMcpMode =
     const frameUrl = frame === tab.page.mainFrame() ? undefined : frame.url();
     for (const tool of tools) {
       const scriptId = injector?.nativeOwner(frame, tool.name);
-      out.push({ frame, info: { tabId: tab.id, origin: originOf(frame.url()), frameUrl, ...tool, source: scriptId !== undefined ? 'agentscript' : 'native', ...(scriptId !== undefined ? { scriptId } : {}) } });
+      out.push({ frame, polyfilled: false, info: { tabId: tab.id, origin: originOf(frame.url()), frameUrl, ...tool, source: scriptId !== undefined ? 'agentscript' : 'native', ...(scriptId !== undefined ? { scriptId } : {}) } });
     }
   }
   return out;
@@ -156,7 +158,7 @@ export function validateArguments(toolName: string, schema: unknown, args: unkno
 export const listWebmcpTools = defineTool({
   name: 'list_webmcp_tools',
   title: 'List WebMCP tools',
-  description: 'Tools the pages registered through WebMCP (document.modelContext.registerTool or <form toolname>): name, title, description, inputSchema, annotations, source (native, polyfill, or agentscript with its scriptId). Without tabId, every open tab.',
+  description: 'Tools the pages registered through WebMCP (document.modelContext.registerTool or <form toolname>): name, title, description, inputSchema, annotations, source (native, polyfill, agentscript). Without tabId, every open tab.',
   needs: ['webmcp'],
   consent: 'observe',
   launchesBrowser: false,
@@ -246,7 +248,7 @@ export const callWebmcpTool = defineTool({
     try {
       // runAction reports what the call changed: a declarative form's submit navigates.
       await runAction(session, tab, '', res, {}, async () => {
-        if (found!.info.source === 'polyfill') result = await polyfillSource.call(frame, name, input, { timeoutMs: timeout, signal });
+        if (found!.polyfilled) result = await polyfillSource.call(frame, name, input, { timeoutMs: timeout, signal });
         else result = await callWebMcpTool(tab, frame, name, input, timeout, signal);
         ms = Date.now() - started;
       });
