@@ -32,4 +32,21 @@ if ! have_browser; then
   fi
 fi
 
+# better-sqlite3 (the script store, issue #6) compiles its native addon with node-gyp when no
+# prebuilt binary can be fetched (no internet here): it needs python3, make and a C++ compiler.
+missing=""
+for t in python3 make g++; do command -v "$t" >/dev/null 2>&1 || missing="$missing $t"; done
+if [ -n "$missing" ]; then
+  if command -v apt-get >/dev/null 2>&1; then
+    echo "setup: installing build tools for better-sqlite3:$missing" >&2
+    SUDO=""
+    [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+    $SUDO apt-get update -qq
+    $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3 make g++ >/tmp/tabwright-apt.log 2>&1 || { tail -n 20 /tmp/tabwright-apt.log >&2; exit 1; }
+  else
+    echo "setup: missing$missing, needed to build better-sqlite3; install them and run again" >&2
+    exit 1
+  fi
+fi
+
 npm ci --no-audit --no-fund

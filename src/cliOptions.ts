@@ -23,8 +23,13 @@ export function addServerOptions(cmd: Command): Command {
     .addOption(new Option('--webmcp <mode>', 'native WebMCP, the polyfill, or native where present (env TABWRIGHT_WEBMCP; default auto)').choices(['auto', 'native', 'polyfill']))
     .option('--auto-allow', 'answer every consent prompt "allow" without asking (CI, unattended runs; deny rules still apply)')
     .option('--auto-deny', 'answer every consent prompt "deny" without asking (CI, unattended runs)')
+    .option('--log-file <file>', 'write logs to this file instead of stderr (env TABWRIGHT_LOG_FILE)')
     .option('--toolsets <list>', 'tool sets MCP clients see: core, scripts or all, comma-separated (env TABWRIGHT_TOOLSETS; default core)')
-    .option('--log-file <file>', 'write logs to this file instead of stderr (env TABWRIGHT_LOG_FILE)');
+    .option('--cdp-endpoint <url>', 'attach to a running Chromium: http://host:port of --remote-debugging-port, or its ws:// URL (env TABWRIGHT_CDP_ENDPOINT)')
+    .option('--ws-endpoint <url>', 'attach to a Playwright server (playwright run-server, hosted services) (env TABWRIGHT_WS_ENDPOINT)')
+    .option('--cdp-header <header>', '"Name: value" header sent when attaching, repeatable; values are never logged (env TABWRIGHT_CDP_HEADERS, one a line)', collect)
+    .option('--new-context', 'with --cdp-endpoint: use a context of our own, closed on exit, instead of the browser\'s tabs (env TABWRIGHT_NEW_CONTEXT=1)')
+    .option('--isolate-sessions', 'give each MCP session its own browser context, closed when the session ends (env TABWRIGHT_ISOLATE_SESSIONS=1)');
 }
 
 /** Serves MCP on stdio with the given flags; exits 2 with a message for bad flags. */

@@ -4,6 +4,7 @@
  */
 import { homedir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
+import { checkEndpoint, parseHeaders } from './browser/cdp/endpoint.js';
 import { ToolError } from './tools/errors.js';
 
 export type OutputMode = 'auto' | 'inline' | 'file';
@@ -46,6 +47,14 @@ export interface Config {
   webmcp: WebMcpMode;
   /** The consent gate of WebMCP calls (issue #5; src/consent/gate.ts). */
   consent: ConsentConfig;
+  /** A remote browser to attach to instead of launching one (issue #8); undefined = launch. */
+  remote?: RemoteConfig;
+  /**
+   * `--isolate-sessions` / `TABWRIGHT_ISOLATE_SESSIONS=1` (issue #8): each
+   * MCP session (a dispatcher `sessionKey`) gets its own browser context,
+   * closed when the session ends. With the launch connection it implies `--isolated`.
+   */
+  isolateSessions: boolean;
   /**
    * Which tool sets MCP clients see in tools/list (`--toolsets`,
    * `TABWRIGHT_TOOLSETS`; issue #6): `core` (default) and/or `scripts`.
@@ -78,6 +87,23 @@ export function parseToolsets(text: string): Toolset[] {
   return TOOLSETS.filter(t => out.has(t));
 }
 
+/** Where and how to attach (issue #8, docs/attach.md). */
+export interface RemoteConfig {
+  /** `cdp`: `--cdp-endpoint` (connectOverCDP); `playwright-server`: `--ws-endpoint` (chromium.connect). */
+  kind: 'cdp' | 'playwright-server';
+  /** The URL as given, secrets included: never log it, show `redactUrl(endpoint)`. */
+  endpoint: string;
+  /** `--cdp-header` lines (secrets: never logged), sent when connecting over either kind. */
+  headers: Record<string, string>;
+  /** `--new-context`: a context of our own (closed on exit) instead of the browser's default one; always so for playwright-server. */
+  newContext: boolean;
+  /** How long attaching may take before `browser_unavailable`, in ms (15 s; `TABWRIGHT_CONNECT_TIMEOUT_MS`). */
+  connectTimeoutMs: number;
+}
+
+/** How long attaching to a remote browser may take, in ms (issue #8: nothing hangs). */
+export const CONNECT_TIMEOUT_MS = 15_000;
+
 /** How the consent gate answers and waits (issue #5). */
 export interface ConsentConfig {
   /** Fixed answer to every `prompt` (`--auto-allow` / `--auto-deny`, for CI and unattended runs); undefined = ask a human. */
@@ -109,6 +135,11 @@ export interface ConfigFlags {
   webmcp?: string;
   autoAllow?: boolean;
   autoDeny?: boolean;
+  cdpEndpoint?: string;
+  wsEndpoint?: string;
+  cdpHeader?: string[];
+  newContext?: boolean;
+  isolateSessions?: boolean;
   toolsets?: string;
 }
 
@@ -181,11 +212,16 @@ export function resolveConfig(flags: ConfigFlags = {}, env: Env = process.env): 
   const consentTimeout = Number(env.TABWRIGHT_CONSENT_TIMEOUT_MS);
   const saveDeadline = Number(env.TABWRIGHT_SAVE_DEADLINE_MS);
   const data = dataDir(env);
+  const remote = resolveRemote(flags, env);
+  const isolateSessions = Boolean(flags.isolateSessions) || env.TABWRIGHT_ISOLATE_SESSIONS === '1';
+  if (isolateSessions && !remote && flags.userDataDir) {
+    throw new ToolError('invalid_arguments', '--isolate-sessions and --user-data-dir exclude each other.', 'Session contexts are temporary; drop --user-data-dir (the launch then uses a temporary profile).');
+  }
   return {
     browser: flags.browser ?? (env.TABWRIGHT_BROWSER || undefined),
     headless,
     // A --user-data-dir flag wins over TABWRIGHT_ISOLATED (flags win over the environment).
-    isolated: Boolean(flags.isolated) || (env.TABWRIGHT_ISOLATED === '1' && !flags.userDataDir),
+    isolated: Boolean(flags.isolated) || (env.TABWRIGHT_ISOLATED === '1' && !flags.userDataDir) || (isolateSessions && !remote),
     userDataDir: resolve(flags.userDataDir ?? env.TABWRIGHT_USER_DATA_DIR ?? join(data, 'profile')),
     browserArgs: [...splitArgs(env.TABWRIGHT_BROWSER_ARGS), ...(flags.browserArg ?? [])],
     viewport: parseViewport(flags.viewport ?? env.TABWRIGHT_VIEWPORT ?? '1280x720'),
@@ -203,5 +239,33 @@ export function resolveConfig(flags: ConfigFlags = {}, env: Env = process.env): 
     },
     toolsets: parseToolsets(flags.toolsets ?? env.TABWRIGHT_TOOLSETS ?? 'core'),
     saveDeadlineMs: Number.isFinite(saveDeadline) && saveDeadline > 0 ? saveDeadline : SAVE_DEADLINE_MS,
+    remote,
+    isolateSessions,
+  };
+}
+
+/**
+ * The remote browser from `--cdp-endpoint` / `--ws-endpoint` (else
+ * `TABWRIGHT_CDP_ENDPOINT` / `TABWRIGHT_WS_ENDPOINT`), `--cdp-header`
+ * (else `TABWRIGHT_CDP_HEADERS`, one header a line) and `--new-context`
+ * (`TABWRIGHT_NEW_CONTEXT=1`); undefined when neither endpoint is given.
+ * @throws ToolError invalid_arguments for both endpoints at once, a bad URL or header (secrets never echoed).
+ */
+export function resolveRemote(flags: ConfigFlags, env: Env): RemoteConfig | undefined {
+  const fromFlags = flags.cdpEndpoint !== undefined || flags.wsEndpoint !== undefined;
+  const cdp = fromFlags ? flags.cdpEndpoint : env.TABWRIGHT_CDP_ENDPOINT || undefined;
+  const ws = fromFlags ? flags.wsEndpoint : env.TABWRIGHT_WS_ENDPOINT || undefined;
+  if (cdp && ws) {
+    throw new ToolError('invalid_arguments', '--cdp-endpoint and --ws-endpoint exclude each other.', 'Pass --cdp-endpoint for a DevTools endpoint, or --ws-endpoint for a Playwright server.');
+  }
+  if (!cdp && !ws) return undefined;
+  const headerLines = flags.cdpHeader?.length ? flags.cdpHeader : (env.TABWRIGHT_CDP_HEADERS ?? '').split('\n').filter(line => line.trim());
+  const timeout = Number(env.TABWRIGHT_CONNECT_TIMEOUT_MS);
+  return {
+    kind: cdp ? 'cdp' : 'playwright-server',
+    endpoint: cdp ? checkEndpoint('--cdp-endpoint', cdp) : checkEndpoint('--ws-endpoint', ws!),
+    headers: parseHeaders(headerLines),
+    newContext: !cdp || Boolean(flags.newContext) || env.TABWRIGHT_NEW_CONTEXT === '1',
+    connectTimeoutMs: Number.isFinite(timeout) && timeout > 0 ? timeout : CONNECT_TIMEOUT_MS,
   };
 }

@@ -8,12 +8,14 @@ import { ToolError } from '../tools/errors.js';
 
 export type Capability = 'trustedInput' | 'screenshot' | 'snapshot' | 'evaluate' | 'webmcp' | 'userscripts' | 'console';
 
-export type ConnectionKind = 'launch' | 'cdp' | 'extension' | 'userscript';
+/** `cdp`: a browser attached over the DevTools protocol; `playwright-server`: a Playwright server's browser (issue #8). */
+export type ConnectionKind = 'launch' | 'cdp' | 'playwright-server' | 'extension' | 'userscript';
 
 /** Which connection kinds offer which capability (the kinds not built yet included, per DESIGN.md). */
 export const CAPABILITIES_BY_KIND: Record<ConnectionKind, readonly Capability[]> = {
   launch: ['trustedInput', 'screenshot', 'snapshot', 'evaluate', 'webmcp', 'console'],
   cdp: ['trustedInput', 'screenshot', 'snapshot', 'evaluate', 'webmcp', 'console'],
+  'playwright-server': ['trustedInput', 'screenshot', 'snapshot', 'evaluate', 'webmcp', 'console'],
   extension: ['screenshot', 'snapshot', 'evaluate', 'webmcp', 'userscripts', 'console'],
   userscript: ['evaluate', 'webmcp', 'userscripts'],
 };

@@ -1,7 +1,7 @@
 /**
  * The seam between the session and a browser (DESIGN.md: src/browser/<kind>).
- * Each connection kind (launch, cdp, extension, userscript) implements it;
- * only `launch` exists so far.
+ * Each connection kind (launch, cdp, playwright-server, extension, userscript)
+ * implements it: src/browser/launch, src/browser/cdp (both remote kinds).
  */
 import type { BrowserContext } from 'playwright-core';
 import type { Capability, ConnectionKind } from './capabilities.js';
@@ -22,4 +22,12 @@ export interface BrowserConnection {
   onDisconnect(listener: () => void): void;
   /** Closes the browser and removes temporary profiles. Safe to call twice. */
   close(): Promise<void>;
+  /** The remote endpoint with its secrets redacted (issue #8); undefined for a launched browser. */
+  readonly endpoint?: string;
+  /**
+   * True when the connection to the browser dropped at or after `since`
+   * (ms since the epoch): a call that started then and failed reports
+   * `browser_disconnected` (issue #8). Absent: never.
+   */
+  disconnectedSince?(since: number): boolean;
 }

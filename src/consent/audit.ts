@@ -12,10 +12,10 @@ const log = logger('consent');
 /**
  * How the decision was reached: a saved override, a rule, the defaults, the
  * broken-rules fallback, `--auto-allow`/`--auto-deny`, or the human through a
- * prompt channel (`elicitation`, `terminal`, later `browser`); `none` when no
+ * prompt channel (`elicitation`, `terminal`, `cli` = the daemon's HTTP caller, later `browser`); `none` when no
  * channel could ask.
  */
-export type AuditChannel = 'override' | 'rules' | 'script' | 'default' | 'rules_invalid' | 'auto' | 'elicitation' | 'terminal' | 'browser' | 'none';
+export type AuditChannel = 'override' | 'rules' | 'script' | 'default' | 'rules_invalid' | 'auto' | 'elicitation' | 'terminal' | 'browser' | 'cli' | 'none';
 
 export interface AuditEntry {
   /** ISO 8601. */

@@ -39,7 +39,7 @@ export type ConsentAnswer = 'once' | 'always' | 'deny' | 'never';
 
 /** A way to ask the human. `name` is what the audit log records as the channel. */
 export interface PromptChannel {
-  readonly name: 'elicitation' | 'terminal' | 'browser';
+  readonly name: 'elicitation' | 'terminal' | 'browser' | 'cli';
   /**
    * Asks and resolves with the human's answer. Rejects with a ToolError
    * (`consent_expired`, `cancelled`) when `signal` aborts, or with

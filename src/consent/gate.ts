@@ -88,7 +88,7 @@ export async function consentGate(call: CallContext, gated: GatedCall): Promise<
   const channel = pickChannel(call);
   if (!channel) {
     audit('unavailable', 'none');
-    throw new ToolError('consent_unavailable', `Calling the ${what} needs the user's approval, and there is no way to ask: the MCP client did not declare elicitation and the server has no terminal.`, `Add a rule to ${rulesPath(config.configDir)} (e.g. {"rules":[{"origin":"${gated.origin}","tool":"${gated.name}","permission":"allow"}]}), or start the server with --auto-allow (unattended runs), or use an MCP client that supports elicitation.`);
+    throw new ToolError('consent_unavailable', `Calling the ${what} needs the user's approval, and there is no way to ask: the caller offers no channel (an MCP client without elicitation, a daemon HTTP call without \`Accept: text/event-stream\`) and the server has no terminal.`, `Add a rule to ${rulesPath(config.configDir)} (e.g. {"rules":[{"origin":"${gated.origin}","tool":"${gated.name}","permission":"allow"}]}), or start the server with --auto-allow (unattended runs), or call from an MCP client with elicitation (or the CLI, which asks on its terminal).`);
   }
 
   const timeoutMs = config.consent.timeoutMs;

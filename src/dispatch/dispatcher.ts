@@ -7,7 +7,8 @@
  */
 import type { Config } from '../config.js';
 import type { PromptChannel } from '../consent/channel.js';
-import type { Session } from '../session/session.js';
+import { SessionContextConnection } from '../browser/sessionContext.js';
+import { Session } from '../session/session.js';
 import type { CallContext, ClientInfo } from '../tools/context.js';
 import { ToolError } from '../tools/errors.js';
 import { invokeTool } from '../tools/invoke.js';
@@ -28,6 +29,11 @@ export interface CallHooks {
   prompt?: PromptChannel;
   /** Absolute folder that receives files this call writes (issue #7: per caller). Default: the config's workspace. */
   workspace?: string;
+  /**
+   * The caller's MCP session (issue #8): with `--isolate-sessions` each key
+   * gets its own Session in its own browser context. Undefined: the main session.
+   */
+  sessionKey?: string;
 }
 
 /** Runs tool calls somewhere: here (leader) or through the leader (follower). */
@@ -44,11 +50,33 @@ export interface Dispatcher {
    * Undefined when the URI names nothing. Optional: a dispatcher without it serves no resources.
    */
   readResource?(uri: string): Promise<ResourceText[] | undefined>;
+  /** The MCP session `sessionKey` ended: closes its browser context (issue #8, `--isolate-sessions`). */
+  endSession?(sessionKey: string): Promise<void>;
 }
 
 /** Runs calls on this process's Session: what a leader (or a lone process) does. */
 export class LocalDispatcher implements Dispatcher {
+  /** With `--isolate-sessions`: one Session per sessionKey, each in its own context of the main session's browser (issue #8). */
+  private readonly keyed = new Map<string, Session>();
+
   constructor(readonly session: Session, readonly config: Config) {}
+
+  /** The Session calls with `sessionKey` run on: their own with `--isolate-sessions`, else the main one. */
+  sessionFor(sessionKey: string | undefined): Session {
+    if (sessionKey === undefined || !this.config.isolateSessions) return this.session;
+    let session = this.keyed.get(sessionKey);
+    if (!session) {
+      session = new Session(new SessionContextConnection(this.session.connection, this.config), this.config);
+      this.keyed.set(sessionKey, session);
+    }
+    return session;
+  }
+
+  async endSession(sessionKey: string): Promise<void> {
+    const session = this.keyed.get(sessionKey);
+    this.keyed.delete(sessionKey);
+    await session?.close();
+  }
 
   async call(name: string, args: unknown, hooks: CallHooks): Promise<ToolResult> {
     const tool = TOOLS_BY_NAME.get(name);
@@ -56,7 +84,7 @@ export class LocalDispatcher implements Dispatcher {
       return new ToolResponse().fail(new ToolError('unknown_tool', `There is no tool named "${name}".`, 'List the tools with tools/list or `tabwright schema`.')).build();
     }
     const config = hooks.workspace && hooks.workspace !== this.config.workspace ? { ...this.config, workspace: hooks.workspace } : this.config;
-    const call: CallContext = { session: this.session, config, signal: hooks.signal, client: hooks.client, prompt: hooks.prompt, progress: hooks.progress };
+    const call: CallContext = { session: this.sessionFor(hooks.sessionKey), config, signal: hooks.signal, client: hooks.client, prompt: hooks.prompt, progress: hooks.progress };
     return (await invokeTool(tool, args, call)).build();
   }
 
@@ -66,6 +94,9 @@ export class LocalDispatcher implements Dispatcher {
 
   async close(): Promise<void> {
     await closeScriptServices().catch(() => undefined);
+    const keyed = [...this.keyed.values()];
+    this.keyed.clear();
+    await Promise.all(keyed.map(session => session.close()));
     await this.session.close();
   }
 }

@@ -16,7 +16,7 @@ import { Downloads } from './downloads.js';
 import { runtimeInitScript } from '../webmcp/runtimeScript.js';
 import type { UserscriptInjector } from '../userscripts/injection.js';
 import { RefRegistry } from './refs.js';
-import { Tab } from './tab.js';
+import { Tab, withTimeout } from './tab.js';
 
 const log = logger('session');
 
@@ -59,7 +59,8 @@ export class Session {
 
   private async setUp(): Promise<BrowserContext> {
     const ctx = await this.connection.context();
-    if (existsSync(RUNTIME_PATH)) await ctx.addInitScript({ content: runtimeInitScript(RUNTIME_PATH, this.config.webmcp) });
+    const runtime = existsSync(RUNTIME_PATH) ? runtimeInitScript(RUNTIME_PATH, this.config.webmcp) : undefined;
+    if (runtime) await ctx.addInitScript({ content: runtime });
     else log.warn(`in-page runtime missing at ${RUNTIME_PATH}; run npm run build`);
     // After the runtime: in each document the engine runs second (it claims the polyfill's AgentScript registrar).
     await this.userscripts?.install(ctx, page => this.register(page));
@@ -76,8 +77,21 @@ export class Session {
       tab.dialogs.onDialog(dialog);
       for (const listener of [...this.dialogListeners]) listener(tab);
     });
-    for (const page of ctx.pages()) await this.register(page);
+    const existing = ctx.pages();
+    for (const page of existing) await this.register(page);
+    // Pages loaded before we came (an attached browser's tabs, issue #8) get the runtime now.
+    if (runtime) await injectIntoLoaded(existing, runtime);
     return ctx;
+  }
+
+  /**
+   * Attaches to a remote browser (a connection with an `endpoint`, issue #8)
+   * so that tools which never launch one (list_tabs, get_bridge_status) see
+   * its open tabs; does nothing for a launch connection.
+   * @throws ToolError browser_unavailable when the endpoint does not answer.
+   */
+  async attachRemote(): Promise<void> {
+    if (this.connection.endpoint !== undefined) await this.context();
   }
 
   /** Returns the Tab for a page, creating it on first sight. */
@@ -207,6 +221,22 @@ export class Session {
   async close(): Promise<void> {
     await this.connection.close();
   }
+}
+
+/** How long injecting the runtime into one already-loaded frame may take, in ms (a page waiting on a dialog never answers). */
+const INJECT_TIMEOUT_MS = 3_000;
+
+/**
+ * Runs the runtime in every frame of pages whose documents loaded before
+ * the session's init script existed (issue #8: tabs open at attach time).
+ * The runtime installs itself once per document, so a frame that has it is
+ * left alone. WebMCP tools such a page registered before this point went
+ * to the browser's native registry or nowhere; the polyfill sees only tools
+ * registered after it (docs/attach.md).
+ */
+async function injectIntoLoaded(pages: Page[], runtime: string): Promise<void> {
+  const frames = pages.flatMap(page => page.frames()).filter(frame => !/^(about:blank|)$/.test(frame.url()));
+  await Promise.all(frames.map(frame => withTimeout(frame.evaluate(runtime).catch(error => log.debug(`runtime injection into ${frame.url()} failed:`, error)), INJECT_TIMEOUT_MS)));
 }
 
 /** The error for a tabId that is not open. */

@@ -6,6 +6,7 @@
 /** Every error type a tool can return. Adding one means documenting it in docs/errors.md. */
 export const ERROR_TYPES = [
   'browser_unavailable',
+  'browser_disconnected',
   'tab_not_found',
   'stale_ref',
   'element_not_actionable',

@@ -38,9 +38,16 @@ export async function invokeTool(tool: AnyTool, args: unknown, call: CallContext
     if (call.signal.aborted) throw new ToolError('cancelled', 'The call was cancelled before it started.', 'Send the call again if it is still wanted.');
     await tool.handle(parsed.data, call, res);
   } catch (error) {
-    const toolError = call.signal.aborted && !(error instanceof ToolError)
+    let toolError = call.signal.aborted && !(error instanceof ToolError)
       ? new ToolError('cancelled', 'The call was cancelled.', 'Send the call again if it is still wanted.')
       : toToolError(error);
+    // A remote browser that dropped during the call is why it failed (issue #8).
+    const connection = call.session.connection;
+    // Playwright may reject the call a moment before it reports the drop: give a "closed" failure half a second to be explained.
+    if (toolError.type === 'tab_not_found' && connection.disconnectedSince && !connection.disconnectedSince(started)) await new Promise(resolve => setTimeout(resolve, 500));
+    if (!['invalid_arguments', 'cancelled', 'browser_unavailable'].includes(toolError.type) && connection.disconnectedSince?.(started)) {
+      toolError = new ToolError('browser_disconnected', `The connection to the browser${connection.endpoint ? ` at ${connection.endpoint}` : ''} dropped during the call.`, 'Call again: the next call attaches again (tabs get new tabIds; list_tabs shows them).');
+    }
     if (toolError.type === 'internal') log.error(`${tool.name} failed:`, error);
     res.fail(toolError);
   }

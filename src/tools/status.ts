@@ -16,8 +16,11 @@ export const getBridgeStatus = defineTool({
     scriptId: z.string().optional().describe('Check this script\'s latest save'),
   }),
   async handle({ operationId, scriptId }, { session, config, client }, res) {
+    // An attached browser is already running: attach so its version and tabs show (issue #8); a failure shows as not running.
+    await session.attachRemote().catch(() => undefined);
     const status = {
       connection: session.connection.kind,
+      endpoint: session.connection.endpoint ?? null,
       browserRunning: session.running,
       browserVersion: session.connection.browserVersion() ?? null,
       tabCount: session.openTabs().length,
@@ -26,7 +29,7 @@ export const getBridgeStatus = defineTool({
       protocolVersion: client.protocolVersion ?? null,
       era: client.era ?? null,
       headless: config.headless,
-      profile: config.isolated ? 'isolated' : config.userDataDir,
+      profile: config.remote ? 'remote' : config.isolated ? 'isolated' : config.userDataDir,
       capabilities: [...session.connection.capabilities],
       workspace: config.workspace,
     };
@@ -38,7 +41,7 @@ export const getBridgeStatus = defineTool({
     const sync = scriptService(config).sync;
     if (sync.directories().length || sync.errors().length) res.set('scriptSync', { directories: sync.directories(), errors: sync.errors() });
     res.text(
-      `tabwright ${VERSION} · ${status.connection} connection · browser ${status.browserRunning ? `running (${status.browserVersion})` : 'not started yet'} · ` +
+      `tabwright ${VERSION} · ${status.connection} connection${status.endpoint ? ` (${status.endpoint})` : ''} · browser ${status.browserRunning ? `running (${status.browserVersion})` : 'not started yet'} · ` +
       `${status.tabCount} tab${status.tabCount === 1 ? '' : 's'} · MCP ${status.protocolVersion ?? 'n/a'}`,
     );
     const syncErrors = sync.errors();

@@ -23,6 +23,7 @@ export const listTabs = defineTool({
   launchesBrowser: false,
   input: z.object({}),
   async handle(_input, { session }, res) {
+    await session.attachRemote();
     const tabs = await Promise.all(session.openTabs().map(tab => tab.info(tab.id === session.activeTabId)));
     res.set('tabs', tabs);
     if (!tabs.length) res.text(session.running ? 'No tabs are open.' : 'The browser is not running yet; no tabs. Any page tool (e.g. navigate) starts it.');

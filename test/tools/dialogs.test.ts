@@ -6,7 +6,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { chromium, type Browser } from 'playwright-core';
-import { call, callError, connect, type Connected } from '../fixtures/mcp.js';
+import { call, callError, connect, unlessConnection, type Connected } from '../fixtures/mcp.js';
 import { startSite, type Site } from '../fixtures/site.js';
 import type { TabInfo } from '../../src/session/tab.js';
 import { closedPort, evaluate, refOf, snapshot } from './helpers.js';
@@ -234,7 +234,7 @@ test('close_tab closes a tab with a beforeunload handler, and one with an open d
   assert.deepEqual(tabs.filter(t => t.tabId === tab.tabId || t.tabId === blocked.tabId), []);
 });
 
-test('a dialog closed outside tabwright (another CDP client, or a human) clears the state', async () => {
+test('a dialog closed outside tabwright (another CDP client, or a human) clears the state', unlessConnection(['cdp', 'playwright-server'], 'the test gives the launched browser a DevTools port of its own with --browser-arg; an attached browser\'s switches are the remote side\'s'), async () => {
   const port = await closedPort();
   const own = await connect({ args: ['--browser-arg', `--remote-debugging-port=${port}`] });
   let outsider: Browser | undefined;

@@ -4,11 +4,12 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { call, connect, ROOT, type Connected } from '../fixtures/mcp.js';
+import { call, connect, ROOT, TEST_CONNECTION, unlessConnection, type Connected } from '../fixtures/mcp.js';
 import { startSite, type Site } from '../fixtures/site.js';
 
 interface Status {
   connection: string;
+  endpoint: string | null;
   browserRunning: boolean;
   browserVersion: string | null;
   tabCount: number;
@@ -37,10 +38,11 @@ after(async () => {
   await site?.close();
 });
 
-test('before the browser starts: not running, no tabs, and the call does not start it', async () => {
+test('before the browser starts: not running, no tabs, and the call does not start it', unlessConnection(['cdp', 'playwright-server'], 'an attached browser runs from the start and reports its own kind, endpoint and profile (test/attach/attach.test.ts checks those)'), async () => {
   const status = await call<Status>(server.client, 'get_bridge_status');
   assert.deepEqual(status, {
     connection: 'launch',
+    endpoint: null,
     browserRunning: false,
     browserVersion: null,
     tabCount: 0,
@@ -93,7 +95,8 @@ test('a client on the 2026 handshake sees protocolVersion 2026-07-28', async () 
     const status = await call<Status>(modern.client, 'get_bridge_status');
     assert.equal(status.protocolVersion, '2026-07-28');
     assert.equal(status.era, 'modern');
-    assert.equal(status.browserRunning, false);
+    // An attached browser runs from the start (get_bridge_status attaches); a launched one is not started by the call.
+    assert.equal(status.browserRunning, TEST_CONNECTION !== 'launch');
     assert.deepEqual(status.capabilities, ['trustedInput', 'screenshot', 'snapshot', 'evaluate', 'webmcp', 'console']);
   } finally {
     await modern.close();

@@ -4,7 +4,7 @@
 // mid-call.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { call, callError, connect, type Connected } from '../fixtures/mcp.js';
+import { call, callError, connect, unlessConnection, type Connected } from '../fixtures/mcp.js';
 import { startSite, type Site } from '../fixtures/site.js';
 import { evaluate } from './helpers.js';
 
@@ -46,7 +46,7 @@ after(async () => {
   await site?.close();
 });
 
-test('--webmcp polyfill launches without native WebMCP, even when a --browser-arg enables it', async () => {
+test('--webmcp polyfill launches without native WebMCP, even when a --browser-arg enables it', unlessConnection(['cdp', 'playwright-server'], 'tabwright cannot switch off the native WebMCP of a browser it did not start; the polyfill shadows it there (docs/attach.md)'), async () => {
   assert.deepEqual(await evaluate(server.client, '({ native: "modelContext" in Document.prototype, own: Object.getOwnPropertyNames(document).includes("modelContext") })', tabId), { native: false, own: true });
 });
 

@@ -1,0 +1,73 @@
+/**
+ * Reads a request body under the daemon's upload limits (issue #7): at most
+ * `maxBytes` (a declared Content-Length over it is refused before reading;
+ * a streamed body is counted) and complete within `timeoutMs` of the call.
+ */
+import type { IncomingMessage } from 'node:http';
+import { DaemonError } from './httpErrors.js';
+
+/**
+ * The whole body as a Buffer.
+ * @throws DaemonError 413 payload_too_large, 408 request_timeout, 400 bad_request (the client
+ *   aborted the upload or declared a bad Content-Length).
+ */
+export function readBody(req: IncomingMessage, maxBytes: number, timeoutMs: number): Promise<Buffer> {
+  const tooLarge = () => new DaemonError(413, 'payload_too_large', `The request body is over ${maxBytes} bytes.`, `Send at most ${Math.round(maxBytes / 1024 / 1024)} MiB; put large data in a file in the workspace and pass its path.`);
+  const declared = req.headers['content-length'];
+  if (declared !== undefined) {
+    const n = Number(declared);
+    if (!Number.isSafeInteger(n) || n < 0) return Promise.reject(new DaemonError(400, 'bad_request', 'Content-Length is not a byte count.', 'Send a valid Content-Length, or none.'));
+    if (n > maxBytes) return Promise.reject(tooLarge());
+  }
+  return new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    const finish = (error?: DaemonError) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('aborted', onAborted);
+      req.off('error', onAborted);
+      if (error) {
+        req.pause(); // read no more of a body we refuse
+        reject(error);
+      } else {
+        resolve(Buffer.concat(chunks, size));
+      }
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > maxBytes) return finish(tooLarge());
+      chunks.push(chunk);
+    };
+    const onEnd = () => finish();
+    const onAborted = () => finish(new DaemonError(400, 'bad_request', 'The client aborted the upload.', 'Send the request again.'));
+    const timer = setTimeout(() => finish(new DaemonError(408, 'request_timeout', `The request body did not arrive within ${Math.round(timeoutMs / 1000)} s.`, 'Send the whole body at once; nothing was run.')), timeoutMs);
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('aborted', onAborted);
+    req.on('error', onAborted);
+  });
+}
+
+/**
+ * Parses a tool call's body: empty = `{}`, else a JSON object.
+ * @throws DaemonError 400 bad_request for invalid JSON or a non-object.
+ */
+export function parseArguments(body: Buffer): Record<string, unknown> {
+  const text = body.toString('utf8');
+  if (text.trim() === '') return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new DaemonError(400, 'bad_request', 'The request body is not valid JSON.', 'Send the tool\'s arguments as one JSON object ({} for none).');
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new DaemonError(400, 'bad_request', 'The request body is not a JSON object.', 'Send the tool\'s arguments as one JSON object ({} for none).');
+  }
+  return value as Record<string, unknown>;
+}

@@ -1,0 +1,66 @@
+/**
+ * `<config dir>/daemon.json` (issue #7; docs/daemon.md "The endpoint file"):
+ * where the daemon listens and its token. Mode 0600, written atomically
+ * (temp + rename) only once the socket listens, removed on exit, so it
+ * exists only while the endpoint is live.
+ */
+import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** What daemon.json holds. */
+export interface DaemonEndpoint {
+  pid: number;
+  port: number;
+  /** 32 random bytes, hex; new at every start. */
+  token: string;
+  /** Package version of the daemon. */
+  version: string;
+  /** ISO 8601. */
+  startedAt: string;
+  /** Version of the HTTP API (docs/daemon.md). */
+  protocol: number;
+  /** The daemon decodes `x-tabwright-workspace-encoding: uri`. */
+  workspaceEncoding: 'uri';
+}
+
+/** The endpoint file's path in `configDir`. */
+export function endpointPath(configDir: string): string {
+  return join(configDir, 'daemon.json');
+}
+
+/** The endpoint file's content, or undefined when it is missing or unreadable. */
+export function readEndpoint(configDir: string): DaemonEndpoint | undefined {
+  try {
+    const value = JSON.parse(readFileSync(endpointPath(configDir), 'utf8')) as DaemonEndpoint;
+    return typeof value?.pid === 'number' && typeof value.port === 'number' && typeof value.token === 'string' ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** True when a process with this pid exists (signal 0; EPERM counts as alive). */
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Writes the endpoint file: temp file of mode 0600 in the same folder, then rename. */
+export function writeEndpoint(configDir: string, endpoint: DaemonEndpoint): void {
+  mkdirSync(configDir, { recursive: true, mode: 0o700 });
+  const file = endpointPath(configDir);
+  const temp = `${file}.${process.pid}.tmp`;
+  writeFileSync(temp, `${JSON.stringify(endpoint, null, 2)}\n`, { mode: 0o600 });
+  chmodSync(temp, 0o600); // in case the file existed with other bits
+  renameSync(temp, file);
+}
+
+/** Removes the endpoint file if it is still this daemon's (same pid and token). */
+export function removeEndpoint(configDir: string, endpoint: Pick<DaemonEndpoint, 'pid' | 'token'>): void {
+  const current = readEndpoint(configDir);
+  if (current && (current.pid !== endpoint.pid || current.token !== endpoint.token)) return;
+  rmSync(endpointPath(configDir), { force: true });
+}

@@ -1,0 +1,109 @@
+/**
+ * MCP over Streamable HTTP at `/mcp` (issue #7; MCP-SDK-V2.md "Serve
+ * Streamable HTTP on node:http"). 2026-07-28 requests go to the SDK's
+ * stateless `createMcpHandler` (legacy: 'reject'); 2025-era clients get a
+ * session (`WebStandardStreamableHTTPServerTransport` with a session id),
+ * so elicitation, progress and cancellation work on both eras. Every
+ * server is `buildServer` over the daemon's CallRunner, so calls are
+ * counted, bounded and written into the caller's workspace.
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  createMcpHandler, isInitializeRequest, isLegacyRequest, WebStandardStreamableHTTPServerTransport,
+  type AuthInfo, type McpHttpHandler, type McpServer,
+} from '@modelcontextprotocol/server';
+import type { Config } from '../config.js';
+import { logger } from '../log.js';
+import { buildServer } from '../mcp/server.js';
+import type { CallRunner } from './calls.js';
+
+const log = logger('daemon-mcp');
+
+interface Session {
+  transport: WebStandardStreamableHTTPServerTransport;
+  server: McpServer;
+  lastUsed: number;
+}
+
+/** What the daemon knows about one /mcp request besides the web Request. */
+export interface McpRequestInfo {
+  token: string;
+  /** Validated workspace from `x-tabwright-workspace`, if the request named one. */
+  workspace?: string;
+  /** The JSON body, parsed (undefined for GET/DELETE or a body that is not JSON). */
+  parsedBody?: unknown;
+}
+
+export class McpFront {
+  private readonly sessions = new Map<string, Session>();
+  private readonly modern: McpHttpHandler;
+
+  constructor(private readonly config: Config, private readonly runner: CallRunner, maxBodyBytes: number) {
+    this.modern = createMcpHandler(ctx => buildServer(this.runner.asDispatcher(workspaceOf(ctx.authInfo)), config, ctx), {
+      legacy: 'reject',
+      maxRequestBodySize: maxBodyBytes,
+      onerror: error => log.debug('mcp:', error.message),
+    });
+  }
+
+  /** Open 2025-era sessions. */
+  get sessionCount(): number {
+    return this.sessions.size;
+  }
+
+  /** Answers one /mcp request. */
+  async handle(request: Request, info: McpRequestInfo): Promise<Response> {
+    const authInfo: AuthInfo = { token: info.token, clientId: 'tabwright-daemon', scopes: [], extra: info.workspace ? { workspace: info.workspace } : undefined };
+    const options = info.parsedBody === undefined ? { authInfo } : { authInfo, parsedBody: info.parsedBody };
+    if (!(await isLegacyRequest(request, info.parsedBody))) return this.modern.fetch(request, options);
+    const sid = request.headers.get('mcp-session-id');
+    if (sid) {
+      const session = this.sessions.get(sid);
+      if (!session) return jsonRpcError(404, -32001, 'Session not found: it ended or the daemon restarted. Initialize a new session.');
+      session.lastUsed = Date.now();
+      return session.transport.handleRequest(request, options);
+    }
+    if (request.method === 'POST' && isInitializeRequest(info.parsedBody)) {
+      const server = buildServer(this.runner.asDispatcher(info.workspace), this.config, { era: 'legacy' });
+      const transport = new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: id => void this.sessions.set(id, { transport, server, lastUsed: Date.now() }),
+        onsessionclosed: id => void this.sessions.delete(id),
+      });
+      transport.onclose = () => {
+        if (transport.sessionId) this.sessions.delete(transport.sessionId);
+      };
+      await server.connect(transport);
+      return transport.handleRequest(request, options);
+    }
+    return jsonRpcError(400, -32000, 'Bad Request: no valid mcp-session-id (2025-era requests other than initialize need one).');
+  }
+
+  /** Closes sessions with no request for `idleMs` (a client that went away without DELETE). */
+  closeIdle(idleMs: number, now = Date.now()): void {
+    for (const [id, session] of this.sessions) {
+      if (now - session.lastUsed >= idleMs) {
+        log.info(`closing MCP session ${id}: idle`);
+        this.sessions.delete(id);
+        void session.server.close().catch(() => undefined);
+      }
+    }
+  }
+
+  /** Ends every session and the modern leg. */
+  async close(): Promise<void> {
+    const sessions = [...this.sessions.values()];
+    this.sessions.clear();
+    await Promise.allSettled(sessions.map(s => s.server.close()));
+    await this.modern.close().catch(() => undefined);
+  }
+}
+
+function workspaceOf(authInfo: AuthInfo | undefined): string | undefined {
+  const ws = authInfo?.extra?.workspace;
+  return typeof ws === 'string' ? ws : undefined;
+}
+
+function jsonRpcError(status: number, code: number, message: string): Response {
+  return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }), { status, headers: { 'content-type': 'application/json' } });
+}
