@@ -67,6 +67,8 @@ export class CallRunner {
         return done.kind === 'result' ? done.result : new ToolResponse().fail(done.error).build();
       },
       close: async () => undefined, // the daemon closes the real dispatcher
+      // MCP resources (issue #6) read through the real dispatcher.
+      ...(this.dispatcher.readResource ? { readResource: (uri: string) => this.dispatcher.readResource!(uri) } : {}),
     };
   }
 

@@ -114,6 +114,10 @@ export class LocalDispatcher implements Dispatcher {
     }
   }
 
+  async readResource(uri: string): Promise<ResourceText[] | undefined> {
+    return readScriptResource(uri, this.config);
+  }
+
   async close(): Promise<void> {
     const keyed = [...this.keyed.values()];
     this.keyed.clear();

@@ -68,9 +68,11 @@ test('the database opens on first use, as a 0600 WAL file with synchronous=FULL'
 });
 
 test('a create stores the code byte-exact (BOM, CRLF, non-ASCII) with its sha256', async () => {
-  const { store, saves } = fresh();
+  const { store, saves, path } = fresh();
   const code = '\uFEFF' + script('Grüße', 'document.title = "héllo";', '\r\n');
   const result = await saves.save(req(code));
+  // SQLite gives its -wal and -shm files the database file's mode.
+  for (const suffix of ['-wal', '-shm']) assert.equal(statSync(path + suffix).mode & 0o777, 0o600, suffix);
   assert.equal(result.created, true);
   assert.deepEqual(result.stages.map(s => s.stage), ['validate', 'normalize', 'persist', 'deploy']);
   for (const s of result.stages) assert.ok(s.ms >= 0);
