@@ -18,6 +18,7 @@
  * Every field of a rule but `permission` is optional and narrows it; the
  * first rule that matches decides. `origin`, `tool` and `scriptId` are glob
  * patterns where `*` matches any run of characters; `annotations` values
+ * (`readOnlyHint`, `consequentialHint`, `untrustedContentHint`, `debugging`)
  * must equal the tool's hints (a missing hint counts as `false`). A rules
  * file that cannot be read as this shape is not ignored: every tool then
  * resolves to `prompt` (source `rules_invalid`) and a warning goes to stderr,
@@ -38,6 +39,8 @@ export interface ToolHints {
   readOnlyHint?: boolean;
   consequentialHint?: boolean;
   untrustedContentHint?: boolean;
+  /** The page marks the tool as meant for development and debugging (WebMCP `debugging`); rules can match it (issue #5). */
+  debugging?: boolean;
 }
 
 /** What the gate judges: one tool of one origin (or one AgentScript). */
@@ -74,6 +77,7 @@ const HintsSchema = z.strictObject({
   readOnlyHint: z.boolean().optional(),
   consequentialHint: z.boolean().optional(),
   untrustedContentHint: z.boolean().optional(),
+  debugging: z.boolean().optional(),
 });
 
 const RuleSchema = z.strictObject({

@@ -47,7 +47,13 @@ export interface BridgeTool {
 
 /** What a bridge call resolves to (it never rejects). */
 export type BridgeResult =
-  | { ok: true; /** The result as JSON text; absent for undefined. */ json?: string }
+  | {
+    ok: true;
+    /** The result as JSON text; absent for undefined. */
+    json?: string;
+    /** The tab's top window was closed (window.close()) when the tool settled; absent when it was not. */
+    closed?: true;
+  }
   | { ok: false; error: { name: string; message: string }; /** The tool is not (or no longer) registered. */ gone?: true; cancelled?: true };
 
 /** The server's handle on the polyfill (`__tabwright.webmcp`). */
@@ -108,6 +114,17 @@ export function installWebMcp(mode: WebMcpMode): WebMcpBridge {
   const { stringify, parse } = JSON;
   const DOMEx = DOMException;
   const AbortCtl = AbortController;
+  // window.closed as the browser reports it, whatever the page later defines on its window.
+  const closedGetter = Object.getOwnPropertyDescriptor(window, 'closed')?.get ?? Object.getOwnPropertyDescriptor(Window.prototype, 'closed')?.get;
+  const topClosed = (): boolean => {
+    try {
+      const top = window.top;
+      if (top === window && closedGetter) return Boolean(closedGetter.call(window));
+      return Boolean(top?.closed); // a child frame: `closed` of a cross-origin top is readable too
+    } catch {
+      return false;
+    }
+  };
   const tools = new Map<string, Entry>();
   const calls = new Map<string, AbortController>();
   /** Forms an agent call waits on: their next submit event is agent-invoked. */
@@ -317,7 +334,9 @@ export function installWebMcp(mode: WebMcpMode): WebMcpBridge {
           value => {
             try {
               const json = stringify(value);
-              done(json === undefined ? { ok: true } : { ok: true, json });
+              const result: BridgeResult = json === undefined ? { ok: true } : { ok: true, json };
+              if (topClosed()) result.closed = true;
+              done(result);
             } catch (e) {
               done({ ok: false, error: toError(e) });
             }

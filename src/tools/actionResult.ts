@@ -64,10 +64,12 @@ const SELF_CLOSE_MS = 5_000;
  * When the page called window.close() during the action (`window.closed` is
  * true at once; the tab closes a moment later), waits until the tab is gone,
  * so the result reports it and the next call no longer sees the tab.
+ * `known`: what the action itself read of `window.closed` (a WebMCP call
+ * reads it in its own evaluation); undefined asks the page (a round trip).
  */
-async function awaitSelfClose(tab: Tab): Promise<void> {
-  if (tab.closed || !tab.session) return;
-  const closing = await withTimeout(tab.session.send('Runtime.evaluate', { expression: 'window.closed', returnByValue: true })
+async function awaitSelfClose(tab: Tab, known?: boolean): Promise<void> {
+  if (tab.closed || !tab.session || known === false) return;
+  const closing = known ?? await withTimeout(tab.session.send('Runtime.evaluate', { expression: 'window.closed', returnByValue: true })
     .then(r => r.result.value === true, (error: Error) => /closed/i.test(error.message)), 500);
   if (!closing) return;
   const deadline = Date.now() + SELF_CLOSE_MS;
@@ -91,8 +93,13 @@ async function unstuck(tab: Tab, action: () => Promise<void>): Promise<void> {
 /**
  * Runs `action` on `tab` and reports on `res` what it changed. `label` is
  * the first line of the text ("Clicked e5"); empty for none.
+ * @param opts.windowClosed  for actions that learn it themselves: whether the
+ *   page's window was closed when the action returned (undefined: unknown,
+ *   so the page is asked). A WebMCP call passes it (issue #5, speed); such
+ *   an action also skips the wait for `domcontentloaded` when nothing
+ *   navigated during it.
  */
-export async function runAction(session: Session, tab: Tab, label: string, res: ToolResponse, opts: { snapshot?: boolean; ref?: string }, action: () => Promise<void>): Promise<void> {
+export async function runAction(session: Session, tab: Tab, label: string, res: ToolResponse, opts: { snapshot?: boolean; ref?: string; windowClosed?: () => boolean | undefined }, action: () => Promise<void>): Promise<void> {
   const before = {
     url: tab.page.url(),
     revision: tab.revision,
@@ -138,8 +145,11 @@ export async function runAction(session: Session, tab: Tab, label: string, res: 
   if (!held) {
     if (navigation && tab.instanceId === before.instanceId && !tab.closed) await settleNavigation(tab, navigation, before.instanceId, files.signals.downloads);
     if (tab.windowOpens > before.windowOpens) await waitForNewTabs(session, before.tabIds, tab.windowOpens - before.windowOpens, NEW_TAB_MS, files.downloadId);
-    await awaitSelfClose(tab);
-    if (!tab.closed) await tab.page.waitForLoadState('domcontentloaded', { timeout: SETTLE_MS }).catch(() => undefined);
+    const closed = opts.windowClosed?.();
+    await awaitSelfClose(tab, closed);
+    // The document the action started on had loaded as far as it will before the action, unless something navigated.
+    const unchanged = closed !== undefined && !navigation && tab.instanceId === before.instanceId;
+    if (!tab.closed && !unchanged) await tab.page.waitForLoadState('domcontentloaded', { timeout: SETTLE_MS }).catch(() => undefined);
   }
   if (label) res.text(label);
   res.set('tabId', tab.id);

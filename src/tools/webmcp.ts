@@ -27,7 +27,7 @@ import { tabIdField } from './schemas.js';
 import { WebMcpToolCache } from './webmcpCache.js';
 import type { WebMcpMode } from '../config.js';
 import { polyfillSource } from '../webmcp/polyfillSource.js';
-import { CallTimeout, type SourceTool, type WebMcpSourceKind } from '../webmcp/source.js';
+import { CallTimeout, type CallReport, type SourceTool, type WebMcpSourceKind } from '../webmcp/source.js';
 import { callWebMcpTool, listNativeTools, prepareWebMcpCalls, WebMcpPageError } from './webmcpCall.js';
 
 /** One WebMCP tool as tabwright reports it. */
@@ -132,6 +132,32 @@ function getAjv(): AjvClass {
   return ajv;
 }
 const validators = new Map<string, ValidateFunction>();
+/** The same, by schema object: a cached tool list hands the same schema object to every call, which skips JSON.stringify. */
+const validatorsBySchema = new WeakMap<object, ValidateFunction | null>();
+
+/**
+ * The compiled validator of `schema`; null when the page's schema is not
+ * valid JSON Schema (the page judges the input then). Compiling costs
+ * 5–30 ms per schema here (the first one, with loading ajv, ~200–600 ms on a
+ * loaded machine): `warmValidators` does it ahead of the call.
+ */
+function validatorFor(schema: object): ValidateFunction | null {
+  const known = validatorsBySchema.get(schema);
+  if (known !== undefined) return known;
+  const key = JSON.stringify(schema);
+  let validate: ValidateFunction | null | undefined = validators.get(key);
+  if (!validate) {
+    try {
+      validate = getAjv().compile(schema);
+      if (validators.size > 500) validators.clear();
+      validators.set(key, validate);
+    } catch {
+      validate = null;
+    }
+  }
+  validatorsBySchema.set(schema, validate);
+  return validate;
+}
 
 /**
  * Validates `args` against a tool's inputSchema.
@@ -139,20 +165,29 @@ const validators = new Map<string, ValidateFunction>();
  */
 export function validateArguments(toolName: string, schema: unknown, args: unknown): void {
   if (!schema || typeof schema !== 'object') return;
-  const key = JSON.stringify(schema);
-  let validate = validators.get(key);
-  if (!validate) {
-    try {
-      validate = getAjv().compile(schema as object);
-    } catch {
-      return; // the page's schema is not valid JSON Schema: let the page judge the input
-    }
-    if (validators.size > 500) validators.clear();
-    validators.set(key, validate);
-  }
-  if (validate(args)) return;
+  const validate = validatorFor(schema);
+  if (!validate || validate(args)) return;
   const problems = (validate.errors ?? []).slice(0, 10).map(e => `${e.instancePath || '(arguments)'} ${e.message ?? 'is invalid'}`);
   throw new ToolError('invalid_arguments', `Arguments for WebMCP tool "${toolName}" do not match its inputSchema: ${problems.join('; ')}.`, 'Call list_webmcp_tools for the schema and send arguments that match it.');
+}
+
+/** Schemas waiting for warmValidators; non-empty while it runs. */
+const warmQueue: object[] = [];
+/**
+ * Compiles the listed tools' schemas in idle time, one per event-loop turn,
+ * after list_webmcp_tools answered (issue #5, speed): the agent's first
+ * call_webmcp_tool then neither loads ajv nor compiles. Returns at once.
+ */
+function warmValidators(schemas: unknown[]): void {
+  const running = warmQueue.length > 0;
+  for (const s of schemas) if (s && typeof s === 'object' && !validatorsBySchema.has(s)) warmQueue.push(s);
+  if (running || !warmQueue.length) return;
+  const next = () => {
+    validatorFor(warmQueue[0]!);
+    warmQueue.shift();
+    if (warmQueue.length) setTimeout(next, 0).unref();
+  };
+  setTimeout(next, 0).unref();
 }
 
 export const listWebmcpTools = defineTool({
@@ -181,6 +216,7 @@ export const listWebmcpTools = defineTool({
       }
     }
     res.set('tools', tools);
+    warmValidators(tools.map(t => t.inputSchema));
     if (skipped.length) res.set('skipped', skipped);
     const withTools = new Set(tools.map(t => t.tabId)).size;
     res.text(`${tools.length} WebMCP tool${tools.length === 1 ? '' : 's'}${tabId !== undefined ? ` in tab ${tabId}` : ` in ${withTools} of ${tabs.length} open tab${tabs.length === 1 ? '' : 's'}`}.`);
@@ -245,11 +281,13 @@ export const callWebmcpTool = defineTool({
     const started = Date.now();
     let result: unknown;
     let ms = 0;
+    const report: CallReport = {};
     try {
-      // runAction reports what the call changed: a declarative form's submit navigates.
-      await runAction(session, tab, '', res, {}, async () => {
-        if (found!.polyfilled) result = await polyfillSource.call(frame, name, input, { timeoutMs: timeout, signal });
-        else result = await callWebMcpTool(tab, frame, name, input, timeout, signal);
+      // runAction reports what the call changed: a declarative form's submit navigates. The call's own
+      // evaluation tells whether the tool closed the window, so runAction does not ask the page again.
+      await runAction(session, tab, '', res, { windowClosed: () => report.windowClosed }, async () => {
+        if (found!.polyfilled) result = await polyfillSource.call(frame, name, input, { timeoutMs: timeout, signal, report });
+        else result = await callWebMcpTool(tab, frame, name, input, timeout, signal, report);
         ms = Date.now() - started;
       });
     } catch (error) {

@@ -17,34 +17,42 @@
  * through the tab's CDP session with `Page.createIsolatedWorld`), so page
  * scripts that replace `modelContext.executeTool` or its prototype in the
  * main world do not change what the call does. The world's execution
- * context id is kept per tab and main-frame document (loader id); a context
- * the browser no longer knows (the document was replaced meanwhile) is
- * created again once.
+ * context id is kept per frame and document (the main frame's loader id, a
+ * child frame's navigation count); a context the browser no longer knows
+ * (the document was replaced meanwhile) is created again once.
  *
- * Listing a main frame's native tools is one evaluation in that world too
+ * Listing a frame's native tools is one evaluation in that world too
  * (`listNativeTools`): Playwright's `frame.webmcp.tools()` drops the tool's
  * `title` and the `debugging` annotation, which the issue asks for (#5).
  * A call passes the page's `execute` an AbortSignal (`executeTool(tool,
  * input, {signal})`), aborted by a second evaluation when the MCP call is
- * cancelled or times out.
+ * cancelled or times out. The call also reads `window.top.closed` once the
+ * tool settled, so the action bookkeeping needs no round trip of its own to
+ * learn whether the tool closed the tab (issue #5, speed).
  *
- * Tools of child frames go through Playwright's `frame.webmcp.callTool`
- * (two evaluations, same isolation): a Playwright frame does not tell its
- * CDP frame id, and an out-of-process frame is not reachable through the
- * tab's session. So does every call when the tab has no CDP session, or
- * when the browser will not make the world. Listing a tab's tools makes the
- * world in the background (`prepareWebMcpCalls`), so the first call after a
- * list is one round trip too.
+ * Child frames (issue #5, cancellation) get their world the same way: a
+ * Playwright frame does not tell its CDP frame id, so it is found in
+ * `Page.getFrameTree` by the URLs up the frame's parent chain (the name
+ * breaks ties). Where that leaves no single frame (two identical iframes),
+ * where the frame is out of process (the tab's session cannot make a world
+ * there), or when the tab has no CDP session, lists and calls go through
+ * Playwright's `frame.webmcp` (two evaluations, same isolation, no abort
+ * signal). Listing a tab's tools makes the worlds in the background
+ * (`prepareWebMcpCalls`), so the first call after a list is one round trip.
  */
 import { randomUUID } from 'node:crypto';
 import type { CDPSession, Frame } from 'playwright-core';
 import { isTimeoutError, timeoutError } from '../browser/playwright.js';
 import type { Tab } from '../session/tab.js';
-import type { SourceTool } from '../webmcp/source.js';
+import type { CallReport, SourceTool } from '../webmcp/source.js';
 import { ToolError } from './errors.js';
 
-/** What the in-page function returns: `found: false` when the frame has no such tool (nothing was called). */
-type Outcome = { found: true; value?: unknown } | { found: false };
+/**
+ * What the in-page function returns: `found: false` when the frame has no
+ * such tool (nothing was called); `closed`: the tab's top window was closed
+ * when the tool settled.
+ */
+type Outcome = { found: true; value?: unknown; closed?: boolean } | { found: false };
 
 /**
  * Runs in the isolated world; mirrors Playwright's WebMCPScript.callTool
@@ -55,10 +63,17 @@ const CALL = `async function (name, input, callId) {
   const calls = (globalThis.__tabwrightCalls = globalThis.__tabwrightCalls || new Map());
   const ctl = new AbortController();
   calls.set(callId, ctl); // before the first await: an ABORT sent after this call always finds it
+  // Whether the tab's top window was closed (window.close()) by the time the tool settled: the
+  // caller skips its own window.closed round trip (issue #5, speed). Read in this world, where
+  // page scripts cannot redefine it; a cross-origin top's closed is readable too.
+  const closed = () => {
+    try { return Boolean(window.top && window.top.closed); } catch { return false; }
+  };
+  const done = value => ({ found: true, value, closed: closed() });
   try {
     const mc = (document && document.modelContext) || navigator.modelContext;
     if (!mc) return { found: false };
-    if (typeof mc.invokeTool === 'function') return { found: true, value: await mc.invokeTool(name, input) };
+    if (typeof mc.invokeTool === 'function') return done(await mc.invokeTool(name, input));
     const tools = (typeof mc.getTools === 'function' ? await mc.getTools() : null) || [];
     const tool = tools.find(t => (!('window' in t) || t.window === window) && t.name === name);
     if (!tool || typeof mc.executeTool !== 'function') return { found: false };
@@ -69,12 +84,12 @@ const CALL = `async function (name, input, callId) {
       if (!String(e && e.message).includes('Failed to parse input')) throw e;
       result = await mc.executeTool(tool, JSON.stringify(input), { signal: ctl.signal });
     }
-    if (typeof result !== 'string') return { found: true, value: result };
-    if (result === 'undefined') return { found: true };
+    if (typeof result !== 'string') return done(result);
+    if (result === 'undefined') return done(undefined);
     try {
-      return { found: true, value: JSON.parse(result) };
+      return done(JSON.parse(result));
     } catch {
-      return { found: true, value: result };
+      return done(result);
     }
   } finally {
     calls.delete(callId);
@@ -120,47 +135,122 @@ const LIST = `async function () {
 
 const WORLD_NAME = 'tabwright';
 
-/** Per tab: the main frame's CDP id and the isolated world of its current document. */
-interface TabWorld {
-  frameId?: string;
-  instanceId?: string;
+/** One frame's isolated world, for one of its documents (`docKey`). */
+interface FrameWorld {
+  docKey?: string;
   contextId?: Promise<number>;
 }
-const worlds = new WeakMap<Tab, TabWorld>();
+
+/** Per tab: the main frame's CDP id, each frame's world, and how often each child frame navigated. */
+interface TabWorlds {
+  mainFrameId?: string;
+  frames: WeakMap<Frame, FrameWorld>;
+  navigations: WeakMap<Frame, number>;
+}
+const worlds = new WeakMap<Tab, TabWorlds>();
 
 /** A page-side failure of the call: the message is the page's own (first line of its exception). */
 export class WebMcpPageError extends Error {}
 
-/** The isolated world's execution context id for the tab's current main-frame document, created on first use. */
-function isolatedWorld(tab: Tab, cdp: CDPSession): Promise<number> {
-  let world = worlds.get(tab);
-  if (!world) worlds.set(tab, (world = {}));
+function worldsOf(tab: Tab): TabWorlds {
+  let w = worlds.get(tab);
+  if (!w) {
+    const tw: TabWorlds = { frames: new WeakMap(), navigations: new WeakMap() };
+    w = tw;
+    // A child frame's document is known by how often the frame navigated (its loader id would cost a round trip).
+    tab.page.on('framenavigated', frame => {
+      tw.navigations.set(frame, (tw.navigations.get(frame) ?? 0) + 1);
+    });
+    worlds.set(tab, w);
+  }
+  return w;
+}
+
+/** The frame's parent chain as URLs (CDP reports the fragment apart), frame first. */
+function cdpChain(node: CdpFrameNode, parents: CdpFrameNode[]): string[] {
+  return [node, ...parents].map(n => n.frame.url + (n.frame.urlFragment ?? ''));
+}
+interface CdpFrameNode {
+  frame: { id: string; url: string; urlFragment?: string; name?: string };
+  childFrames?: CdpFrameNode[];
+}
+
+/**
+ * The CDP frame id of child frame `frame`: the one frame of the tab's frame
+ * tree with the same URLs up its parent chain (and the same name, when URLs
+ * alone leave several). Playwright does not tell a frame's CDP id.
+ * @throws Error when no frame or several frames match (two identical
+ *   iframes): the caller falls back to Playwright's frame.webmcp.
+ */
+async function childFrameId(cdp: CDPSession, frame: Frame): Promise<string> {
+  const want: string[] = [];
+  for (let f: Frame | null = frame; f; f = f.parentFrame()) want.push(f.url());
+  const { frameTree } = await cdp.send('Page.getFrameTree');
+  const matches: CdpFrameNode[] = [];
+  const walk = (node: CdpFrameNode, parents: CdpFrameNode[]) => {
+    if (parents.length === want.length - 1) {
+      const chain = cdpChain(node, parents);
+      if (chain.every((url, i) => url === want[i])) matches.push(node);
+      return;
+    }
+    for (const child of node.childFrames ?? []) walk(child, [node, ...parents]);
+  };
+  walk(frameTree as CdpFrameNode, []);
+  const named = matches.length > 1 ? matches.filter(n => (n.frame.name ?? '') === frame.name()) : matches;
+  if (named.length !== 1) throw new Error(`${named.length} frames of the tab match ${frame.url()}`);
+  return named[0]!.frame.id;
+}
+
+/**
+ * The isolated world's execution context id for `frame`'s current document,
+ * created on first use: the main frame's document is known by the tab's
+ * instanceId, a child frame's by its navigation count. A world the browser
+ * would not make (an out-of-process frame the tab's session does not reach,
+ * an ambiguous child frame) is remembered for that document: calls there go
+ * through Playwright without asking again.
+ */
+function isolatedWorld(tab: Tab, cdp: CDPSession, frame: Frame): Promise<number> {
+  const tw = worldsOf(tab);
+  const main = frame === tab.page.mainFrame();
+  const docKey = main ? tab.instanceId : `nav-${tw.navigations.get(frame) ?? 0}`;
+  let world = tw.frames.get(frame);
+  if (!world) tw.frames.set(frame, (world = {}));
   const w = world;
-  if (w.contextId && w.instanceId === tab.instanceId) return w.contextId;
-  w.instanceId = tab.instanceId;
+  if (w.contextId && w.docKey === docKey) return w.contextId;
+  w.docKey = docKey;
   w.contextId = (async () => {
-    w.frameId ??= (await cdp.send('Page.getFrameTree')).frameTree.frame.id;
-    const { executionContextId } = await cdp.send('Page.createIsolatedWorld', { frameId: w.frameId, worldName: WORLD_NAME });
+    let frameId: string;
+    if (main) frameId = tw.mainFrameId ??= (await cdp.send('Page.getFrameTree')).frameTree.frame.id;
+    else frameId = await childFrameId(cdp, frame);
+    const { executionContextId } = await cdp.send('Page.createIsolatedWorld', { frameId, worldName: WORLD_NAME });
     return executionContextId;
   })();
-  w.contextId.catch(() => {
-    if (worlds.get(tab) === w) w.contextId = undefined;
-  });
+  // The main frame's document may have been on its way out: try again next time. A child frame's answer stands.
+  if (main) {
+    w.contextId.catch(() => {
+      if (tw.frames.get(frame) === w && w.docKey === docKey) w.contextId = undefined;
+    });
+  } else {
+    w.contextId.catch(() => undefined);
+  }
   return w.contextId;
 }
 
 /**
- * Makes the isolated world for the tab's current main-frame document in the
- * background (called when the tab's tools are listed, so the first call
- * finds it). Returns at once and never throws.
+ * Makes the isolated worlds for `frames` (default: the main frame) of the
+ * tab's current documents in the background (called when the tab's tools
+ * are listed, so the first call finds them). Returns at once, never throws.
  */
-export function prepareWebMcpCalls(tab: Tab): void {
+export function prepareWebMcpCalls(tab: Tab, frames: Frame[] = [tab.page.mainFrame()]): void {
   const cdp = tab.session;
-  if (cdp && !tab.closed) isolatedWorld(tab, cdp).catch(() => undefined);
+  if (!cdp || tab.closed) return;
+  for (const frame of frames) {
+    if (!frame.isDetached()) isolatedWorld(tab, cdp, frame).catch(() => undefined);
+  }
 }
 
-function forgetWorld(tab: Tab): void {
-  const world = worlds.get(tab);
+function forgetWorld(tab: Tab, frame: Frame): void {
+  const world = worlds.get(tab)?.frames.get(frame);
   if (world) world.contextId = undefined;
 }
 
@@ -200,11 +290,11 @@ function exceptionText(details: { text: string; exception?: { description?: stri
  *   when `signal` aborts; WebMcpPageError with the page's message when the
  *   function threw; CDP errors otherwise.
  */
-async function inWorld(tab: Tab, cdp: CDPSession, functionDeclaration: string, args: unknown[], deadline: number, what: string, signal?: AbortSignal): Promise<{ value: unknown } | undefined> {
+async function inWorld(tab: Tab, cdp: CDPSession, frame: Frame, functionDeclaration: string, args: unknown[], deadline: number, what: string, signal?: AbortSignal): Promise<{ value: unknown } | undefined> {
   for (let attempt = 0; ; attempt++) {
     let executionContextId: number;
     try {
-      executionContextId = await within(isolatedWorld(tab, cdp), Math.max(1, deadline - Date.now()), what, signal);
+      executionContextId = await within(isolatedWorld(tab, cdp, frame), Math.max(1, deadline - Date.now()), what, signal);
     } catch (error) {
       if (isTimeoutError(error) || error instanceof ToolError) throw error;
       return undefined; // a document on its way out: the caller falls back to Playwright's way
@@ -221,7 +311,7 @@ async function inWorld(tab: Tab, cdp: CDPSession, functionDeclaration: string, a
     } catch (error) {
       // The document behind the cached world was replaced (its context is gone): make a world in the new one, once.
       if (attempt === 0 && /Cannot find context with specified id/i.test(String(error))) {
-        forgetWorld(tab);
+        forgetWorld(tab, frame);
         continue;
       }
       throw error;
@@ -232,10 +322,11 @@ async function inWorld(tab: Tab, cdp: CDPSession, functionDeclaration: string, a
 }
 
 /**
- * Lists the native WebMCP tools of `frame` (a frame of `tab`): for the main
- * frame, one evaluation in the isolated world that keeps `title` and the
- * `debugging` annotation; for child frames, or without a CDP session, or
- * when the document has no modelContext, Playwright's `frame.webmcp.tools()`
+ * Lists the native WebMCP tools of `frame` (a frame of `tab`): one
+ * evaluation in the frame's isolated world that keeps `title` and the
+ * `debugging` annotation; without a CDP session, where the world cannot be
+ * made (an out-of-process frame, an ambiguous child frame), or when the
+ * document has no modelContext, Playwright's `frame.webmcp.tools()`
  * (which raises its own "WebMCP is not enabled" error where it applies, and
  * reports neither `title` nor `debugging`). Annotations appear only where
  * true, like the polyfill's (src/webmcp/polyfillSource.ts).
@@ -244,9 +335,9 @@ async function inWorld(tab: Tab, cdp: CDPSession, functionDeclaration: string, a
  */
 export async function listNativeTools(tab: Tab, frame: Frame, timeoutMs: number): Promise<SourceTool[]> {
   const cdp = tab.session;
-  if (cdp && frame === tab.page.mainFrame()) {
+  if (cdp) {
     const deadline = Date.now() + timeoutMs;
-    const listed = await inWorld(tab, cdp, LIST, [], deadline, 'list WebMCP tools');
+    const listed = await inWorld(tab, cdp, frame, LIST, [], deadline, 'list WebMCP tools');
     if (listed && Array.isArray(listed.value)) return listed.value as SourceTool[];
     timeoutMs = Math.max(1, deadline - Date.now());
   }
@@ -263,42 +354,47 @@ export async function listNativeTools(tab: Tab, frame: Frame, timeoutMs: number)
 
 /**
  * Calls WebMCP tool `name` of `frame` (a frame of `tab`) with `input`, in
- * one evaluation for the main frame. Resolves to the tool's result
- * (`undefined` for none).
+ * one evaluation in the frame's isolated world. Resolves to the tool's
+ * result (`undefined` for none).
  *
- * Cancellation (issue #5): for a main-frame tool, `signal` aborting (MCP
- * `notifications/cancelled`) or the timeout aborts the AbortSignal that
- * `executeTool` handed the page's `execute`, through a second evaluation
- * in the same world. A child-frame tool cannot be aborted (Playwright's
- * callTool takes no signal): the call still ends at once, the page's
- * execute runs on.
+ * Cancellation (issue #5): `signal` aborting (MCP `notifications/cancelled`)
+ * or the timeout aborts the AbortSignal that `executeTool` handed the page's
+ * `execute`, through a second evaluation in the same world; for main-frame
+ * and child-frame tools alike. Where the world cannot be made (an
+ * out-of-process frame, two child frames with the same URLs, no CDP
+ * session) the call goes through Playwright's `frame.webmcp.callTool`,
+ * which takes no signal: the call still ends at once, the page's execute
+ * runs on.
  * @param timeoutMs  longest wait for the tool, in ms.
+ * @param report  filled on success: `windowClosed`, whether the tab's top
+ *   window was closed when the tool settled (unset through Playwright).
  * @throws Error whose message says `No WebMCP tool named` when the frame has
  *   no such tool now (nothing was called); WebMcpPageError with the page's
  *   message when the tool or the browser threw; a TimeoutError after
  *   `timeoutMs`; ToolError `cancelled` when `signal` aborted; CDP/Playwright
  *   errors otherwise (e.g. the document was replaced during the call).
  */
-export async function callWebMcpTool(tab: Tab, frame: Frame, name: string, input: Record<string, unknown>, timeoutMs: number, signal: AbortSignal): Promise<unknown> {
+export async function callWebMcpTool(tab: Tab, frame: Frame, name: string, input: Record<string, unknown>, timeoutMs: number, signal: AbortSignal, report?: CallReport): Promise<unknown> {
   const cdp = tab.session;
   const what = `call WebMCP tool "${name}"`;
   const deadline = Date.now() + timeoutMs;
   const viaPlaywright = () =>
     within(frame.webmcp.callTool(name, input as Parameters<Frame['webmcp']['callTool']>[1], { timeout: Math.max(1, deadline - Date.now()) }), Math.max(1, deadline - Date.now()) + 1_000, what, signal);
-  if (!cdp || frame !== tab.page.mainFrame()) return await viaPlaywright();
+  if (!cdp) return await viaPlaywright();
   const callId = randomUUID();
   let called;
   try {
-    called = await inWorld(tab, cdp, CALL, [name, input, callId], deadline, what, signal);
+    called = await inWorld(tab, cdp, frame, CALL, [name, input, callId], deadline, what, signal);
   } catch (error) {
     if (isTimeoutError(error) || (error instanceof ToolError && error.type === 'cancelled')) {
       // The page's execute got a signal: abort it (the page may stop its work). Nobody waits for the answer.
-      inWorld(tab, cdp, ABORT, [callId], Date.now() + 5_000, 'abort a WebMCP call').catch(() => undefined);
+      inWorld(tab, cdp, frame, ABORT, [callId], Date.now() + 5_000, 'abort a WebMCP call').catch(() => undefined);
     }
     throw error;
   }
   if (!called) return await viaPlaywright(); // the browser would not make the world
   const outcome = called.value as Outcome | undefined;
   if (!outcome || !outcome.found) throw new Error(`No WebMCP tool named "${name}" in this frame.`);
+  if (report) report.windowClosed = outcome.closed === true;
   return outcome.value;
 }

@@ -51,7 +51,7 @@ export const polyfillSource: WebMcpSource = {
     return Array.isArray(listed) ? listed.map(toSourceTool) : undefined;
   },
 
-  async call(frame: Frame, name: string, input: Record<string, unknown>, { timeoutMs, signal }: SourceCallOptions): Promise<unknown> {
+  async call(frame: Frame, name: string, input: Record<string, unknown>, { timeoutMs, signal, report }: SourceCallOptions): Promise<unknown> {
     const id = randomUUID();
     let timer: NodeJS.Timeout | undefined;
     let onAbort: (() => void) | undefined;
@@ -84,7 +84,10 @@ export const polyfillSource: WebMcpSource = {
       clearTimeout(timer);
       if (onAbort) signal.removeEventListener('abort', onAbort);
     }
-    if (result.ok) return result.json === undefined ? undefined : JSON.parse(result.json);
+    if (result.ok) {
+      if (report) report.windowClosed = result.closed === true;
+      return result.json === undefined ? undefined : JSON.parse(result.json);
+    }
     if (result.cancelled) throw new ToolError('cancelled', 'The call was cancelled.', 'Send the call again if it is still wanted.');
     if (result.gone) throw new ToolError('webmcp_tool_not_found', `WebMCP tool "${name}" went away: ${result.error.message}`, 'Call list_webmcp_tools for the tools the page offers now.');
     throw new ToolError('evaluation_failed', `WebMCP tool "${name}" failed: ${result.error.name}: ${firstLine(result.error.message).slice(0, 2000)}`, 'The error is the page\'s own; check the arguments or the page state.');

@@ -29,6 +29,18 @@ export interface SourceCallOptions {
   timeoutMs: number;
   /** The caller's signal (MCP `notifications/cancelled`): aborts the tool's execute signal. */
   signal: AbortSignal;
+  /**
+   * Filled in by the source when the call succeeded: `windowClosed` says
+   * whether the tab's top window was closed (the tool called window.close())
+   * when the tool settled, read in the same evaluation as the call; left
+   * unset when the source cannot tell (the caller then asks the page).
+   */
+  report?: CallReport;
+}
+
+/** What a source learned about the page while calling a tool (see SourceCallOptions.report). */
+export interface CallReport {
+  windowClosed?: boolean;
 }
 
 /** A source of WebMCP tools for frames. */

@@ -41,6 +41,25 @@ test('rules match every field they set; a missing hint counts as false', () => {
   assert.equal(ruleMatches({ scriptId: 'abc', permission: 'allow' }, { ...shop, scriptId: 'abc' }), true);
 });
 
+test('rules match the debugging annotation: true only for tools that declare it, false for the others', () => {
+  const devTool: ConsentSubject = { origin: 'https://shop.example.com', name: 'dump_state', annotations: { readOnlyHint: true, debugging: true }, source: 'native' };
+  assert.equal(ruleMatches({ annotations: { debugging: true }, permission: 'deny' }, devTool), true);
+  assert.equal(ruleMatches({ annotations: { debugging: true }, permission: 'deny' }, search), false);
+  assert.equal(ruleMatches({ annotations: { debugging: false }, permission: 'allow' }, search), true);
+  assert.equal(ruleMatches({ annotations: { debugging: false }, permission: 'allow' }, devTool), false);
+  const dir = tempDir();
+  try {
+    // A deny rule on debugging tools beats the readOnlyHint default; other read-only tools stay allowed.
+    writeFileSync(rulesPath(dir), JSON.stringify({ rules: [{ annotations: { debugging: true }, permission: 'deny' }] }));
+    const policy = ConsentPolicy.load({ configDir: dir });
+    assert.equal(policy.rulesError, undefined);
+    assert.deepEqual(policy.resolve(devTool), { permission: 'deny', source: 'rules', rule: 0 });
+    assert.deepEqual(policy.resolve(search), { permission: 'allow', source: 'default' });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('defaults: readOnlyHint allows, consequentialHint and no hint prompt', () => {
   assert.equal(defaultPermission({ readOnlyHint: true }), 'allow');
   assert.equal(defaultPermission({ consequentialHint: true }), 'prompt');

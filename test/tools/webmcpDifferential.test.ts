@@ -96,12 +96,26 @@ const FRAME_PARENT = `<!doctype html><title>Parent</title>
 <script>document.modelContext.registerTool({ name: 'parent_tool', description: 'In the top document', inputSchema: ${JSON.stringify(EMPTY)}, execute: async () => 'from parent' });</script>
 <iframe src="/frame-child"></iframe>`;
 const FRAME_CHILD = `<!doctype html><title>Child</title>
-<script>document.modelContext.registerTool({ name: 'child_tool', description: 'In the iframe', inputSchema: ${JSON.stringify(EMPTY)}, execute: async () => ({ content: [{ type: 'text', text: 'from child' }] }) });</script>`;
+<script>
+  window.childLog = { started: 0, aborted: 0, reason: '' };
+  document.modelContext.registerTool({ name: 'child_tool', title: 'Child tool', description: 'In the iframe', inputSchema: ${JSON.stringify(EMPTY)}, execute: async () => ({ content: [{ type: 'text', text: 'from child' }] }) });
+  document.modelContext.registerTool({ name: 'child_wait', description: 'Never settles, in the iframe', inputSchema: ${JSON.stringify(EMPTY)},
+    execute: (input, { signal }) => {
+      childLog.started++;
+      signal.addEventListener('abort', () => { childLog.aborted++; childLog.reason = signal.reason && signal.reason.name; });
+      return new Promise(() => {});
+    } });
+</script>`;
+/** A popup whose tool closes its own window (window.close() works in windows a script opened). */
+const CLOSER = `<!doctype html><title>Closer</title>
+<script>document.modelContext.registerTool({ name: 'close_me', description: 'Closes this window', inputSchema: ${JSON.stringify(EMPTY)}, execute: async () => { window.close(); return 'closing'; } });</script>`;
 
 const MODES = ['native', 'polyfill'] as const;
 type Mode = (typeof MODES)[number];
 
 let site: Site;
+/** A second origin (another port), for a popup's opener. */
+let otherSite: Site;
 const servers = {} as Record<Mode, Connected>;
 /** What each mode listed, per page (source stripped), for the cross-mode comparison. */
 const seen: Record<Mode, Record<string, unknown>> = { native: {}, polyfill: {} };
@@ -114,12 +128,16 @@ before(async () => {
   site.page('/spa/a', SPA);
   site.page('/frames', FRAME_PARENT);
   site.page('/frame-child', FRAME_CHILD);
+  site.page('/closer', CLOSER);
   site.page('/plain', '<!doctype html><title>Plain</title>');
+  otherSite = await startSite();
+  otherSite.page('/plain', '<!doctype html><title>Plain</title>');
   for (const mode of MODES) servers[mode] = await connect({ args: ['--webmcp', mode, '--auto-allow'] }); // the call path, not the consent gate
 });
 after(async () => {
   for (const mode of MODES) await servers[mode]?.close();
   await site?.close();
+  await otherSite?.close();
 });
 
 async function list(mode: Mode, tabId: number, page: string): Promise<ToolInfo[]> {
@@ -130,8 +148,8 @@ async function list(mode: Mode, tabId: number, page: string): Promise<ToolInfo[]
   return tools;
 }
 
-async function open(mode: Mode, path: string): Promise<number> {
-  return (await call<{ tabId: number }>(servers[mode].client, 'open_tab', { url: `${site.origin}${path}` })).tabId;
+async function open(mode: Mode, path: string, on: Site = site): Promise<number> {
+  return (await call<{ tabId: number }>(servers[mode].client, 'open_tab', { url: `${on.origin}${path}` })).tabId;
 }
 
 /** Polls `probe` until it returns true (generous bound: the machine is shared). */
@@ -263,15 +281,58 @@ for (const mode of MODES) {
   test(`${mode}: tools of a same-origin iframe are listed with its URL and called there`, async () => {
     const c = servers[mode].client;
     const tabId = await open(mode, '/frames');
-    await until(async () => (await list(mode, tabId, 'frames')).length === 2, 'the iframe\'s tool');
+    await until(async () => (await list(mode, tabId, 'frames')).length === 3, 'the iframe\'s tools');
     const tools = await list(mode, tabId, 'frames');
-    assert.deepEqual(tools.map(t => [t.name, t.frameUrl]), [['parent_tool', undefined], ['child_tool', `${site.origin}/frame-child`]]);
+    assert.deepEqual(tools.map(t => [t.name, t.frameUrl]), [['parent_tool', undefined], ['child_tool', `${site.origin}/frame-child`], ['child_wait', `${site.origin}/frame-child`]]);
+    // A child frame's native tools are listed in tabwright's own world too, title included (issue #5).
+    assert.equal(tools[1]!.title, 'Child tool');
     assert.deepEqual((await call<{ result: unknown }>(c, 'call_webmcp_tool', { tabId, name: 'child_tool' })).result, { content: [{ type: 'text', text: 'from child' }] });
     assert.equal((await call<{ result: unknown }>(c, 'call_webmcp_tool', { tabId, name: 'parent_tool' })).result, 'from parent');
+  });
+
+  test(`${mode}: cancelling the MCP call of an iframe's tool aborts the signal that tool got`, async () => {
+    const c = servers[mode].client;
+    const tabId = await open(mode, '/frames');
+    await until(async () => (await list(mode, tabId, 'frames')).length === 3, 'the iframe\'s tools');
+    const childLog = '(document.querySelector("iframe").contentWindow.childLog)';
+    const controller = new AbortController();
+    const pending = c.callTool({ name: 'call_webmcp_tool', arguments: { tabId, name: 'child_wait' } }, { signal: controller.signal });
+    const settled = pending.then(() => 'resolved', () => 'rejected');
+    await until(async () => (await evaluate<number>(c, `${childLog}.started`, tabId)) === 1, 'the iframe\'s tool to start');
+    controller.abort();
+    assert.equal(await settled, 'rejected');
+    await until(async () => (await evaluate<number>(c, `${childLog}.aborted`, tabId)) === 1, 'the iframe tool\'s signal to abort');
+    assert.deepEqual(await evaluate(c, `({ started: ${childLog}.started, aborted: ${childLog}.aborted, reason: ${childLog}.reason })`, tabId), { started: 1, aborted: 1, reason: 'AbortError' });
+    // A timeout aborts it the same way.
+    assert.equal((await callError(c, 'call_webmcp_tool', { tabId, name: 'child_wait', timeoutSec: 1 })).type, 'timeout');
+    await until(async () => (await evaluate<number>(c, `${childLog}.aborted`, tabId)) === 2, 'the timeout to abort the iframe tool\'s signal');
+  });
+
+  test(`${mode}: a tool that closes its window: the call reports the tab closed, and the tab is gone`, async () => {
+    const c = servers[mode].client;
+    // The opener is of another origin (another port): a same-origin popup would reuse the opener-origin
+    // initial document's window, where the in-page runtime already ran (see docs/architecture.md, WebMCP).
+    const openerId = await open(mode, '/plain', otherSite);
+    const before = (await call<{ tabs: Array<{ tabId: number }> }>(c, 'list_tabs')).tabs.map(t => t.tabId);
+    await evaluate(c, `void window.open('${site.origin}/closer')`, openerId);
+    let popupId = -1;
+    await until(async () => {
+      const tabs = (await call<{ tabs: Array<{ tabId: number; url: string }> }>(c, 'list_tabs')).tabs;
+      popupId = tabs.find(t => !before.includes(t.tabId) && t.url.endsWith('/closer'))?.tabId ?? -1;
+      return popupId >= 0;
+    }, 'the popup');
+    await until(async () => (await list(mode, popupId, 'closer')).length === 1, 'the popup\'s tool');
+    const res = await call<{ result: unknown; tabClosed?: boolean; tabId: number }>(c, 'call_webmcp_tool', { tabId: popupId, name: 'close_me' });
+    assert.deepEqual([res.tabId, res.tabClosed], [popupId, true]);
+    // The polyfill answers in the same evaluation, before the window goes; Chromium's native executeTool
+    // loses the result of a tool whose window closes (observed with Chromium 156), so the call has none.
+    assert.equal(res.result, mode === 'polyfill' ? 'closing' : null);
+    const after = (await call<{ tabs: Array<{ tabId: number }> }>(c, 'list_tabs')).tabs.map(t => t.tabId);
+    assert.equal(after.includes(popupId), false);
   });
 }
 
 test('native and polyfill list the same tools for every page', () => {
-  assert.deepEqual(Object.keys(seen.polyfill).sort(), ['declarative', 'frames', 'imperative', 'spa-a', 'spa-b', 'timing']);
+  assert.deepEqual(Object.keys(seen.polyfill).sort(), ['closer', 'declarative', 'frames', 'imperative', 'spa-a', 'spa-b', 'timing']);
   assert.deepEqual(seen.polyfill, seen.native);
 });
