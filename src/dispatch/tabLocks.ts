@@ -11,10 +11,14 @@ import type { AnyTool } from '../tools/define.js';
  * a page and names a tab (its input has `tabId`; absent = the active tab).
  * `observe` tools (list_tabs, get_page_context, take_screenshot,
  * get_bridge_status, list_downloads, ...) run concurrently with anything;
- * tools without `tabId` (open_tab) act on no existing tab.
+ * tools without `tabId` (open_tab) act on no existing tab. `call_webmcp_tool`
+ * takes no lock either: a page's tool may run for minutes or wait up to 5
+ * minutes for the human's consent, and must not stop every other call on its
+ * tab (reading the page, cancelling by another route) meanwhile; the page's
+ * own code orders what its tools do.
  */
 export function locksTab(tool: AnyTool): boolean {
-  return tool.consent !== 'observe' && 'tabId' in tool.input.shape;
+  return tool.consent !== 'observe' && tool.name !== 'call_webmcp_tool' && 'tabId' in tool.input.shape;
 }
 
 /** FIFO locks keyed by tab. */
