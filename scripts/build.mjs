@@ -1,6 +1,6 @@
 // Builds dist/: TypeScript for Node (tsc) and the in-page runtime (esbuild, one IIFE).
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, rmSync, chmodSync } from 'node:fs';
+import { cpSync, mkdirSync, rmSync, chmodSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { build } from 'esbuild';
 
@@ -17,6 +17,8 @@ await build({
   minify: true,
   legalComments: 'none',
 });
+// The agents' handbooks (src/userscripts/handbooks.ts reads them beside itself).
+cpSync('src/userscripts/handbooks', 'dist/userscripts/handbooks', { recursive: true });
 for (const bin of ['dist/cli.js', 'dist/mcpMain.js']) chmodSync(bin, 0o755);
 // The CLI's command tree, generated from the tool declarations (issue #7; src/scripts/genCliTree.ts).
 execFileSync(process.execPath, ['dist/scripts/genCliTree.js'], { stdio: 'inherit' });

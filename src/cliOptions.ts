@@ -22,6 +22,7 @@ export function addServerOptions(cmd: Command): Command {
     .addOption(new Option('--webmcp <mode>', 'native WebMCP, the polyfill, or native where present (env TABWRIGHT_WEBMCP; default auto)').choices(['auto', 'native', 'polyfill']))
     .option('--auto-allow', 'answer every consent prompt "allow" without asking (CI, unattended runs; deny rules still apply)')
     .option('--auto-deny', 'answer every consent prompt "deny" without asking (CI, unattended runs)')
+    .option('--toolsets <list>', 'tool sets MCP clients see: core, scripts or all, comma-separated (env TABWRIGHT_TOOLSETS; default core)')
     .option('--log-file <file>', 'write logs to this file instead of stderr (env TABWRIGHT_LOG_FILE)');
 }
 

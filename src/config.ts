@@ -46,6 +46,36 @@ export interface Config {
   webmcp: WebMcpMode;
   /** The consent gate of WebMCP calls (issue #5; src/consent/gate.ts). */
   consent: ConsentConfig;
+  /**
+   * Which tool sets MCP clients see in tools/list (`--toolsets`,
+   * `TABWRIGHT_TOOLSETS`; issue #6): `core` (default) and/or `scripts`.
+   * The CLI and daemon run any tool by name regardless.
+   */
+  toolsets: Toolset[];
+  /** The bound of one script save, in ms: 90 s; `TABWRIGHT_SAVE_DEADLINE_MS` overrides it (tests; issue #6). */
+  saveDeadlineMs: number;
+}
+
+/** A group of tools an MCP client can opt into (ToolDef.toolset). */
+export type Toolset = 'core' | 'scripts';
+
+/** Every tool set; `all` in `--toolsets` means these. */
+export const TOOLSETS: readonly Toolset[] = ['core', 'scripts'];
+
+/**
+ * Parses `core,scripts` / `all` (comma- or space-separated).
+ * @throws ToolError invalid_arguments for an unknown name or an empty list.
+ */
+export function parseToolsets(text: string): Toolset[] {
+  const names = text.split(/[\s,]+/).filter(Boolean);
+  const out = new Set<Toolset>();
+  for (const name of names) {
+    if (name === 'all') TOOLSETS.forEach(t => out.add(t));
+    else if ((TOOLSETS as readonly string[]).includes(name)) out.add(name as Toolset);
+    else throw new ToolError('invalid_arguments', `Tool set "${name}" is unknown.`, 'Use core, scripts or all, comma-separated (--toolsets or TABWRIGHT_TOOLSETS).');
+  }
+  if (!out.size) throw new ToolError('invalid_arguments', 'No tool set named.', 'Use core, scripts or all (--toolsets or TABWRIGHT_TOOLSETS).');
+  return TOOLSETS.filter(t => out.has(t));
 }
 
 /** How the consent gate answers and waits (issue #5). */
@@ -57,6 +87,9 @@ export interface ConsentConfig {
   /** Whether the server may ask on its controlling terminal; `TABWRIGHT_CONSENT_TTY=0` turns it off (tests, services). */
   terminal: boolean;
 }
+
+/** 90 s: the bound of one whole script save (issue #6; seed 000, "Save deadlines and recovery"). */
+export const SAVE_DEADLINE_MS = 90_000;
 
 /** Five minutes: how long a consent prompt waits (issue #5). */
 export const CONSENT_TIMEOUT_MS = 5 * 60_000;
@@ -76,6 +109,7 @@ export interface ConfigFlags {
   webmcp?: string;
   autoAllow?: boolean;
   autoDeny?: boolean;
+  toolsets?: string;
 }
 
 type Env = Record<string, string | undefined>;
@@ -145,6 +179,7 @@ export function resolveConfig(flags: ConfigFlags = {}, env: Env = process.env): 
     throw new ToolError('invalid_arguments', '--auto-allow and --auto-deny exclude each other.', 'Pass one of them, or neither to ask a human.');
   }
   const consentTimeout = Number(env.TABWRIGHT_CONSENT_TIMEOUT_MS);
+  const saveDeadline = Number(env.TABWRIGHT_SAVE_DEADLINE_MS);
   const data = dataDir(env);
   return {
     browser: flags.browser ?? (env.TABWRIGHT_BROWSER || undefined),
@@ -166,5 +201,7 @@ export function resolveConfig(flags: ConfigFlags = {}, env: Env = process.env): 
       timeoutMs: Number.isFinite(consentTimeout) && consentTimeout > 0 ? Math.min(consentTimeout, CONSENT_TIMEOUT_MS) : CONSENT_TIMEOUT_MS,
       terminal: env.TABWRIGHT_CONSENT_TTY !== '0',
     },
+    toolsets: parseToolsets(flags.toolsets ?? env.TABWRIGHT_TOOLSETS ?? 'core'),
+    saveDeadlineMs: Number.isFinite(saveDeadline) && saveDeadline > 0 ? saveDeadline : SAVE_DEADLINE_MS,
   };
 }

@@ -14,6 +14,8 @@ import { invokeTool } from '../tools/invoke.js';
 import { TOOLS_BY_NAME } from '../tools/registry.js';
 import type { ToolResult } from '../tools/response.js';
 import { ToolResponse } from '../tools/response.js';
+import { readScriptResource, type ResourceText } from '../userscripts/resources.js';
+import { closeScriptServices } from '../userscripts/service.js';
 
 /** What the caller's front supplies besides the tool name and arguments. */
 export interface CallHooks {
@@ -37,6 +39,11 @@ export interface Dispatcher {
   call(tool: string, args: unknown, hooks: CallHooks): Promise<ToolResult>;
   /** Ends what this dispatcher owns (the browser, for a leader; the relay socket, for a follower). */
   close(): Promise<void>;
+  /**
+   * Reads an MCP resource (issue #6: `tabwright://scripts`, ...; src/userscripts/resources.ts).
+   * Undefined when the URI names nothing. Optional: a dispatcher without it serves no resources.
+   */
+  readResource?(uri: string): Promise<ResourceText[] | undefined>;
 }
 
 /** Runs calls on this process's Session: what a leader (or a lone process) does. */
@@ -53,7 +60,12 @@ export class LocalDispatcher implements Dispatcher {
     return (await invokeTool(tool, args, call)).build();
   }
 
-  close(): Promise<void> {
-    return this.session.close();
+  async readResource(uri: string): Promise<ResourceText[] | undefined> {
+    return readScriptResource(uri, this.config);
+  }
+
+  async close(): Promise<void> {
+    await closeScriptServices().catch(() => undefined);
+    await this.session.close();
   }
 }

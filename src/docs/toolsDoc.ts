@@ -39,7 +39,7 @@ export function renderToolsSection(): string {
   for (const tool of TOOLS) {
     const schema = inputJsonSchema(tool) as JsonSchema;
     out.push(`## \`${tool.name}\``, '', tool.description, '');
-    out.push(`- consent class: \`${tool.consent}\`${tool.needs.length ? ` · needs: ${tool.needs.map(n => `\`${n}\``).join(', ')}` : ''}${tool.launchesBrowser ? '' : ' · answers without starting the browser'}`, '');
+    out.push(`- consent class: \`${tool.consent}\`${tool.needs.length ? ` · needs: ${tool.needs.map(n => `\`${n}\``).join(', ')}` : ''}${tool.launchesBrowser ? '' : ' · answers without starting the browser'}${tool.toolset && tool.toolset !== 'core' ? ` · toolset \`${tool.toolset}\` (MCP: \`--toolsets ${tool.toolset}\`)` : ''}`, '');
     const props = Object.entries(schema.properties ?? {});
     if (props.length) {
       out.push('| parameter | type | required | description |', '| --- | --- | --- | --- |');

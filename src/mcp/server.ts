@@ -11,6 +11,7 @@ import type { ClientInfo } from '../tools/context.js';
 import type { AnyTool } from '../tools/define.js';
 import { TOOLS } from '../tools/registry.js';
 import { consentStateCodec, elicitationChannel } from './consentChannel.js';
+import { registerResources } from './resources.js';
 import { VERSION } from '../version.js';
 
 /** JSON Schema of a tool's input, as tools/list, docs/tools.md and `tabwright schema` show it. */
@@ -65,12 +66,14 @@ function annotationsOf(tool: AnyTool): { readOnlyHint?: true; destructiveHint?: 
 }
 
 /** Tools whose effect cannot be undone by the page: closing a tab, running arbitrary code. */
-const DESTRUCTIVE = new Set(['close_tab', 'execute']);
+const DESTRUCTIVE = new Set(['close_tab', 'execute', 'delete_script']);
 
 /** Builds the server for one MCP connection (stdio) or request (HTTP). */
 export function buildServer(dispatcher: Dispatcher, config: Config, request: McpRequestContext): McpServer {
-  const server = new McpServer({ name: 'tabwright', version: VERSION }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS, requestState: { verify: consentStateCodec.verify } });
-  for (const tool of TOOLS) {
+  const server = new McpServer({ name: 'tabwright', version: VERSION }, { capabilities: { tools: {}, resources: {} }, instructions: INSTRUCTIONS, requestState: { verify: consentStateCodec.verify } });
+  registerResources(server, dispatcher);
+  // Only the configured tool sets are listed (issue #6); the dispatcher still runs any tool by name.
+  for (const tool of TOOLS.filter(t => config.toolsets.includes(t.toolset ?? 'core'))) {
     server.registerTool(
       tool.name,
       {

@@ -5,6 +5,7 @@
  */
 import type * as z from 'zod';
 import type { Capability } from '../browser/capabilities.js';
+import type { Toolset } from '../config.js';
 import type { CallContext } from './context.js';
 import type { ToolResponse } from './response.js';
 
@@ -26,6 +27,8 @@ export interface ToolDef<Input extends z.ZodObject = z.ZodObject> {
   consent: ConsentClass;
   /** Whether the call starts the browser when it is not running (false: answers without it). */
   launchesBrowser: boolean;
+  /** The tool set that lists it over MCP (`--toolsets`; issue #6); default `core`. Every front still runs it by name. */
+  toolset?: Toolset;
   input: Input;
   handle(input: z.output<Input>, ctx: CallContext, res: ToolResponse): Promise<void>;
 }

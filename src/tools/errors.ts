@@ -26,6 +26,9 @@ export const ERROR_TYPES = [
   'consent_expired',
   'consent_unavailable',
   'unknown_tool',
+  'script_not_found',
+  'script_rejected',
+  'conflict',
   'internal',
 ] as const;
 
@@ -48,6 +51,8 @@ export class ToolError extends Error {
     readonly type: ErrorType,
     message: string,
     readonly hint: string,
+    /** Structured fields returned next to `error` in structuredContent (e.g. `diagnostics` of script_rejected). */
+    readonly details?: Record<string, unknown>,
   ) {
     super(message);
     this.name = 'ToolError';

@@ -10,6 +10,7 @@ import { inputTools } from './input.js';
 import { navigate } from './navigation.js';
 import { getPageContext } from './pageContext.js';
 import { takeScreenshot } from './screenshot.js';
+import { scriptTools } from './scripts.js';
 import { getBridgeStatus } from './status.js';
 import { tabTools } from './tabs.js';
 import { webmcpTools } from './webmcp.js';
@@ -28,6 +29,7 @@ export const TOOLS: readonly AnyTool[] = [
   getConsoleContext,
   ...webmcpTools,
   getBridgeStatus,
+  ...scriptTools,
 ] as unknown as AnyTool[];
 
 /** Every tool by name. */

@@ -22,6 +22,7 @@ export class ToolResponse {
   private readonly images: ImageBlock[] = [];
   private readonly fields: Record<string, unknown> = {};
   private error: ToolErrorData | undefined;
+  private errorDetails: Record<string, unknown> | undefined;
 
   /** Appends a line of text for the model. */
   text(line: string): this {
@@ -50,6 +51,7 @@ export class ToolResponse {
   /** Marks the response as failed; text and images collected so far are dropped. */
   fail(error: ToolError): this {
     this.error = error.toData();
+    this.errorDetails = error.details;
     return this;
   }
 
@@ -68,7 +70,7 @@ export class ToolResponse {
       return {
         isError: true,
         content: [{ type: 'text', text: `Error [${type}]: ${message}\nHint: ${hint}` }],
-        structuredContent: { error: this.error },
+        structuredContent: { ...this.errorDetails, error: this.error },
       };
     }
     const content: ContentBlock[] = [];

@@ -52,6 +52,12 @@ export interface ScriptMetadata {
   resource: ResourceDeclaration[];
   /** AgentScripts only; empty for userscripts. */
   webmcp: WebMcpDeclaration[];
+  /**
+   * Keys tabwright does not act on (`@author`, `@antifeature`, `@connect`, ...
+   * and localized forms like `@antifeature:de`), kept in source order so
+   * nothing in the header is lost (case 020). Always set by parseMetadata.
+   */
+  extra?: Record<string, string[]>;
 }
 
 /** A validation finding. `line`/`column` are 1-based positions in the script source. */
@@ -78,6 +84,13 @@ export interface StoredScript {
   enabled: boolean;
   author: ScriptAuthor;
   metadata: ScriptMetadata;
+  /**
+   * The code of each `@require`, in header order, as resolved at save time
+   * (a local file read relative to the saved script's path, or a `data:`
+   * URL). Injection inlines them before the script body; a `data:` URL
+   * missing here is decoded at injection. Optional: absent = none resolved.
+   */
+  requires?: Array<{ url: string; code: string }>;
   createdAt: number;
   updatedAt: number;
 }

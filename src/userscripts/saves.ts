@@ -1,0 +1,365 @@
+/**
+ * The save pipeline of issue #6 ("Store and saves"; seed 000, "Save
+ * deadlines and recovery"). One save = one operation (`operationId`, a
+ * uuid) through four stages:
+ *
+ * 1. `validate`: validateScript (syntax, metadata, match patterns, ...);
+ *    errors reject the save (`script_rejected` with the diagnostics).
+ * 2. `normalize`: kind, NFC name, identity (namespace + NFC name), codeHash;
+ *    an early look at conflicts (checked again at the commit).
+ * 3. `persist`: one SQLite transaction (store.commit) that checks the
+ *    expected hash and the identity again and writes the code with its
+ *    `committed` receipt. The cancellation signal and the deadline are
+ *    checked right before BEGIN and never after COMMIT.
+ * 4. `deploy`: store listeners are notified (injection re-reads).
+ *
+ * The whole save is bounded (`deadlineMs`, 90 s). Cancelled or out of time
+ * before `persist` means nothing is written, ever. Saves of one script run
+ * one after another (a per-script promise chain). Every save first records
+ * a durable `pending` receipt, so after a crash a query answers
+ * `not_committed` for it (the commit would have replaced it atomically).
+ * Recent operations (stages, times) stay in memory for 15 minutes, 128 at
+ * most.
+ */
+import { randomUUID } from 'node:crypto';
+import { writeSync } from 'node:fs';
+import { logger } from '../log.js';
+import { ToolError } from '../tools/errors.js';
+import { scriptIdentity } from './metadata.js';
+import { CommitConflict, codeHashOf, newScriptId, type ScriptStore } from './store.js';
+import type { Diagnostic, ScriptAuthor, StoredScript } from './types.js';
+import { validateScript } from './validate.js';
+
+const log = logger('saves');
+
+/** The stages of a save, in order. */
+export const SAVE_STAGES = ['validate', 'normalize', 'persist', 'deploy'] as const;
+export type SaveStage = (typeof SAVE_STAGES)[number];
+
+/** How long finished operations stay in memory, in ms (15 minutes). */
+export const OPERATION_RETENTION_MS = 15 * 60_000;
+/** How many operations stay in memory at most. */
+export const OPERATION_LIMIT = 128;
+
+/** How long one stage took. `ms` is wall time. */
+export interface StageTiming {
+  stage: SaveStage;
+  ms: number;
+}
+
+/** An operation as memory keeps it. `status` running until it commits or fails. */
+export interface OperationRecord {
+  operationId: string;
+  scriptId: string;
+  status: 'running' | 'committed' | 'not_committed';
+  stages: StageTiming[];
+  codeHash: string;
+  startedAt: number;
+  endedAt?: number;
+  error?: { type: string; message: string };
+}
+
+/** One save's input. `code` is the exact source (BOM, CRLF kept). */
+export interface SaveRequest {
+  code: string;
+  /** Update this script; absent: create one. */
+  scriptId?: string;
+  /** Reject with `conflict` unless the stored code has this hash (updates only). */
+  expectedCodeHash?: string;
+  author: ScriptAuthor;
+  /** The caller's cancellation. */
+  signal: AbortSignal;
+  /**
+   * Reads the code of a local `@require` (a path relative to the script's
+   * file, or to the workspace for inline code); throws a ToolError when it
+   * cannot (outside the roots, missing, not UTF-8). Absent: local @require
+   * values are rejected. `data:` URLs are left to injection.
+   */
+  readRequire?(url: string): string;
+  /** Reports each stage as it starts (MCP progress). */
+  progress?(done: number, total: number, message: string): Promise<void> | void;
+}
+
+/** A successful save. `warnings` are the validator's non-blocking diagnostics. */
+export interface SaveResult {
+  operationId: string;
+  created: boolean;
+  script: StoredScript;
+  stages: StageTiming[];
+  warnings: Diagnostic[];
+}
+
+/**
+ * What get_bridge_status says about a save (seed 000): `committed` (a
+ * receipt exists; `matchesCurrentCode` says whether that version is still
+ * the stored one), `not_committed` (a known attempt that has not written;
+ * `running` while it may still), or `unknown` (no receipt retained).
+ */
+export interface SaveStatus {
+  operationId: string | null;
+  scriptId: string | null;
+  status: 'committed' | 'not_committed' | 'unknown';
+  running?: boolean;
+  matchesCurrentCode?: boolean;
+  codeHash?: string | null;
+  stages?: StageTiming[];
+  error?: { type: string; message: string };
+  time?: number;
+}
+
+export interface SavesOptions {
+  /** The bound of a whole save, in ms. */
+  deadlineMs: number;
+  /** Test only (`TABWRIGHT_TEST_PAUSE_SAVE_AT`): write a marker to stderr and block forever at the start of this stage. */
+  pauseAt?: string;
+}
+
+/** Runs saves against one store; keeps the recent operations. */
+export class Saves {
+  private readonly chains = new Map<string, Promise<unknown>>();
+  private readonly operations = new Map<string, OperationRecord>();
+
+  constructor(readonly store: ScriptStore, readonly options: SavesOptions) {}
+
+  /**
+   * Saves a script (issue #6, export_script).
+   * @throws ToolError script_rejected (validation errors; `details.diagnostics`),
+   *   script_not_found (update of an unknown ID), conflict (hash or identity;
+   *   `details` name both hashes or the other script), cancelled, timeout
+   *   (the deadline; nothing written unless the error says committed).
+   */
+  async save(req: SaveRequest): Promise<SaveResult> {
+    const operationId = randomUUID();
+    const scriptId = req.scriptId ?? newScriptId();
+    const codeHash = codeHashOf(req.code);
+    const record: OperationRecord = { operationId, scriptId, status: 'running', stages: [], codeHash, startedAt: Date.now() };
+    this.remember(record);
+    const deadline = AbortSignal.timeout(this.options.deadlineMs);
+    const signal = AbortSignal.any([req.signal, deadline]);
+    const stopped = () => deadline.aborted
+      ? new ToolError('timeout', `The save did not finish within ${this.options.deadlineMs} ms; nothing was written (operation ${operationId}).`, `get_bridge_status {operationId: "${operationId}"} confirms; retry the save.`)
+      : new ToolError('cancelled', `The save was cancelled; nothing was written (operation ${operationId}).`, 'Send it again if it is still wanted.');
+    let committed = false;
+    try {
+      this.store.putReceipt({ operationId, scriptId, status: 'pending', codeHash, time: record.startedAt });
+      const run = async (): Promise<SaveResult> => {
+        const result = await this.run(req, record, signal, stopped, () => {
+          committed = true;
+        });
+        return result;
+      };
+      // One save of a script at a time: wait for the previous one (or the signal).
+      const key = req.scriptId ?? `new:${operationId}`;
+      const previous = (this.chains.get(key) ?? Promise.resolve()).catch(() => undefined);
+      const mine = turn(previous, signal, stopped).then(run);
+      // The next save waits for this one and for the one before it (this one may stop waiting early).
+      const tail = previous.then(() => mine.catch(() => undefined));
+      this.chains.set(key, tail);
+      void tail.then(() => {
+        if (this.chains.get(key) === tail) this.chains.delete(key);
+      });
+      const result = await mine;
+      record.status = 'committed';
+      record.endedAt = Date.now();
+      return result;
+    } catch (error) {
+      const toolError = error instanceof ToolError ? error : signal.aborted ? stopped() : error;
+      record.endedAt = Date.now();
+      if (committed) {
+        record.status = 'committed';
+      } else {
+        record.status = 'not_committed';
+        try {
+          this.store.abandonReceipt(operationId, scriptId, codeHash);
+        } catch (storeError) {
+          log.warn('recording a failed save failed:', storeError);
+        }
+      }
+      if (toolError instanceof ToolError) record.error = { type: toolError.type, message: toolError.message };
+      throw toolError;
+    }
+  }
+
+  private async run(req: SaveRequest, record: OperationRecord, signal: AbortSignal, stopped: () => ToolError, onCommit: () => void): Promise<SaveResult> {
+    const { operationId, scriptId } = record;
+    const stage = async <T>(name: SaveStage, body: () => T | Promise<T>, checkSignal = true): Promise<T> => {
+      const index = SAVE_STAGES.indexOf(name);
+      await this.pauseForTest(name, operationId, scriptId);
+      if (checkSignal && signal.aborted) throw stopped();
+      await req.progress?.(index, SAVE_STAGES.length, name);
+      const started = performance.now();
+      try {
+        return await body();
+      } finally {
+        record.stages.push({ stage: name, ms: Math.round((performance.now() - started) * 100) / 100 });
+      }
+    };
+
+    const validation = await stage('validate', () => validateScript(req.code));
+    const errors = validation.diagnostics.filter(d => d.severity === 'error');
+    if (!validation.ok || !validation.metadata || errors.length) {
+      const shown = errors.slice(0, 5).map(d => `${d.line}:${d.column} ${d.code}: ${d.message}`).join('; ');
+      throw new ToolError(
+        'script_rejected',
+        `The script has ${errors.length} error${errors.length === 1 ? '' : 's'}: ${shown}${errors.length > 5 ? '; ...' : ''}`,
+        'Fix the diagnostics (structuredContent.diagnostics) and save again; tabwright://conventions explains the format.',
+        { diagnostics: validation.diagnostics, operationId },
+      );
+    }
+    const metadata = validation.metadata;
+    const warnings = validation.diagnostics.filter(d => d.severity === 'warning');
+
+    const write = await stage('normalize', () => {
+      const identity = scriptIdentity(metadata);
+      const existing = req.scriptId ? this.store.get(req.scriptId) : undefined;
+      if (req.scriptId && !existing) throw scriptNotFound(req.scriptId);
+      if (existing && req.expectedCodeHash !== undefined && req.expectedCodeHash !== existing.codeHash) {
+        throw hashConflict(scriptId, req.expectedCodeHash, existing.codeHash, operationId);
+      }
+      const other = this.store.byIdentity(identity);
+      if (other && other.id !== scriptId) throw identityConflict(other, operationId);
+      const requires = resolveRequires(metadata.require, req, operationId);
+      return { id: scriptId, kind: metadata.kind, name: metadata.name.normalize('NFC'), namespace: metadata.namespace.normalize('NFC'), identity, code: req.code, metadata, author: req.author, requires };
+    });
+
+    const script = await stage('persist', () => {
+      try {
+        return this.store.commit(write, { create: !req.scriptId, hash: req.expectedCodeHash }, operationId, () => {
+          // The last moment a save may stop: after this, BEGIN ... COMMIT runs to the end.
+          if (signal.aborted) throw stopped();
+        }, this.options.pauseAt === 'commit' ? () => blockForTest('commit', operationId, scriptId) : undefined);
+      } catch (error) {
+        if (!(error instanceof CommitConflict)) throw error;
+        if (error.reason === 'missing') throw scriptNotFound(scriptId);
+        if (error.reason === 'identity') throw identityConflict(this.store.get(error.otherId!)!, operationId);
+        throw hashConflict(scriptId, req.expectedCodeHash ?? null, error.currentHash ?? '', operationId);
+      }
+    }, false);
+    onCommit();
+    record.status = 'committed';
+
+    await stage('deploy', () => this.store.notify(), false);
+    await req.progress?.(SAVE_STAGES.length, SAVE_STAGES.length, 'done');
+    return { operationId, created: !req.scriptId, script, stages: [...record.stages], warnings };
+  }
+
+  /** Test only: at the start of `stage` (TABWRIGHT_TEST_PAUSE_SAVE_AT), print a marker to stderr and never go on. */
+  private async pauseForTest(stage: SaveStage, operationId: string, scriptId: string): Promise<void> {
+    if (this.options.pauseAt !== stage) return;
+    process.stderr.write(`tabwright-test: save paused at ${stage} operation ${operationId} script ${scriptId}\n`);
+    await new Promise<never>(() => undefined);
+  }
+
+  private remember(record: OperationRecord): void {
+    const now = Date.now();
+    for (const [id, op] of this.operations) {
+      if (op.status !== 'running' && now - (op.endedAt ?? op.startedAt) > OPERATION_RETENTION_MS) this.operations.delete(id);
+    }
+    this.operations.set(record.operationId, record);
+    while (this.operations.size > OPERATION_LIMIT) {
+      const oldest = [...this.operations.values()].find(op => op.status !== 'running') ?? this.operations.values().next().value!;
+      this.operations.delete(oldest.operationId);
+    }
+  }
+
+  /**
+   * What is known about a save: by operationId (memory first, then the
+   * durable receipt), else the latest receipt of scriptId.
+   */
+  status(query: { scriptId?: string; operationId?: string }): SaveStatus {
+    const op = query.operationId ? this.operations.get(query.operationId) : undefined;
+    const fresh = op && Date.now() - (op.endedAt ?? op.startedAt) <= OPERATION_RETENTION_MS ? op : op?.status === 'running' ? op : undefined;
+    const receipt = query.operationId ? this.store.receipt(query.operationId) : query.scriptId ? this.store.latestReceipt(query.scriptId) : undefined;
+    const scriptId = fresh?.scriptId ?? receipt?.scriptId ?? query.scriptId ?? null;
+    if (query.scriptId && scriptId !== query.scriptId) {
+      return { operationId: query.operationId ?? null, scriptId: query.scriptId, status: 'unknown' };
+    }
+    const operationId = fresh?.operationId ?? receipt?.operationId ?? query.operationId ?? null;
+    const current = scriptId ? this.store.get(scriptId) : undefined;
+    const stages = fresh ? [...fresh.stages] : undefined;
+    if (receipt?.status === 'committed' || fresh?.status === 'committed') {
+      const codeHash = receipt?.codeHash ?? fresh?.codeHash ?? null;
+      return { operationId, scriptId, status: 'committed', matchesCurrentCode: current !== undefined && current.codeHash === codeHash, codeHash, stages, time: receipt?.time };
+    }
+    if (fresh) {
+      return { operationId, scriptId, status: 'not_committed', running: fresh.status === 'running', codeHash: fresh.codeHash, stages, error: fresh.error };
+    }
+    // A pending receipt with no operation in memory: the process that ran the save ended before its commit.
+    if (receipt) return { operationId, scriptId, status: 'not_committed', running: false, codeHash: receipt.codeHash, time: receipt.time };
+    return { operationId, scriptId, status: 'unknown' };
+  }
+}
+
+/**
+ * Test only (`TABWRIGHT_TEST_PAUSE_SAVE_AT=commit`): inside the persist
+ * transaction, after its writes and before COMMIT, print a marker and block
+ * the thread until the process is killed.
+ */
+function blockForTest(stage: string, operationId: string, scriptId: string): void {
+  writeSync(2, `tabwright-test: save paused at ${stage} operation ${operationId} script ${scriptId}\n`);
+  for (;;) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);
+}
+
+/** Resolves when `previous` settles (this save's turn); rejects with `stopped()` if the signal fires first. */
+function turn(previous: Promise<unknown>, signal: AbortSignal, stopped: () => ToolError): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    if (signal.aborted) return reject(stopped());
+    const onAbort = () => reject(stopped());
+    signal.addEventListener('abort', onAbort, { once: true });
+    void previous.then(() => {
+      signal.removeEventListener('abort', onAbort);
+      if (signal.aborted) reject(stopped());
+      else resolve();
+    });
+  });
+}
+
+/**
+ * The code of each local `@require` (validation has already refused remote
+ * URLs), read through `req.readRequire`.
+ * @throws ToolError script_rejected with a `require_unreadable` diagnostic on the @require line.
+ */
+function resolveRequires(urls: readonly string[], req: SaveRequest, operationId: string): Array<{ url: string; code: string }> {
+  const out: Array<{ url: string; code: string }> = [];
+  for (const url of urls) {
+    if (/^data:/i.test(url)) continue;
+    try {
+      if (!req.readRequire) throw new Error('local files cannot be read for this save');
+      out.push({ url, code: req.readRequire(url) });
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      const lines = req.code.split(/\r\n|\r|\n/);
+      const index = lines.findIndex(l => /^\s*\/\/\s*@require\s/.test(l) && l.includes(url));
+      const line = index >= 0 ? index + 1 : 1;
+      const column = index >= 0 ? lines[index]!.indexOf(url) + 1 : 1;
+      const diagnostic: Diagnostic = { severity: 'error', code: 'require_unreadable', message: `@require ${url}: ${reason}`, line, column };
+      throw new ToolError('script_rejected', `The script has 1 error: ${line}:${column} require_unreadable: ${diagnostic.message}`,
+        'A local @require is a path relative to the script file (or the workspace for inline code), inside the workspace; or inline it as a data: URL.',
+        { diagnostics: [diagnostic], operationId });
+    }
+  }
+  return out;
+}
+
+/** script_not_found for an ID the store does not hold. */
+export function scriptNotFound(scriptId: string): ToolError {
+  return new ToolError('script_not_found', `There is no script ${scriptId}.`, 'list_scripts shows the scripts and their IDs.');
+}
+
+function hashConflict(scriptId: string, expected: string | null, current: string, operationId: string): ToolError {
+  return new ToolError(
+    'conflict',
+    `Script ${scriptId} changed since you read it: expected codeHash ${expected}, current ${current}. Nothing was written.`,
+    'import_script it again (returns the current code and codeHash), merge your change, and save with the new expectedCodeHash.',
+    { scriptId, expectedCodeHash: expected, currentCodeHash: current, operationId },
+  );
+}
+
+function identityConflict(other: StoredScript, operationId: string): ToolError {
+  return new ToolError(
+    'conflict',
+    `A script named "${other.name}" in namespace "${other.namespace}" exists already: ${other.id}. Nothing was written.`,
+    `To change it, save with scriptId "${other.id}"; to keep both, change @name or @namespace.`,
+    { scriptId: other.id, currentCodeHash: other.codeHash, operationId },
+  );
+}

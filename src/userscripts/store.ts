@@ -1,0 +1,355 @@
+/**
+ * The script store of issue #6 ("Store and saves"): one SQLite database
+ * (better-sqlite3) at `<dataDir>/scripts.db`, WAL mode, `synchronous=FULL`,
+ * file mode 0600. Tables:
+ *
+ * - `scripts`: id, kind, name, namespace, identity (namespace + NFC name,
+ *   unique), code (byte-exact source), codeHash (sha256 hex of the UTF-8
+ *   code), enabled, author (`agent` | `human`), metadata (JSON), created /
+ *   updated (epoch ms);
+ * - `script_values`: per-script GM values (key → JSON text);
+ * - `receipts`: save receipts (operationId, scriptId, status `pending` |
+ *   `committed` | `not_committed`, codeHash, time). A `committed` receipt is
+ *   written in the same transaction as the code it commits, so a receipt
+ *   and the code it names can never disagree, even after kill -9. The
+ *   newest RECEIPTS_PER_SCRIPT receipts of each script are kept.
+ *
+ * The database opens on first use (startup stays fast: better-sqlite3 is
+ * loaded then, not at import). Implements ScriptSource (types.ts).
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import type BetterSqlite3 from 'better-sqlite3';
+import { logger } from '../log.js';
+import type { ScriptAuthor, ScriptKind, ScriptMetadata, ScriptSource, StoredScript } from './types.js';
+
+const log = logger('store');
+
+/** How many receipts per script survive (the newest); the latest one is what issue #6 requires. */
+export const RECEIPTS_PER_SCRIPT = 16;
+
+/** sha256 hex of the UTF-8 bytes of `code` (the codeHash of issue #6). */
+export function codeHashOf(code: string): string {
+  return createHash('sha256').update(code, 'utf8').digest('hex');
+}
+
+/** A new script ID: `s_` + 16 hex digits (random). */
+export function newScriptId(): string {
+  return `s_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
+}
+
+/** What a durable receipt says about one save. */
+export type ReceiptStatus = 'pending' | 'committed' | 'not_committed';
+
+/** One row of `receipts`. `time` is epoch ms; codeHash is the hash the save wrote (committed) or tried to write. */
+export interface Receipt {
+  operationId: string;
+  scriptId: string;
+  status: ReceiptStatus;
+  codeHash: string | null;
+  time: number;
+}
+
+/** The fields a commit writes. `id` is new for a create. */
+export interface ScriptWrite {
+  id: string;
+  kind: ScriptKind;
+  name: string;
+  namespace: string;
+  identity: string;
+  code: string;
+  metadata: ScriptMetadata;
+  author: ScriptAuthor;
+  /** The code of each local `@require`, resolved at save time (StoredScript.requires). */
+  requires?: Array<{ url: string; code: string }>;
+}
+
+interface ScriptRow {
+  id: string;
+  kind: ScriptKind;
+  name: string;
+  namespace: string;
+  identity: string;
+  code: string;
+  code_hash: string;
+  enabled: number;
+  author: ScriptAuthor;
+  metadata: string;
+  requires: string | null;
+  created: number;
+  updated: number;
+}
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS scripts (
+  id TEXT PRIMARY KEY,
+  kind TEXT NOT NULL,
+  name TEXT NOT NULL,
+  namespace TEXT NOT NULL,
+  identity TEXT NOT NULL UNIQUE,
+  code TEXT NOT NULL,
+  code_hash TEXT NOT NULL,
+  enabled INTEGER NOT NULL DEFAULT 1,
+  author TEXT NOT NULL,
+  metadata TEXT NOT NULL,
+  requires TEXT,
+  created INTEGER NOT NULL,
+  updated INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS script_values (
+  script_id TEXT NOT NULL,
+  key TEXT NOT NULL,
+  value TEXT NOT NULL,
+  PRIMARY KEY (script_id, key)
+);
+CREATE TABLE IF NOT EXISTS receipts (
+  operation_id TEXT PRIMARY KEY,
+  script_id TEXT NOT NULL,
+  status TEXT NOT NULL,
+  code_hash TEXT,
+  time INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS receipts_by_script ON receipts (script_id, time);
+`;
+
+/** The conflict a commit found: the stored hash differs from the one the save expected, or the identity is taken. */
+export class CommitConflict extends Error {
+  constructor(
+    readonly reason: 'hash' | 'identity' | 'missing',
+    readonly currentHash: string | null,
+    readonly otherId?: string,
+  ) {
+    super(reason);
+  }
+}
+
+/** The SQLite script store (issue #6). `path` is the database file; the folder is created (mode 0700) on first use. */
+export class ScriptStore implements ScriptSource {
+  private database: BetterSqlite3.Database | undefined;
+  private readonly listeners = new Set<() => void>();
+
+  constructor(readonly path: string) {}
+
+  /** The store of a data dir: `<dataDir>/scripts.db`. */
+  static inDataDir(dataDir: string): ScriptStore {
+    return new ScriptStore(join(dataDir, 'scripts.db'));
+  }
+
+  private get db(): BetterSqlite3.Database {
+    if (this.database) return this.database;
+    const Database = createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3;
+    mkdirSync(join(this.path, '..'), { recursive: true, mode: 0o700 });
+    // Create the file 0600 before SQLite opens it (the -wal and -shm files take the main file's mode).
+    closeSync(openSync(this.path, 'a', 0o600));
+    chmodSync(this.path, 0o600);
+    const db = new Database(this.path);
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = FULL');
+    db.pragma('busy_timeout = 5000');
+    db.exec(SCHEMA);
+    // Databases made before `requires` existed get the column.
+    if (!(db.prepare('PRAGMA table_info(scripts)').all() as { name: string }[]).some(c => c.name === 'requires')) db.exec('ALTER TABLE scripts ADD COLUMN requires TEXT');
+    this.database = db;
+    log.debug(`opened ${this.path}`);
+    return db;
+  }
+
+  /** Whether the database has been opened in this process. */
+  get opened(): boolean {
+    return this.database !== undefined;
+  }
+
+  close(): void {
+    this.database?.close();
+    this.database = undefined;
+  }
+
+  /** Every script, oldest first. */
+  list(): StoredScript[] {
+    return (this.db.prepare('SELECT * FROM scripts ORDER BY created, id').all() as ScriptRow[]).map(toScript);
+  }
+
+  enabledScripts(): StoredScript[] {
+    return (this.db.prepare('SELECT * FROM scripts WHERE enabled = 1 ORDER BY created, id').all() as ScriptRow[]).map(toScript);
+  }
+
+  get(id: string): StoredScript | undefined {
+    const row = this.db.prepare('SELECT * FROM scripts WHERE id = ?').get(id) as ScriptRow | undefined;
+    return row && toScript(row);
+  }
+
+  /** The script with this identity (namespace + NFC name), if any. */
+  byIdentity(identity: string): StoredScript | undefined {
+    const row = this.db.prepare('SELECT * FROM scripts WHERE identity = ?').get(identity) as ScriptRow | undefined;
+    return row && toScript(row);
+  }
+
+  /**
+   * Writes a script in one transaction, with its `committed` receipt: a
+   * create when `expect.create`, else an update whose stored hash must
+   * equal `expect.hash` (when given; checked inside the transaction).
+   * `beforeBegin` runs right before BEGIN (the last moment a save may
+   * still be cancelled); `beforeCommit` runs inside the transaction after
+   * the writes (the crash test's hook). Notifies nothing: the caller's
+   * deploy stage does.
+   * @throws CommitConflict when the hash differs, the identity belongs to
+   *   another script, or the script to update is gone.
+   */
+  commit(write: ScriptWrite, expect: { create: boolean; hash?: string }, operationId: string, beforeBegin: () => void, beforeCommit?: () => void): StoredScript {
+    const db = this.db;
+    const now = Date.now();
+    const hash = codeHashOf(write.code);
+    const run = db.transaction(() => {
+      const current = db.prepare('SELECT id, code_hash FROM scripts WHERE id = ?').get(write.id) as { id: string; code_hash: string } | undefined;
+      const other = db.prepare('SELECT id FROM scripts WHERE identity = ? AND id != ?').get(write.identity, write.id) as { id: string } | undefined;
+      if (other) throw new CommitConflict('identity', current?.code_hash ?? null, other.id);
+      if (expect.create) {
+        if (current) throw new CommitConflict('hash', current.code_hash);
+        db.prepare(`INSERT INTO scripts (id, kind, name, namespace, identity, code, code_hash, enabled, author, metadata, requires, created, updated)
+          VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?)`)
+          .run(write.id, write.kind, write.name, write.namespace, write.identity, write.code, hash, write.author, JSON.stringify(write.metadata), requiresJson(write), now, now);
+      } else {
+        if (!current) throw new CommitConflict('missing', null);
+        if (expect.hash !== undefined && expect.hash !== current.code_hash) throw new CommitConflict('hash', current.code_hash);
+        db.prepare(`UPDATE scripts SET kind = ?, name = ?, namespace = ?, identity = ?, code = ?, code_hash = ?, author = ?, metadata = ?, requires = ?, updated = ? WHERE id = ?`)
+          .run(write.kind, write.name, write.namespace, write.identity, write.code, hash, write.author, JSON.stringify(write.metadata), requiresJson(write), now, write.id);
+      }
+      this.putReceipt({ operationId, scriptId: write.id, status: 'committed', codeHash: hash, time: now });
+      beforeCommit?.();
+    });
+    beforeBegin();
+    run.immediate();
+    return this.get(write.id)!;
+  }
+
+  /** Records (or replaces) a receipt, keeping the newest RECEIPTS_PER_SCRIPT of its script. */
+  putReceipt(receipt: Receipt): void {
+    const db = this.db;
+    db.prepare('INSERT OR REPLACE INTO receipts (operation_id, script_id, status, code_hash, time) VALUES (?, ?, ?, ?, ?)')
+      .run(receipt.operationId, receipt.scriptId, receipt.status, receipt.codeHash, receipt.time);
+    db.prepare(`DELETE FROM receipts WHERE script_id = ? AND operation_id NOT IN
+      (SELECT operation_id FROM receipts WHERE script_id = ? ORDER BY time DESC, rowid DESC LIMIT ?)`)
+      .run(receipt.scriptId, receipt.scriptId, RECEIPTS_PER_SCRIPT);
+  }
+
+  /** Marks a receipt `not_committed` unless it is already `committed`. */
+  abandonReceipt(operationId: string, scriptId: string, codeHash: string | null): void {
+    const db = this.db;
+    db.transaction(() => {
+      const row = db.prepare('SELECT status FROM receipts WHERE operation_id = ?').get(operationId) as { status: ReceiptStatus } | undefined;
+      if (row?.status === 'committed') return;
+      this.putReceipt({ operationId, scriptId, status: 'not_committed', codeHash, time: Date.now() });
+    })();
+  }
+
+  /** The receipt of an operation, if it is still kept. */
+  receipt(operationId: string): Receipt | undefined {
+    const row = this.db.prepare('SELECT * FROM receipts WHERE operation_id = ?').get(operationId) as ReceiptRow | undefined;
+    return row && toReceipt(row);
+  }
+
+  /** The newest receipt of a script, if any. */
+  latestReceipt(scriptId: string): Receipt | undefined {
+    const row = this.db.prepare('SELECT * FROM receipts WHERE script_id = ? ORDER BY time DESC, rowid DESC LIMIT 1').get(scriptId) as ReceiptRow | undefined;
+    return row && toReceipt(row);
+  }
+
+  /** Deletes a script and its GM values (receipts stay, so a status query still answers). False when there is none. */
+  delete(id: string): boolean {
+    const db = this.db;
+    const changed = db.transaction(() => {
+      db.prepare('DELETE FROM script_values WHERE script_id = ?').run(id);
+      return db.prepare('DELETE FROM scripts WHERE id = ?').run(id).changes > 0;
+    })();
+    if (changed) this.notify();
+    return changed;
+  }
+
+  /** Enables or disables a script. False when there is none. */
+  setEnabled(id: string, enabled: boolean): boolean {
+    const changed = this.db.prepare('UPDATE scripts SET enabled = ?, updated = ? WHERE id = ?').run(enabled ? 1 : 0, Date.now(), id).changes > 0;
+    if (changed) this.notify();
+    return changed;
+  }
+
+  /**
+   * Marks who wrote a script (issue #6: a human marks a script as their
+   * own through the CLI/permissions flow, so its `allow` tools keep
+   * `allow`). False when there is no such script.
+   */
+  setAuthor(id: string, author: ScriptAuthor): boolean {
+    const changed = this.db.prepare('UPDATE scripts SET author = ? WHERE id = ?').run(author, id).changes > 0;
+    if (changed) this.notify();
+    return changed;
+  }
+
+  getValue(scriptId: string, key: string): unknown {
+    const row = this.db.prepare('SELECT value FROM script_values WHERE script_id = ? AND key = ?').get(scriptId, key) as { value: string } | undefined;
+    return row ? JSON.parse(row.value) : undefined;
+  }
+
+  /** Stores a GM value as JSON; `undefined` deletes the key. */
+  setValue(scriptId: string, key: string, value: unknown): void {
+    if (value === undefined) return this.deleteValue(scriptId, key);
+    this.db.prepare('INSERT OR REPLACE INTO script_values (script_id, key, value) VALUES (?, ?, ?)').run(scriptId, key, JSON.stringify(value));
+  }
+
+  deleteValue(scriptId: string, key: string): void {
+    this.db.prepare('DELETE FROM script_values WHERE script_id = ? AND key = ?').run(scriptId, key);
+  }
+
+  listValues(scriptId: string): string[] {
+    return (this.db.prepare('SELECT key FROM script_values WHERE script_id = ? ORDER BY key').all(scriptId) as { key: string }[]).map(r => r.key);
+  }
+
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Calls every onChange listener (the deploy stage of a save; delete; toggle). A throwing listener is logged, not fatal. */
+  notify(): void {
+    for (const listener of [...this.listeners]) {
+      try {
+        listener();
+      } catch (error) {
+        log.warn('a script change listener failed:', error);
+      }
+    }
+  }
+}
+
+interface ReceiptRow {
+  operation_id: string;
+  script_id: string;
+  status: ReceiptStatus;
+  code_hash: string | null;
+  time: number;
+}
+
+function toReceipt(row: ReceiptRow): Receipt {
+  return { operationId: row.operation_id, scriptId: row.script_id, status: row.status, codeHash: row.code_hash, time: row.time };
+}
+
+function requiresJson(write: ScriptWrite): string | null {
+  return write.requires?.length ? JSON.stringify(write.requires) : null;
+}
+
+function toScript(row: ScriptRow): StoredScript {
+  return {
+    id: row.id,
+    kind: row.kind,
+    name: row.name,
+    namespace: row.namespace,
+    code: row.code,
+    codeHash: row.code_hash,
+    enabled: row.enabled === 1,
+    author: row.author,
+    metadata: JSON.parse(row.metadata) as ScriptMetadata,
+    ...(row.requires ? { requires: JSON.parse(row.requires) as StoredScript['requires'] } : {}),
+    createdAt: row.created,
+    updatedAt: row.updated,
+  };
+}

@@ -1,0 +1,251 @@
+// The script tools end to end (issue #6, "Store and saves", "Resources"): the built
+// server over stdio with `--toolsets all`, no browser. Create, update, list, toggle,
+// delete, import byte-exact (BOM + CRLF), script_rejected with diagnostics, conflict
+// with both hashes, two agents (two servers on one store) editing one script,
+// receipts across a restart, resources, and the default tool set hiding these tools.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { call, callError, connect, serverArgs, type Connected } from '../fixtures/mcp.js';
+import { RawSession } from '../fixtures/raw.js';
+import { callRaw } from './helpers.js';
+
+const sha = (bytes: string | Buffer) => createHash('sha256').update(bytes).digest('hex');
+
+function script(name: string, body = 'console.log(1);', eol = '\n'): string {
+  return ['// ==UserScript==', `// @name ${name}`, '// @namespace https://example.test', '// @version 1.0',
+    '// @match https://example.test/*', '// @grant none', '// ==/UserScript==', body, ''].join(eol);
+}
+
+interface Saved { operationId: string; scriptId: string; created: boolean; codeHash: string; name: string; kind: string; enabled: boolean; stages: Array<{ stage: string; ms: number }>; warnings: unknown[] }
+interface Status { save?: { operationId: string | null; scriptId: string | null; status: string; matchesCurrentCode?: boolean; codeHash?: string } }
+
+let dirs: string;
+let dataDir: string;
+let server: Connected;
+
+before(async () => {
+  dirs = mkdtempSync(join(tmpdir(), 'tabwright-scripts-'));
+  dataDir = join(dirs, 'data');
+  server = await connect({ args: ['--toolsets', 'all'], env: { TABWRIGHT_DATA_DIR: dataDir } });
+});
+after(async () => {
+  await server?.close();
+  rmSync(dirs, { recursive: true, force: true });
+});
+
+test('the default tool set lists no script tools; --toolsets all lists them; resources are served either way', async () => {
+  const plain = await connect({ env: { TABWRIGHT_DATA_DIR: join(dirs, 'plain') } });
+  try {
+    const names = (await plain.client.listTools()).tools.map(t => t.name);
+    assert.ok(names.includes('get_bridge_status'));
+    for (const t of ['export_script', 'import_script', 'list_scripts', 'delete_script', 'toggle_script', 'sync_scripts']) assert.ok(!names.includes(t), t);
+    const resources = (await plain.client.listResources()).resources.map(r => r.uri).sort();
+    assert.deepEqual(resources, ['tabwright://agentscript-conventions', 'tabwright://conventions', 'tabwright://scripts', 'tabwright://userscript-conventions']);
+  } finally {
+    await plain.close();
+  }
+  const all = (await server.client.listTools()).tools.map(t => t.name);
+  for (const t of ['export_script', 'import_script', 'list_scripts', 'delete_script', 'toggle_script', 'sync_scripts']) assert.ok(all.includes(t), t);
+});
+
+test('create from a file keeps BOM and CRLF byte-exact; import writes the same bytes back', async () => {
+  const code = '\uFEFF' + script('Grüße CRLF', 'document.title = "é";', '\r\n');
+  const bytes = Buffer.from(code, 'utf8');
+  assert.deepEqual([...bytes.subarray(0, 3)], [0xef, 0xbb, 0xbf]);
+  writeFileSync(join(server.workspace, 'greet.user.js'), bytes);
+  const result = await server.client.callTool({ name: 'export_script', arguments: { path: 'greet.user.js' } });
+  assert.ok(!result.isError, JSON.stringify(result.content));
+  const saved = result.structuredContent as unknown as Saved;
+  assert.equal(saved.created, true);
+  assert.equal(saved.codeHash, sha(bytes));
+  assert.equal(saved.name, 'Grüße CRLF');
+  assert.equal(saved.kind, 'userscript');
+  assert.deepEqual(saved.stages.map(s => s.stage), ['validate', 'normalize', 'persist', 'deploy']);
+  assert.match(saved.operationId, /^[0-9a-f-]{36}$/);
+
+  const imported = await call<{ path: string; codeHash: string }>(server.client, 'import_script', { scriptId: saved.scriptId });
+  assert.equal(imported.path, join(server.workspace, '.tabwright', 'scripts', 'grüße-crlf.user.js'));
+  assert.equal(imported.codeHash, sha(bytes));
+  assert.deepEqual(readFileSync(imported.path), bytes);
+  const elsewhere = await call<{ path: string }>(server.client, 'import_script', { scriptId: saved.scriptId, path: 'out/copy.user.js' });
+  assert.deepEqual(readFileSync(join(server.workspace, 'out', 'copy.user.js')), bytes);
+  assert.equal(elsewhere.path, join(server.workspace, 'out', 'copy.user.js'));
+  const outside = await callError(server.client, 'import_script', { scriptId: saved.scriptId, path: '../escape.user.js' });
+  assert.equal(outside.type, 'path_not_allowed');
+});
+
+test('each stage is reported as MCP progress before the result (on the wire)', async () => {
+  // The SDK client runs notification handlers after the response that follows them, so the wire is read directly.
+  const raw = new RawSession(serverArgs(['--toolsets', 'all']), { env: { TABWRIGHT_DATA_DIR: join(dirs, 'raw'), TABWRIGHT_WORKSPACE: dirs, TABWRIGHT_CONFIG_DIR: join(dirs, 'raw-config') } });
+  try {
+    await raw.initialize('2025-11-25');
+    const res = await raw.request('tools/call', { name: 'export_script', arguments: { code: script('Progress') }, _meta: { progressToken: 'p1' } });
+    assert.equal((res.result as { isError?: boolean }).isError, undefined);
+    const messages = raw.lines.map(l => JSON.parse(l) as { method?: string; id?: number; params?: { progressToken: string; progress: number; total: number; message: string } });
+    const at = messages.findIndex(m => m.id === res.id);
+    const progress = messages.slice(0, at).filter(m => m.method === 'notifications/progress').map(m => m.params);
+    assert.deepEqual(progress, [
+      { progressToken: 'p1', progress: 0, total: 4, message: 'validate' },
+      { progressToken: 'p1', progress: 1, total: 4, message: 'normalize' },
+      { progressToken: 'p1', progress: 2, total: 4, message: 'persist' },
+      { progressToken: 'p1', progress: 3, total: 4, message: 'deploy' },
+      { progressToken: 'p1', progress: 4, total: 4, message: 'done' },
+    ]);
+  } finally {
+    await raw.close();
+  }
+});
+
+test('a local @require is read relative to the script file and kept with the script; an unreadable one rejects the save', async () => {
+  const { mkdirSync } = await import('node:fs');
+  mkdirSync(join(server.workspace, 'lib'), { recursive: true });
+  mkdirSync(join(server.workspace, 'src'), { recursive: true });
+  writeFileSync(join(server.workspace, 'lib', 'helper.js'), 'window.helper = () => "hé";\r\n');
+  const header = (req: string) => ['// ==UserScript==', '// @name Requires', '// @namespace https://example.test', '// @match https://example.test/*',
+    `// @require ${req}`, '// @require data:text/javascript,void%200', '// @grant none', '// ==/UserScript==', 'helper();', ''].join('\n');
+  writeFileSync(join(server.workspace, 'src', 'req.user.js'), header('../lib/helper.js'));
+  const saved = await call<Saved>(server.client, 'export_script', { path: 'src/req.user.js' });
+  const one = await server.client.readResource({ uri: `tabwright://scripts/${saved.scriptId}` });
+  const meta = JSON.parse((one.contents[1] as { text: string }).text) as { requires: Array<{ url: string; code: string }> };
+  assert.deepEqual(meta.requires, [{ url: '../lib/helper.js', code: 'window.helper = () => "hé";\r\n' }]);
+
+  const missing = await callRaw(server.client, 'export_script', { code: header('lib/nothere.js').replace('@name Requires', '@name Requires 2') });
+  const sc = missing.structuredContent as { error: { type: string }; diagnostics: Array<{ code: string; line: number; column: number }> };
+  assert.equal(sc.error.type, 'script_rejected');
+  assert.deepEqual(sc.diagnostics.map(d => [d.code, d.line, d.column]), [['require_unreadable', 5, 13]]);
+  const outside = await callError(server.client, 'export_script', { code: header('../../etc/passwd').replace('@name Requires', '@name Requires 3') });
+  assert.equal(outside.type, 'script_rejected');
+  assert.match(outside.message, /outside the workspace/);
+});
+
+test('update, list, toggle, delete', async () => {
+  const v1 = script('Lifecycle');
+  const created = await call<Saved>(server.client, 'export_script', { code: v1 });
+  const v2 = script('Lifecycle', 'console.log(2);');
+  const updated = await call<Saved>(server.client, 'export_script', { code: v2, scriptId: created.scriptId, expectedCodeHash: sha(v1) });
+  assert.equal(updated.created, false);
+  assert.equal(updated.scriptId, created.scriptId);
+  assert.equal(updated.codeHash, sha(v2));
+
+  const listed = await call<{ scripts: Array<{ scriptId: string; name: string; enabled: boolean; codeHash: string; author: string; match: string[]; kind: string }> }>(server.client, 'list_scripts');
+  const mine = listed.scripts.find(s => s.scriptId === created.scriptId)!;
+  assert.deepEqual({ name: mine.name, enabled: mine.enabled, codeHash: mine.codeHash, author: mine.author, match: mine.match, kind: mine.kind },
+    { name: 'Lifecycle', enabled: true, codeHash: sha(v2), author: 'agent', match: ['https://example.test/*'], kind: 'userscript' });
+
+  assert.deepEqual(await call(server.client, 'toggle_script', { scriptId: created.scriptId, enabled: false }), { scriptId: created.scriptId, enabled: false });
+  const afterToggle = await call<{ scripts: Array<{ scriptId: string; enabled: boolean }> }>(server.client, 'list_scripts');
+  assert.equal(afterToggle.scripts.find(s => s.scriptId === created.scriptId)!.enabled, false);
+
+  assert.deepEqual(await call(server.client, 'delete_script', { scriptId: created.scriptId }), { scriptId: created.scriptId, deleted: true });
+  assert.equal((await callError(server.client, 'delete_script', { scriptId: created.scriptId })).type, 'script_not_found');
+  assert.equal((await callError(server.client, 'toggle_script', { scriptId: created.scriptId, enabled: true })).type, 'script_not_found');
+  assert.equal((await callError(server.client, 'import_script', { scriptId: created.scriptId })).type, 'script_not_found');
+});
+
+test('script_rejected carries the diagnostics; nothing is stored', async () => {
+  const before = (await call<{ scripts: unknown[] }>(server.client, 'list_scripts')).scripts.length;
+  const raw = await callRaw(server.client, 'export_script', { code: script('Broken', 'if (true {') });
+  assert.equal(raw.isError, true);
+  const sc = raw.structuredContent as { error: { type: string; message: string }; diagnostics: Array<{ severity: string; code: string; line: number; column: number }>; operationId: string };
+  assert.equal(sc.error.type, 'script_rejected');
+  const syntax = sc.diagnostics.find(d => d.code === 'syntax_error')!;
+  assert.equal(syntax.severity, 'error');
+  assert.equal(syntax.line, 8);
+  assert.match(raw.content[0]!.text!, /^Error \[script_rejected\]: .*8:\d+ syntax_error/);
+  assert.equal((await call<{ scripts: unknown[] }>(server.client, 'list_scripts')).scripts.length, before);
+  const status = await call<Status>(server.client, 'get_bridge_status', { operationId: sc.operationId });
+  assert.equal(status.save?.status, 'not_committed');
+  assert.equal((await callError(server.client, 'export_script', { code: 'x', path: 'a.js' })).type, 'invalid_arguments');
+});
+
+test('a stale expectedCodeHash is a conflict naming both hashes', async () => {
+  const v1 = script('Conflict');
+  const created = await call<Saved>(server.client, 'export_script', { code: v1 });
+  const v2 = script('Conflict', 'two();');
+  await call(server.client, 'export_script', { code: v2, scriptId: created.scriptId, expectedCodeHash: sha(v1) });
+  const raw = await callRaw(server.client, 'export_script', { code: script('Conflict', 'three();'), scriptId: created.scriptId, expectedCodeHash: sha(v1) });
+  const sc = raw.structuredContent as { error: { type: string; message: string }; expectedCodeHash: string; currentCodeHash: string };
+  assert.equal(sc.error.type, 'conflict');
+  assert.ok(sc.error.message.includes(sha(v1)) && sc.error.message.includes(sha(v2)), sc.error.message);
+  assert.equal(sc.expectedCodeHash, sha(v1));
+  assert.equal(sc.currentCodeHash, sha(v2));
+  // Creating a second script with the same name and namespace is a conflict naming the first.
+  const dup = await callError(server.client, 'export_script', { code: script('Conflict', 'other();') });
+  assert.equal(dup.type, 'conflict');
+  assert.ok(dup.message.includes(created.scriptId), dup.message);
+});
+
+test('two agents on one store: the second save based on the old hash is rejected, nothing lost', async () => {
+  const other = await connect({ args: ['--toolsets', 'all'], env: { TABWRIGHT_DATA_DIR: dataDir } });
+  try {
+    const v1 = script('Shared');
+    const created = await call<Saved>(server.client, 'export_script', { code: v1 });
+    // Both agents import the same version.
+    const a = await call<{ codeHash: string }>(server.client, 'import_script', { scriptId: created.scriptId });
+    const b = await call<{ codeHash: string }>(other.client, 'import_script', { scriptId: created.scriptId });
+    assert.equal(a.codeHash, b.codeHash);
+    const fromA = script('Shared', 'fromA();');
+    await call(server.client, 'export_script', { code: fromA, scriptId: created.scriptId, expectedCodeHash: a.codeHash });
+    const rejected = await callError(other.client, 'export_script', { code: script('Shared', 'fromB();'), scriptId: created.scriptId, expectedCodeHash: b.codeHash });
+    assert.equal(rejected.type, 'conflict');
+    // A's edit is there, whole, for both agents.
+    const seen = await call<{ path: string; codeHash: string }>(other.client, 'import_script', { scriptId: created.scriptId, path: 'b.user.js' });
+    assert.equal(readFileSync(seen.path, 'utf8'), fromA);
+    assert.equal(seen.codeHash, sha(fromA));
+  } finally {
+    await other.close();
+  }
+});
+
+test('the latest receipt survives a restart; get_bridge_status answers committed, then not current after another save', async () => {
+  const first = await connect({ args: ['--toolsets', 'all'], env: { TABWRIGHT_DATA_DIR: dataDir } });
+  const v1 = script('Durable');
+  const saved = await call<Saved>(first.client, 'export_script', { code: v1 });
+  await first.close();
+  const second = await connect({ args: ['--toolsets', 'all'], env: { TABWRIGHT_DATA_DIR: dataDir } });
+  try {
+    const status = await call<Status>(second.client, 'get_bridge_status', { operationId: saved.operationId });
+    assert.deepEqual({ ...status.save }, { operationId: saved.operationId, scriptId: saved.scriptId, status: 'committed', matchesCurrentCode: true, codeHash: sha(v1), time: (status.save as { time: number }).time });
+    assert.equal((await call<Status>(second.client, 'get_bridge_status', { scriptId: saved.scriptId })).save?.operationId, saved.operationId);
+    await call(second.client, 'export_script', { code: script('Durable', 'next();'), scriptId: saved.scriptId });
+    const later = await call<Status>(second.client, 'get_bridge_status', { operationId: saved.operationId });
+    assert.equal(later.save?.status, 'committed');
+    assert.equal(later.save?.matchesCurrentCode, false);
+    assert.equal((await call<Status>(second.client, 'get_bridge_status', { operationId: '00000000-0000-4000-8000-000000000000' })).save?.status, 'unknown');
+  } finally {
+    await second.close();
+  }
+});
+
+test('resources: the script list, one script (source + metadata), the handbooks', async () => {
+  const code = script('Resource', 'resource();', '\r\n');
+  const saved = await call<Saved>(server.client, 'export_script', { code });
+  const list = await server.client.readResource({ uri: 'tabwright://scripts' });
+  const scripts = (JSON.parse((list.contents[0] as { text: string }).text) as { scripts: Array<{ scriptId: string; codeHash: string }> }).scripts;
+  assert.equal(scripts.find(s => s.scriptId === saved.scriptId)?.codeHash, sha(code));
+
+  const templates = (await server.client.listResourceTemplates()).resourceTemplates.map(t => t.uriTemplate);
+  assert.deepEqual(templates, ['tabwright://scripts/{scriptId}']);
+  const one = await server.client.readResource({ uri: `tabwright://scripts/${saved.scriptId}` });
+  const [source, meta] = one.contents as Array<{ mimeType: string; text: string }>;
+  assert.equal(source!.mimeType, 'text/javascript');
+  assert.equal(source!.text, code);
+  const parsed = JSON.parse(meta!.text) as { scriptId: string; metadata: { name: string; match: string[] } };
+  assert.equal(parsed.scriptId, saved.scriptId);
+  assert.deepEqual(parsed.metadata.match, ['https://example.test/*']);
+  await assert.rejects(server.client.readResource({ uri: 'tabwright://scripts/s_nothere' }));
+
+  for (const uri of ['tabwright://conventions', 'tabwright://userscript-conventions', 'tabwright://agentscript-conventions']) {
+    const doc = await server.client.readResource({ uri });
+    const text = (doc.contents[0] as { text: string; mimeType: string }).text;
+    assert.equal((doc.contents[0] as { mimeType: string }).mimeType, 'text/markdown');
+    assert.ok(text.length > 200, `${uri} is too short`);
+  }
+  const conventions = (await server.client.readResource({ uri: 'tabwright://conventions' })).contents[0] as { text: string };
+  assert.match(conventions.text, /tabwright:\/\/userscript-conventions/);
+  assert.match(conventions.text, /tabwright:\/\/agentscript-conventions/);
+});
