@@ -166,7 +166,7 @@ test('a remembered tab that closed is tab_not_found with a hint, never another t
   await ok(home, ['use', '--tab', '1']);
 });
 
-test('scripts install, list, get, disable, enable, rm and sync', { skip: hasScripts ? false : 'the script tools (issue #6) are not in this build' }, async () => {
+test('scripts install, list, get, trust, disable, enable, rm and sync', { skip: hasScripts ? false : 'the script tools (issue #6) are not in this build' }, async () => {
   writeFileSync(join(home.cwd, 'hello.user.js'), '// ==UserScript==\n// @name Hello CLI\n// @match http://127.0.0.1/*\n// ==/UserScript==\nconsole.log("hi");\n');
   const installed = await ok(home, ['scripts', 'install', 'hello.user.js']);
   assert.equal(installed.created, true);
@@ -178,6 +178,13 @@ test('scripts install, list, get, disable, enable, rm and sync', { skip: hasScri
   const got = await ok(home, ['scripts', 'get', id, '-o', 'copy.user.js']);
   assert.equal(got.path, join(home.cwd, 'copy.user.js'));
   assert.equal(readFileSync(got.path, 'utf8'), readFileSync(join(home.cwd, 'hello.user.js'), 'utf8'));
+  assert.equal(listed.scripts[0].author, 'agent');
+  assert.deepEqual(await ok(home, ['scripts', 'trust', id]), { scriptId: id, name: 'Hello CLI', author: 'human' });
+  assert.equal((await ok(home, ['scripts', 'list'])).scripts[0].author, 'human');
+  assert.deepEqual(await ok(home, ['scripts', 'trust', id, '--revoke']), { scriptId: id, name: 'Hello CLI', author: 'agent' });
+  const unknown = await cli(home, ['scripts', 'trust', 'nope']);
+  assert.equal(unknown.code, 1);
+  assert.equal(unknown.json?.error?.type, 'script_not_found');
   assert.deepEqual(await ok(home, ['scripts', 'disable', id]), { scriptId: id, enabled: false });
   assert.deepEqual(await ok(home, ['scripts', 'enable', id]), { scriptId: id, enabled: true });
   const synced = await ok(home, ['sync', 'synced']);
