@@ -65,7 +65,9 @@ export async function buildProgram(argv: string[]): Promise<Command> {
   }
 
   // Usage errors print the JSON envelope and exit 2; help and --version keep commander's own output.
+  // `mcp` keeps commander's defaults, exactly as `tabwright-mcp` (message on stderr, exit 1): its stdout is protocol only.
   const configure = (cmd: Command) => {
+    if (cmd.name() === 'mcp' && cmd.parent === program) return;
     cmd.exitOverride().configureOutput({ writeErr: text => { if (!/^error:/i.test(text)) process.stderr.write(text); } });
     for (const sub of cmd.commands) configure(sub);
   };

@@ -265,3 +265,16 @@ test('daemon stop ends the daemon and removes daemon.json; -h works on a nested 
   assert.equal(help.code, 0);
   assert.match(help.stdout, /Usage: tabwright tab shot \[options\] \[tabId\]/);
 });
+
+test('three commands at once on a fresh home start one daemon (the start lock)', async () => {
+  const fresh = await cliHome();
+  try {
+    const runs = await Promise.all([cli(fresh, ['tabs']), cli(fresh, ['tabs']), cli(fresh, ['tabs'])]);
+    assert.deepEqual(runs.map(r => [r.code, r.json?.ok]), [[0, true], [0, true], [0, true]]);
+    const log = readFileSync(join(fresh.dataDir, 'daemon.log'), 'utf8');
+    assert.equal(log.match(/listening on/g)?.length, 1, log);
+    assert.equal(existsSync(join(fresh.configDir, 'daemon.lock')), false);
+  } finally {
+    await fresh.cleanup();
+  }
+});
