@@ -6,7 +6,8 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT } from '../fixtures/mcp.js';
+import { spawn } from 'node:child_process';
+import { CLI, ROOT } from '../fixtures/mcp.js';
 import { startSite, type Site } from '../fixtures/site.js';
 import { cli, cliHome, daemonPid, ok, type CliHome } from './helpers.js';
 
@@ -193,6 +194,31 @@ test('scripts install, list, get, trust, disable, enable, rm and sync', { skip: 
   assert.equal(synced.files.length, 1);
   assert.deepEqual(await ok(home, ['scripts', 'rm', id]), { scriptId: id, deleted: true });
   assert.deepEqual((await ok(home, ['scripts', 'list'])).scripts, []);
+});
+
+test('on a terminal a consent question counts down and takes the answer (once)', { skip: existsSync('/usr/bin/script') ? false : 'needs script(1) for a pseudo-terminal' }, async () => {
+  site.page('/shop', `<!doctype html><title>Shop</title><script>document.modelContext.registerTool({ name: 'buy', description: 'Buy',
+    annotations: { consequentialHint: true }, inputSchema: { type: 'object', properties: {} },
+    execute: async () => ({ content: [{ type: 'text', text: 'bought' }] }) });</script>`);
+  const shop = await ok(home, ['tab', 'open', `${site.origin}/shop`, '--background']);
+  const child = spawn('/usr/bin/script', ['-qec', `${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} call buy --tab ${shop.tabId}; echo EXIT=$?`, '/dev/null'], { cwd: home.cwd, env: home.env, stdio: ['pipe', 'pipe', 'pipe'] });
+  let out = '';
+  let answered = false;
+  const done = new Promise<void>(resolve => child.on('close', () => resolve()));
+  child.stdout.on('data', (c: Buffer) => {
+    out += c.toString();
+    // Answer when the question (with its countdown) is on the terminal: no timing involved.
+    if (!answered && /Allow\? \[o\]nce, \[a\]lways, \[d\]eny, ne\[v\]er \(\d+ s left\)/.test(out)) {
+      answered = true;
+      child.stdin.write('o\r');
+    }
+  });
+  await done;
+  assert.match(out, /consent needed: /);
+  assert.match(out, /EXIT=0/);
+  const json = JSON.parse(out.split(/\r?\n/).find(l => l.startsWith('{"ok"'))!);
+  assert.deepEqual(json.result.result.content, [{ type: 'text', text: 'bought' }]);
+  await ok(home, ['tab', 'close', String(shop.tabId)]);
 });
 
 test('permissions list and reset', async () => {
