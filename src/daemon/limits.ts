@@ -27,7 +27,7 @@ export interface DaemonLimits {
   maxConnections: number;
   /** Time for the request headers, ms (`server.headersTimeout`). */
   headersTimeoutMs: number;
-  /** Largest response, bytes, a whole SSE stream included (32 MiB); over it: result_too_large. */
+  /** Largest response, bytes, a whole SSE stream included (32 MiB; `TABWRIGHT_DAEMON_MAX_RESPONSE_BYTES` lowers it, for tests); over it: result_too_large. */
   maxResponseBytes: number;
   /** Longest tool call, ms (10 minutes; `TABWRIGHT_DAEMON_REQUEST_TIMEOUT_MS`); then it is cancelled: timeout. */
   requestTimeoutMs: number;
@@ -52,7 +52,7 @@ export function daemonLimits(env: Env = process.env): DaemonLimits {
     bodyTimeoutMs: positive(env.TABWRIGHT_DAEMON_BODY_TIMEOUT_MS, 30_000),
     maxConnections: 64,
     headersTimeoutMs: 15_000,
-    maxResponseBytes: 32 * 1024 * 1024,
+    maxResponseBytes: Math.min(positive(env.TABWRIGHT_DAEMON_MAX_RESPONSE_BYTES, 32 * 1024 * 1024), 32 * 1024 * 1024),
     requestTimeoutMs: positive(env.TABWRIGHT_DAEMON_REQUEST_TIMEOUT_MS, 10 * 60_000),
     idleMs: positive(env.TABWRIGHT_DAEMON_IDLE_MS, 30 * 60_000),
     keepAliveMs: 15_000,

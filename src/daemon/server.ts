@@ -117,7 +117,7 @@ export class DaemonServer {
 
   private checkIdle(): void {
     if (this.stopping) return;
-    this.mcp.closeIdle(this.limits.idleMs);
+    if (this.admitted === 0) this.mcp.closeIdle(this.limits.idleMs); // never under a call in flight
     const idle = this.open === 0 && this.admitted === 0 && this.runner.active === 0 && this.mcp.sessionCount === 0;
     if (idle && Date.now() - this.lastActivity >= this.limits.idleMs) {
       this.onStopRequested(`idle for ${Math.round(this.limits.idleMs / 1000)} s`);

@@ -48,7 +48,7 @@ export async function answerToolCall(ctx: ToolCallContext, req: IncomingMessage,
   const stream = wantsStream(req) ? new SseStream(res, ctx.maxResponseBytes, ctx.keepAliveMs) : undefined;
   const hooks: CallHooks = {
     signal: caller.signal,
-    client: { name: 'tabwright-http', version: typeof req.headers['user-agent'] === 'string' ? req.headers['user-agent'].slice(0, 100) : undefined },
+    client: { name: 'tabwright-daemon-http' }, // not MCP: no protocol version or era
     workspace,
     prompt: stream ? new HttpPromptChannel(stream, ctx.pending) : undefined,
     async progress(done, total, message) {
