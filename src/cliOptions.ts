@@ -1,5 +1,5 @@
 /** The flags every serving command shares (`tabwright mcp`, `tabwright-mcp`), and serving from them. */
-import { Command, Option } from 'commander';
+import { Command, Option } from './cli/commander.js';
 import { resolveConfig, type ConfigFlags } from './config.js';
 import { setLogFile } from './log.js';
 import { ToolError } from './tools/errors.js';

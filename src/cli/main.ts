@@ -3,7 +3,7 @@
  * commander, node:* modules and the generated tool tree only; `mcp`,
  * `permissions` and the daemon itself are loaded when asked for.
  */
-import { Command, CommanderError, Option } from 'commander';
+import { Command, CommanderError, Option } from './commander.js';
 import { addServerOptions, serveFromFlags } from '../cliOptions.js';
 import type { ConfigFlags } from '../config.js';
 import { VERSION } from '../version.js';
@@ -41,7 +41,7 @@ export async function buildProgram(argv: string[]): Promise<Command> {
     .action((flags: ConfigFlags & { logFile?: string }) => serveFromFlags(flags));
 
   const first = argv.slice(2).find(a => !a.startsWith('-'));
-  const everything = first === undefined || first === 'schema' || first === 'help';
+  const everything = first === 'schema' || first === 'help' || (first === undefined && !argv.includes('-V') && !argv.includes('--version'));
   addToolVerbs(program, everything || first === 'tool');
 
   program.command('schema').description('the whole command tree and every tool\'s input JSON Schema, as JSON')
@@ -65,7 +65,9 @@ export async function buildProgram(argv: string[]): Promise<Command> {
   }
 
   // Usage errors print the JSON envelope and exit 2; help and --version keep commander's own output.
+  // `mcp` keeps commander's defaults, exactly as `tabwright-mcp` (message on stderr, exit 1): its stdout is protocol only.
   const configure = (cmd: Command) => {
+    if (cmd.name() === 'mcp' && cmd.parent === program) return;
     cmd.exitOverride().configureOutput({ writeErr: text => { if (!/^error:/i.test(text)) process.stderr.write(text); } });
     for (const sub of cmd.commands) configure(sub);
   };

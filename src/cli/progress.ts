@@ -67,8 +67,8 @@ export function askConsent(question: { text?: string; expiresAt?: string | numbe
     rl.on('line', text => {
       const key = KEYS[text.trim().toLowerCase()];
       if (key) {
+        resolve(key); // before stop(): closing the interface resolves with undefined
         stop();
-        resolve(key);
       } else {
         rl.prompt();
       }

@@ -6,7 +6,7 @@
  * Precedence: --args, then options, then positionals.
  */
 import { readFileSync } from 'node:fs';
-import { InvalidArgumentError, Option, type Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from './commander.js';
 import { callTool, textOf, type ToolResult } from './call.js';
 import { cliError, fail, succeed, CliError } from './output.js';
 import { treeTool, type JsonSchema } from './toolTree.js';

@@ -13,6 +13,7 @@ import { cliError } from './output.js';
 import { currentScope, rememberTab, rememberedTabsPath } from './rememberedTab.js';
 import { addToolVerb, defaultShape, parseIntArg, respond, type ToolVerbSpec } from './toolCommand.js';
 import { toolTree } from './toolTree.js';
+import { trustScript } from './scriptTrust.js';
 
 /** Writes a screenshot result to `file` (atomically): from the inline image, or copied from the path the daemon wrote. */
 function saveShot(result: ToolResult, file: string): Record<string, unknown> {
@@ -121,6 +122,10 @@ export function addToolVerbs(program: Command, allTools = true): void {
   addToolVerb(scripts, 'enable', { tool: 'toggle_script', description: 'run script ID on matching pages (tool toggle_script)', positionals: [{ arg: '<scriptId>', field: 'scriptId' }], fixed: { enabled: true } });
   addToolVerb(scripts, 'disable', { tool: 'toggle_script', description: 'stop running script ID (tool toggle_script)', positionals: [{ arg: '<scriptId>', field: 'scriptId' }], fixed: { enabled: false } });
   addToolVerb(scripts, 'rm', { tool: 'delete_script', description: 'delete script ID and its stored values (tool delete_script)', positionals: [{ arg: '<scriptId>', field: 'scriptId' }] });
+  scripts.command('trust').description('mark script ID as written by you (a human): its `allow` tools keep `allow`; --revoke undoes it')
+    .argument('<scriptId>', 'Script ID (scripts list)')
+    .option('--revoke', 'mark it agent-written again')
+    .action((scriptId: string, opts: { revoke?: boolean }) => respond(() => trustScript(scriptId, Boolean(opts.revoke))));
   const syncSpec: ToolVerbSpec = { tool: 'sync_scripts', description: 'write every script to DIR and keep it in sync (tool sync_scripts)', positionals: scriptPath('directory', '<dir>'), prepare: absolute('directory') };
   addToolVerb(scripts, 'sync', syncSpec);
   addToolVerb(program, 'sync', syncSpec);

@@ -6,7 +6,8 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT } from '../fixtures/mcp.js';
+import { spawn } from 'node:child_process';
+import { CLI, ROOT } from '../fixtures/mcp.js';
 import { startSite, type Site } from '../fixtures/site.js';
 import { cli, cliHome, daemonPid, ok, type CliHome } from './helpers.js';
 
@@ -166,7 +167,7 @@ test('a remembered tab that closed is tab_not_found with a hint, never another t
   await ok(home, ['use', '--tab', '1']);
 });
 
-test('scripts install, list, get, disable, enable, rm and sync', { skip: hasScripts ? false : 'the script tools (issue #6) are not in this build' }, async () => {
+test('scripts install, list, get, trust, disable, enable, rm and sync', { skip: hasScripts ? false : 'the script tools (issue #6) are not in this build' }, async () => {
   writeFileSync(join(home.cwd, 'hello.user.js'), '// ==UserScript==\n// @name Hello CLI\n// @match http://127.0.0.1/*\n// ==/UserScript==\nconsole.log("hi");\n');
   const installed = await ok(home, ['scripts', 'install', 'hello.user.js']);
   assert.equal(installed.created, true);
@@ -178,6 +179,13 @@ test('scripts install, list, get, disable, enable, rm and sync', { skip: hasScri
   const got = await ok(home, ['scripts', 'get', id, '-o', 'copy.user.js']);
   assert.equal(got.path, join(home.cwd, 'copy.user.js'));
   assert.equal(readFileSync(got.path, 'utf8'), readFileSync(join(home.cwd, 'hello.user.js'), 'utf8'));
+  assert.equal(listed.scripts[0].author, 'agent');
+  assert.deepEqual(await ok(home, ['scripts', 'trust', id]), { scriptId: id, name: 'Hello CLI', author: 'human' });
+  assert.equal((await ok(home, ['scripts', 'list'])).scripts[0].author, 'human');
+  assert.deepEqual(await ok(home, ['scripts', 'trust', id, '--revoke']), { scriptId: id, name: 'Hello CLI', author: 'agent' });
+  const unknown = await cli(home, ['scripts', 'trust', 'nope']);
+  assert.equal(unknown.code, 1);
+  assert.equal(unknown.json?.error?.type, 'script_not_found');
   assert.deepEqual(await ok(home, ['scripts', 'disable', id]), { scriptId: id, enabled: false });
   assert.deepEqual(await ok(home, ['scripts', 'enable', id]), { scriptId: id, enabled: true });
   const synced = await ok(home, ['sync', 'synced']);
@@ -186,6 +194,31 @@ test('scripts install, list, get, disable, enable, rm and sync', { skip: hasScri
   assert.equal(synced.files.length, 1);
   assert.deepEqual(await ok(home, ['scripts', 'rm', id]), { scriptId: id, deleted: true });
   assert.deepEqual((await ok(home, ['scripts', 'list'])).scripts, []);
+});
+
+test('on a terminal a consent question counts down and takes the answer (once)', { skip: existsSync('/usr/bin/script') ? false : 'needs script(1) for a pseudo-terminal' }, async () => {
+  site.page('/shop', `<!doctype html><title>Shop</title><script>document.modelContext.registerTool({ name: 'buy', description: 'Buy',
+    annotations: { consequentialHint: true }, inputSchema: { type: 'object', properties: {} },
+    execute: async () => ({ content: [{ type: 'text', text: 'bought' }] }) });</script>`);
+  const shop = await ok(home, ['tab', 'open', `${site.origin}/shop`, '--background']);
+  const child = spawn('/usr/bin/script', ['-qec', `${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} call buy --tab ${shop.tabId}; echo EXIT=$?`, '/dev/null'], { cwd: home.cwd, env: home.env, stdio: ['pipe', 'pipe', 'pipe'] });
+  let out = '';
+  let answered = false;
+  const done = new Promise<void>(resolve => child.on('close', () => resolve()));
+  child.stdout.on('data', (c: Buffer) => {
+    out += c.toString();
+    // Answer when the question (with its countdown) is on the terminal: no timing involved.
+    if (!answered && /Allow\? \[o\]nce, \[a\]lways, \[d\]eny, ne\[v\]er \(\d+ s left\)/.test(out)) {
+      answered = true;
+      child.stdin.write('o\r');
+    }
+  });
+  await done;
+  assert.match(out, /consent needed: /);
+  assert.match(out, /EXIT=0/);
+  const json = JSON.parse(out.split(/\r?\n/).find(l => l.startsWith('{"ok"'))!);
+  assert.deepEqual(json.result.result.content, [{ type: 'text', text: 'bought' }]);
+  await ok(home, ['tab', 'close', String(shop.tabId)]);
 });
 
 test('permissions list and reset', async () => {
@@ -257,4 +290,17 @@ test('daemon stop ends the daemon and removes daemon.json; -h works on a nested 
   const help = await cli(home, ['tab', 'shot', '-h']);
   assert.equal(help.code, 0);
   assert.match(help.stdout, /Usage: tabwright tab shot \[options\] \[tabId\]/);
+});
+
+test('three commands at once on a fresh home start one daemon (the start lock)', async () => {
+  const fresh = await cliHome();
+  try {
+    const runs = await Promise.all([cli(fresh, ['tabs']), cli(fresh, ['tabs']), cli(fresh, ['tabs'])]);
+    assert.deepEqual(runs.map(r => [r.code, r.json?.ok]), [[0, true], [0, true], [0, true]]);
+    const log = readFileSync(join(fresh.dataDir, 'daemon.log'), 'utf8');
+    assert.equal(log.match(/listening on/g)?.length, 1, log);
+    assert.equal(existsSync(join(fresh.configDir, 'daemon.lock')), false);
+  } finally {
+    await fresh.cleanup();
+  }
 });
