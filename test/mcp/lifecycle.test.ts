@@ -22,6 +22,9 @@ import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { installHint } from '../../src/browser/launch/findBrowser.js';
 import { TOOLS } from '../../src/tools/registry.js';
+
+/** The default tool set (`--toolsets core`): what tools/list shows without flags (issue #6). */
+const CORE_TOOLS = TOOLS.filter(t => (t.toolset ?? 'core') === 'core');
 import { call, callError, CLI, connect, ROOT, serverArgs, TEST_BROWSER_ARGS } from '../fixtures/mcp.js';
 import { isAlive, processesWith, RawSession, waitUntil } from '../fixtures/raw.js';
 import { startSite, type Site } from '../fixtures/site.js';
@@ -168,7 +171,7 @@ describe('lazy start', () => {
     try {
       await raw.initialize('2025-11-25');
       const list = await raw.request('tools/list');
-      assert.equal((list.result!.tools as unknown[]).length, TOOLS.length);
+      assert.equal((list.result!.tools as unknown[]).length, CORE_TOOLS.length);
       const status = await raw.callTool('get_bridge_status');
       assert.equal((status.structuredContent as { browserRunning: boolean }).browserRunning, false);
       const tabs = await raw.callTool('list_tabs');
@@ -463,7 +466,7 @@ test('the tabwright-mcp bin serves the same tools', async () => {
     const viaCli = await cli;
     const expected = (await viaCli.client.listTools()).tools;
     await viaCli.close();
-    assert.equal(tools.length, TOOLS.length);
+    assert.equal(tools.length, CORE_TOOLS.length);
     assert.deepEqual(tools, expected);
     const nav = await call<{ status: number; title: string }>(client, 'navigate', { url: `${site.origin}/page` });
     assert.equal(nav.status, 200);
