@@ -7,6 +7,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { CENSUS_FUNCTION, censusTotal, parseCensus } from './census.js';
+import { measureCliLatency } from './cliLatency.js';
 import type { BenchPage, Site } from './pages.js';
 import { followPaging, pagingCalls } from './paging.js';
 import type { TreeSampler } from './procs.js';
@@ -194,6 +195,17 @@ export async function measureWebmcp(session: Session, ctx: Ctx, round: number): 
     const out = await session.ok({ name: 'call_webmcp_tool', args: { name: 'echo', arguments: { text } } }, ctx.timeoutMs);
     record(ctx, round, 'tabwright', 'webmcp_call_ms', out.ms, { verified: out.text.includes(text) || JSON.stringify(out.structured ?? {}).includes(text) });
   }
+}
+
+/**
+ * tabwright only (issue #7): `tabwright tabs` against a warm daemon of its
+ * own (temporary dirs and ports), 10 runs a round, spawn to exit; see
+ * bench/cliLatency.ts. Each sample is verified by the command exiting 0.
+ */
+export async function measureCli(ctx: Ctx, round: number): Promise<void> {
+  const r = await measureCliLatency(10);
+  for (const ms of r.samplesMs) record(ctx, round, 'tabwright', 'cli_daemon_ms', ms, { verified: true });
+  record(ctx, round, 'tabwright', 'node_start_ms', r.nodeFloorMedianMs);
 }
 
 /** Peak RSS of the node process and of the whole tree over the round. */

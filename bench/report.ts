@@ -71,6 +71,8 @@ const SERVER_MEASURES: Array<[Measure, string, string]> = [
   ['tools_list_tokens', 'tools/list size', 'tokens'],
   ['tools_count', 'tools', ''],
   ['webmcp_call_ms', 'WebMCP call_webmcp_tool round trip', 'ms'],
+  ['cli_daemon_ms', 'CLI command against a warm daemon (`tabwright tabs`, spawn to exit)', 'ms'],
+  ['node_start_ms', 'of which Node\'s own start (`node -e ""`, median)', 'ms'],
 ];
 
 function verifiedNote(results: Results, server: ServerId, measure: Measure): string {

@@ -40,7 +40,9 @@ export type ServerMeasure =
   | 'tree_peak_rss_mib'
   | 'tools_list_tokens'
   | 'tools_count'
-  | 'webmcp_call_ms';
+  | 'webmcp_call_ms'
+  | 'cli_daemon_ms'
+  | 'node_start_ms';
 
 export type Measure = PageMeasure | ServerMeasure;
 
