@@ -18,7 +18,7 @@
  * loaded then, not at import). Implements ScriptSource (types.ts).
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
@@ -167,7 +167,14 @@ export class ScriptStore implements ScriptSource {
     return (this.db.prepare('SELECT * FROM scripts ORDER BY created, id').all() as ScriptRow[]).map(toScript);
   }
 
+  /**
+   * The enabled scripts, in creation order. Injection asks this of every
+   * launched browser: while no database exists (nothing was ever saved on
+   * this data dir) it answers [] without creating one, so an `--isolated`
+   * run leaves the data dir untouched (issue #2).
+   */
   enabledScripts(): StoredScript[] {
+    if (!this.database && !existsSync(this.path)) return [];
     return (this.db.prepare('SELECT * FROM scripts WHERE enabled = 1 ORDER BY created, id').all() as ScriptRow[]).map(toScript);
   }
 
