@@ -32,6 +32,11 @@ export interface CallHooks {
    * gets its own Session in its own browser context. Undefined: the main session.
    */
   sessionKey?: string;
+  /**
+   * Give `sessionKey` its own browser context even without `--isolate-sessions`
+   * (issue #8: the daemon's HTTP `/mcp` isolates every 2025-era session). Ignored without a sessionKey.
+   */
+  isolate?: boolean;
 }
 
 /** Runs tool calls somewhere: here (leader) or through the leader (follower). */
@@ -54,9 +59,9 @@ export class LocalDispatcher implements Dispatcher {
 
   constructor(readonly session: Session, readonly config: Config) {}
 
-  /** The Session calls with `sessionKey` run on: their own with `--isolate-sessions`, else the main one. */
-  sessionFor(sessionKey: string | undefined): Session {
-    if (sessionKey === undefined || !this.config.isolateSessions) return this.session;
+  /** The Session calls with `sessionKey` run on: their own with `--isolate-sessions` or `isolate`, else the main one. */
+  sessionFor(sessionKey: string | undefined, isolate = false): Session {
+    if (sessionKey === undefined || !(isolate || this.config.isolateSessions)) return this.session;
     let session = this.keyed.get(sessionKey);
     if (!session) {
       session = new Session(new SessionContextConnection(this.session.connection, this.config), this.config);
@@ -77,7 +82,7 @@ export class LocalDispatcher implements Dispatcher {
       return new ToolResponse().fail(new ToolError('unknown_tool', `There is no tool named "${name}".`, 'List the tools with tools/list or `tabwright schema`.')).build();
     }
     const config = hooks.workspace && hooks.workspace !== this.config.workspace ? { ...this.config, workspace: hooks.workspace } : this.config;
-    const call: CallContext = { session: this.sessionFor(hooks.sessionKey), config, signal: hooks.signal, client: hooks.client, prompt: hooks.prompt, progress: hooks.progress };
+    const call: CallContext = { session: this.sessionFor(hooks.sessionKey, hooks.isolate), config, signal: hooks.signal, client: hooks.client, prompt: hooks.prompt, progress: hooks.progress };
     return (await invokeTool(tool, args, call)).build();
   }
 

@@ -49,7 +49,7 @@ export class RemoteConnection implements BrowserConnection {
   private browser: Browser | undefined;
   private version: string | undefined;
   private lastDrop = 0;
-  private readonly listeners: Array<() => void> = [];
+  private readonly listeners = new Set<() => void>();
   private closing = false;
 
   constructor(
@@ -79,8 +79,9 @@ export class RemoteConnection implements BrowserConnection {
     return this.version;
   }
 
-  onDisconnect(listener: () => void): void {
-    this.listeners.push(listener);
+  onDisconnect(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => void this.listeners.delete(listener);
   }
 
   disconnectedSince(since: number): boolean {
@@ -140,7 +141,7 @@ export class RemoteConnection implements BrowserConnection {
     if (this.closing) return;
     this.lastDrop = Date.now();
     log.warn(`the connection to ${this.endpoint} dropped; the next call attaches again`);
-    for (const listener of this.listeners) listener();
+    for (const listener of [...this.listeners]) listener();
   }
 
   /** Leaves: closes our own context (never the default one), then the connection. The remote browser and its tabs stay. */
