@@ -104,6 +104,8 @@ export class RemoteConnection implements BrowserConnection {
         `Could not attach to the ${this.kind === 'cdp' ? 'DevTools endpoint' : 'Playwright server'} ${this.endpoint} within ${Math.round(timeout / 1000)} s: ${reason}`,
         this.kind === 'cdp'
           ? `Check that a Chromium-family browser runs with --remote-debugging-port and that ${this.endpoint} answers (GET /json/version), or fix --cdp-endpoint.`
+            // playwright-core's attach waits on every tab; one showing a JavaScript dialog never answers (docs/attach.md).
+            + (/timeout/i.test(reason) ? ' A tab of that browser showing a dialog (alert, confirm, prompt, leave-page) holds the attach until it is answered: answer it in the browser, then retry.' : '')
           : `Check that the Playwright server at ${this.endpoint} runs and accepts this client (version, --cdp-header tokens), or fix --ws-endpoint.`,
       );
     }
