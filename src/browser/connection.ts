@@ -18,8 +18,11 @@ export interface BrowserConnection {
   isRunning(): boolean;
   /** Browser product and version (`Chromium 156.0...`) once running. */
   browserVersion(): string | undefined;
-  /** Called with no argument when the browser goes away (crash, window closed, close()). */
-  onDisconnect(listener: () => void): void;
+  /**
+   * Calls `listener` with no argument when the browser goes away (crash, window closed, close()).
+   * @returns a function that removes the listener again.
+   */
+  onDisconnect(listener: () => void): () => void;
   /** Closes the browser and removes temporary profiles. Safe to call twice. */
   close(): Promise<void>;
   /** The remote endpoint with its secrets redacted (issue #8); undefined for a launched browser. */

@@ -18,8 +18,10 @@ export class SessionContextConnection implements BrowserConnection {
   readonly endpoint: string | undefined;
   private starting: Promise<BrowserContext> | undefined;
   private ctx: BrowserContext | undefined;
-  private readonly listeners: Array<() => void> = [];
+  private readonly listeners = new Set<() => void>();
   private closed = false;
+  /** Removes our listener from the base connection (shared by every session: it must not keep one per ended session). */
+  private readonly offBase: () => void;
 
   constructor(
     private readonly base: BrowserConnection,
@@ -28,7 +30,7 @@ export class SessionContextConnection implements BrowserConnection {
     this.kind = base.kind;
     this.capabilities = base.capabilities;
     this.endpoint = base.endpoint;
-    base.onDisconnect(() => {
+    this.offBase = base.onDisconnect(() => {
       if (this.ctx || this.starting) this.dropped();
     });
   }
@@ -66,7 +68,7 @@ export class SessionContextConnection implements BrowserConnection {
   private dropped(): void {
     this.ctx = undefined;
     this.starting = undefined;
-    for (const listener of this.listeners) listener();
+    for (const listener of [...this.listeners]) listener();
   }
 
   isRunning(): boolean {
@@ -77,8 +79,9 @@ export class SessionContextConnection implements BrowserConnection {
     return this.base.browserVersion();
   }
 
-  onDisconnect(listener: () => void): void {
-    this.listeners.push(listener);
+  onDisconnect(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => void this.listeners.delete(listener);
   }
 
   disconnectedSince(since: number): boolean {
@@ -88,9 +91,11 @@ export class SessionContextConnection implements BrowserConnection {
   /** Closes this session's context (its tabs, cookies and storage go with it); the browser stays. */
   async close(): Promise<void> {
     this.closed = true;
+    this.offBase();
     const ctx = this.ctx ?? (await this.starting?.catch(() => undefined));
     this.ctx = undefined;
     this.starting = undefined;
     await ctx?.close().catch(() => undefined);
+    this.listeners.clear();
   }
 }

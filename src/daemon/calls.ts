@@ -58,11 +58,16 @@ export class CallRunner {
     return { outcome, settled };
   }
 
-  /** A Dispatcher for the MCP front: same counting and deadline; a deadline becomes a `timeout` tool error result. */
-  asDispatcher(workspace: string | undefined): Dispatcher {
+  /**
+   * A Dispatcher for the MCP front: same counting and deadline; a deadline becomes a `timeout` tool error result.
+   * With `sessionKey` (a 2025-era `/mcp` session id) the calls run in that session's own browser context
+   * (issue #8; docs/daemon.md "Sessions"); without it (2026-07-28 stateless requests), in the main one.
+   */
+  asDispatcher(workspace: string | undefined, sessionKey?: string): Dispatcher {
+    const own: Partial<CallHooks> = { ...(workspace ? { workspace } : {}), ...(sessionKey !== undefined ? { sessionKey, isolate: true } : {}) };
     return {
       call: async (name, args, hooks) => {
-        const { outcome } = this.run(name, args, workspace ? { ...hooks, workspace } : hooks);
+        const { outcome } = this.run(name, args, { ...hooks, ...own });
         const done = await outcome;
         return done.kind === 'result' ? done.result : new ToolResponse().fail(done.error).build();
       },
@@ -70,6 +75,14 @@ export class CallRunner {
       // MCP resources (issue #6) read through the real dispatcher.
       ...(this.dispatcher.readResource ? { readResource: (uri: string) => this.dispatcher.readResource!(uri) } : {}),
     };
+  }
+
+  /**
+   * The `/mcp` session `sessionKey` ended: closes its browser context (its tabs, cookies, storage).
+   * Never throws; a dispatcher without sessions (a relay follower today) has nothing to close.
+   */
+  async endSession(sessionKey: string): Promise<void> {
+    await this.dispatcher.endSession?.(sessionKey).catch(() => undefined);
   }
 
   /** Cancels every call in flight (shutdown). */

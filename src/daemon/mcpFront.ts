@@ -36,6 +36,8 @@ export interface McpRequestInfo {
 
 export class McpFront {
   private readonly sessions = new Map<string, Session>();
+  /** Sessions whose browser context is being closed. */
+  private readonly ending = new Map<string, Promise<void>>();
   private readonly modern: McpHttpHandler;
 
   constructor(private readonly config: Config, private readonly runner: CallRunner, maxBodyBytes: number) {
@@ -64,15 +66,16 @@ export class McpFront {
       return session.transport.handleRequest(request, options);
     }
     if (request.method === 'POST' && isInitializeRequest(info.parsedBody)) {
-      const server = buildServer(this.runner.asDispatcher(info.workspace), this.config, { era: 'legacy' });
+      // The id is chosen before the server exists so its calls can name their browser context (issue #8).
+      const id = randomUUID();
+      const server = buildServer(this.runner.asDispatcher(info.workspace, id), this.config, { era: 'legacy' });
       const transport = new WebStandardStreamableHTTPServerTransport({
-        sessionIdGenerator: () => randomUUID(),
-        onsessioninitialized: id => void this.sessions.set(id, { transport, server, lastUsed: Date.now() }),
-        onsessionclosed: id => void this.sessions.delete(id),
+        sessionIdGenerator: () => id,
+        onsessioninitialized: () => void this.sessions.set(id, { transport, server, lastUsed: Date.now() }),
+        onsessionclosed: () => this.ended(id),
       });
-      transport.onclose = () => {
-        if (transport.sessionId) this.sessions.delete(transport.sessionId);
-      };
+      // Transport closed (DELETE, server.close() at idle or shutdown, or an initialize that failed): the context goes too.
+      transport.onclose = () => this.ended(id);
       await server.connect(transport);
       return transport.handleRequest(request, options);
     }
@@ -84,17 +87,32 @@ export class McpFront {
     for (const [id, session] of this.sessions) {
       if (now - session.lastUsed >= idleMs) {
         log.info(`closing MCP session ${id}: idle`);
-        this.sessions.delete(id);
+        this.ended(id);
         void session.server.close().catch(() => undefined);
       }
     }
   }
 
-  /** Ends every session and the modern leg. */
+  /**
+   * A 2025-era session ended (DELETE, transport closed, idle): forgets it and closes its browser context
+   * (`Dispatcher.endSession`; its tabs, cookies and storage go). Safe to call more than once.
+   */
+  private ended(id: string): Promise<void> {
+    this.sessions.delete(id);
+    let ending = this.ending.get(id);
+    if (!ending) {
+      ending = this.runner.endSession(id).finally(() => this.ending.delete(id));
+      this.ending.set(id, ending);
+    }
+    return ending;
+  }
+
+  /** Ends every session (closing their contexts) and the modern leg. */
   async close(): Promise<void> {
-    const sessions = [...this.sessions.values()];
+    const sessions = [...this.sessions.entries()];
     this.sessions.clear();
-    await Promise.allSettled(sessions.map(s => s.server.close()));
+    await Promise.allSettled(sessions.map(([id, s]) => Promise.all([s.server.close(), this.ended(id)])));
+    await Promise.allSettled([...this.ending.values()]);
     await this.modern.close().catch(() => undefined);
   }
 }

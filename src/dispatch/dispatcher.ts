@@ -41,6 +41,11 @@ export interface CallHooks {
    * process's. A call that carries them never asks on this process's terminal.
    */
   consent?: Pick<ConsentConfig, 'auto' | 'timeoutMs'>;
+  /**
+   * Give `sessionKey` its own browser context even without `--isolate-sessions`
+   * (issue #8: the daemon's HTTP `/mcp` isolates every 2025-era session). Ignored without a sessionKey.
+   */
+  isolate?: boolean;
 }
 
 /** Runs tool calls somewhere: here (leader) or through the leader (follower). */
@@ -70,9 +75,9 @@ export class LocalDispatcher implements Dispatcher {
 
   constructor(readonly session: Session, readonly config: Config) {}
 
-  /** The Session calls with `sessionKey` run on: their own with `--isolate-sessions`, else the main one. */
-  sessionFor(sessionKey: string | undefined): Session {
-    if (sessionKey === undefined || !this.config.isolateSessions) return this.session;
+  /** The Session calls with `sessionKey` run on: their own with `--isolate-sessions` or `isolate`, else the main one. */
+  sessionFor(sessionKey: string | undefined, isolate = false): Session {
+    if (sessionKey === undefined || !(isolate || this.config.isolateSessions)) return this.session;
     let session = this.keyed.get(sessionKey);
     if (!session) {
       session = new Session(new SessionContextConnection(this.session.connection, this.config), this.config);
@@ -94,7 +99,7 @@ export class LocalDispatcher implements Dispatcher {
     }
     let config = hooks.workspace && hooks.workspace !== this.config.workspace ? { ...this.config, workspace: hooks.workspace } : this.config;
     if (hooks.consent) config = { ...config, consent: { ...hooks.consent, terminal: false } };
-    const session = this.sessionFor(hooks.sessionKey);
+    const session = this.sessionFor(hooks.sessionKey, hooks.isolate);
     const call: CallContext = { session, config, signal: hooks.signal, client: hooks.client, prompt: hooks.prompt, progress: hooks.progress };
     if (!locksTab(tool)) return (await invokeTool(tool, args, call)).build();
     const tabId = (args as { tabId?: unknown } | undefined)?.tabId;

@@ -87,6 +87,7 @@ export class BridgeDispatcher implements Dispatcher {
   async endSession(sessionKey: string): Promise<void> {
     const role = this.role;
     if (role.kind === 'leader' || role.kind === 'standalone') await role.local.endSession(sessionKey);
+    else if (role.kind === 'follower') role.follower.endSession(sessionKey);
   }
 
   /** Ends this process's part: a leader disconnects its followers (they take over), closes its browser and lets go of the port. */

@@ -133,10 +133,17 @@ export class RelayFollower {
         t: 'call', id, tool, args, client: hooks.client, workspace: hooks.workspace ?? this.config.workspace,
         consent: hooks.consent ?? { auto: this.config.consent.auto, timeoutMs: this.config.consent.timeoutMs },
         prompt: prompt?.name,
+        sessionKey: hooks.sessionKey,
+        isolate: hooks.isolate,
       });
       if (hooks.signal.aborted) onAbort();
       else hooks.signal.addEventListener('abort', onAbort, { once: true });
     });
+  }
+
+  /** Tells the leader that this process's MCP session `sessionKey` ended (its isolated context closes there). */
+  endSession(sessionKey: string): void {
+    this.send({ t: 'end_session', sessionKey });
   }
 
   private send(frame: FollowerFrame): void {

@@ -147,6 +147,7 @@ export class RelayLeader {
   private onFrame(peer: Peer, frame: FollowerFrame | undefined): void {
     if (!frame) return;
     if (frame.t === 'call') void this.runCall(peer, frame);
+    else if (frame.t === 'end_session') void this.local.endSession(frame.sessionKey).catch(error => log.warn('closing a session context failed:', error));
     else if (frame.t === 'cancel') peer.calls.get(frame.id)?.abort(new ToolError('cancelled', 'The call was cancelled.', 'Send the call again if it is still wanted.'));
     else if (frame.t === 'answer') {
       const waiter = peer.prompts.get(frame.promptId);
@@ -188,6 +189,8 @@ export class RelayLeader {
         client: frame.client ?? {},
         workspace: frame.workspace,
         consent: frame.consent,
+        sessionKey: frame.sessionKey,
+        isolate: frame.isolate,
         prompt,
         async progress(done, total, message) {
           send({ t: 'progress', id: frame.id, done, total, message });

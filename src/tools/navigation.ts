@@ -7,6 +7,7 @@ import type { Tab } from '../session/tab.js';
 import type { ToolResponse } from './response.js';
 import { defineTool } from './define.js';
 import { firstLine, ToolError } from './errors.js';
+import { historyStep, restoredStatus } from './historyStep.js';
 import { tabIdField, timeoutMsField, waitUntilField } from './schemas.js';
 
 type WaitUntil = 'commit' | 'domcontentloaded' | 'load' | 'networkidle';
@@ -146,8 +147,10 @@ export const navigate = defineTool({
       }
       const previous = tab.instanceId;
       try {
-        const opts = { waitUntil: waitUntil ?? 'domcontentloaded', timeout } as const;
-        status = await loadOrDialog(tab, url === 'back' ? tab.page.goBack(opts) : tab.page.goForward(opts));
+        // With the back-forward cache on (attached browsers), a restored page fires no new load: historyStep.ts.
+        const step = historyStep(tab, url, { waitUntil: waitUntil ?? 'domcontentloaded', timeout });
+        status = await loadOrDialog(tab, step.done);
+        if (step.restored() && status === 0) status = await restoredStatus(tab);
       } catch (error) {
         throw await pageLoadError(tab, error, `go ${url}`, timeout, previous);
       }

@@ -3,7 +3,7 @@
 // instanceId per document).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { call, callError, connect, type Connected } from '../fixtures/mcp.js';
+import { call, callError, connect, unlessConnection, type Connected } from '../fixtures/mcp.js';
 import { startSite, type Site } from '../fixtures/site.js';
 import type { TabInfo } from '../../src/session/tab.js';
 import { evaluate } from './helpers.js';
@@ -33,7 +33,7 @@ async function tabs(): Promise<TabInfo[]> {
   return (await call<{ tabs: TabInfo[] }>(server.client, 'list_tabs')).tabs;
 }
 
-test('list_tabs answers with no tabs before the browser starts', async () => {
+test('list_tabs answers with no tabs before the browser starts', unlessConnection(['cdp', 'playwright-server'], 'an attached browser runs from the start: list_tabs attaches and shows its tabs (docs/attach.md)'), async () => {
   assert.deepEqual(await tabs(), []);
   const status = await call<{ browserRunning: boolean }>(server.client, 'get_bridge_status');
   assert.equal(status.browserRunning, false);

@@ -6,7 +6,7 @@
 // descriptions, schemas, annotations and results both ways; only `source` differs.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { call, callError, connect, type Connected } from '../fixtures/mcp.js';
+import { call, callError, connect, unlessConnection, type Connected } from '../fixtures/mcp.js';
 import { startSite, type Site } from '../fixtures/site.js';
 import { callRaw, evaluate } from './helpers.js';
 import type { WebMcpToolInfo } from '../../src/tools/webmcp.js';
@@ -162,7 +162,7 @@ async function until(probe: () => Promise<boolean>, what: string, ms = 20_000): 
 }
 
 for (const mode of MODES) {
-  test(`${mode}: the browser offers ${mode === 'native' ? 'its own WebMCP' : 'only the polyfill'}`, async () => {
+  test(`${mode}: the browser offers ${mode === 'native' ? 'its own WebMCP' : 'only the polyfill'}`, mode === 'polyfill' ? unlessConnection(['cdp', 'playwright-server'], 'tabwright cannot switch off the native WebMCP of a browser it did not start: Document.prototype.modelContext stays; the polyfill shadows it (docs/attach.md)') : {}, async () => {
     const tabId = await open(mode, '/plain');
     const probe = await evaluate<{ proto: boolean; tag: string; alias: boolean }>(servers[mode].client,
       '({ proto: "modelContext" in Document.prototype, tag: Object.prototype.toString.call(document.modelContext), alias: navigator.modelContext === document.modelContext })', tabId);

@@ -49,7 +49,7 @@ export class RemoteConnection implements BrowserConnection {
   private browser: Browser | undefined;
   private version: string | undefined;
   private lastDrop = 0;
-  private readonly listeners: Array<() => void> = [];
+  private readonly listeners = new Set<() => void>();
   private closing = false;
 
   constructor(
@@ -79,8 +79,9 @@ export class RemoteConnection implements BrowserConnection {
     return this.version;
   }
 
-  onDisconnect(listener: () => void): void {
-    this.listeners.push(listener);
+  onDisconnect(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => void this.listeners.delete(listener);
   }
 
   disconnectedSince(since: number): boolean {
@@ -103,6 +104,8 @@ export class RemoteConnection implements BrowserConnection {
         `Could not attach to the ${this.kind === 'cdp' ? 'DevTools endpoint' : 'Playwright server'} ${this.endpoint} within ${Math.round(timeout / 1000)} s: ${reason}`,
         this.kind === 'cdp'
           ? `Check that a Chromium-family browser runs with --remote-debugging-port and that ${this.endpoint} answers (GET /json/version), or fix --cdp-endpoint.`
+            // playwright-core's attach waits on every tab; one showing a JavaScript dialog never answers (docs/attach.md).
+            + (/timeout/i.test(reason) ? ' A tab of that browser showing a dialog (alert, confirm, prompt, leave-page) holds the attach until it is answered: answer it in the browser, then retry.' : '')
           : `Check that the Playwright server at ${this.endpoint} runs and accepts this client (version, --cdp-header tokens), or fix --ws-endpoint.`,
       );
     }
@@ -140,7 +143,7 @@ export class RemoteConnection implements BrowserConnection {
     if (this.closing) return;
     this.lastDrop = Date.now();
     log.warn(`the connection to ${this.endpoint} dropped; the next call attaches again`);
-    for (const listener of this.listeners) listener();
+    for (const listener of [...this.listeners]) listener();
   }
 
   /** Leaves: closes our own context (never the default one), then the connection. The remote browser and its tabs stay. */

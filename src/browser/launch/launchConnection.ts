@@ -71,7 +71,7 @@ export class LaunchConnection implements BrowserConnection {
   private ctx: BrowserContext | undefined;
   private browser: Browser | undefined;
   private version: string | undefined;
-  private readonly listeners: Array<() => void> = [];
+  private readonly listeners = new Set<() => void>();
   private closing = false;
 
   constructor(private readonly config: Config) {}
@@ -93,8 +93,9 @@ export class LaunchConnection implements BrowserConnection {
     return this.version;
   }
 
-  onDisconnect(listener: () => void): void {
-    this.listeners.push(listener);
+  onDisconnect(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => void this.listeners.delete(listener);
   }
 
   private async start(): Promise<BrowserContext> {
@@ -158,7 +159,7 @@ export class LaunchConnection implements BrowserConnection {
     this.ctx = undefined;
     this.starting = undefined;
     log.info('browser closed');
-    for (const listener of this.listeners) listener();
+    for (const listener of [...this.listeners]) listener();
   }
 
   async close(): Promise<void> {
