@@ -78,7 +78,8 @@ export async function consentGate(call: CallContext, gated: GatedCall): Promise<
   if (resolved.permission === 'deny') {
     audit('denied', resolved.source);
     const why = resolved.source === 'override' ? 'a saved "always deny" answer' : resolved.source === 'script' ? 'the AgentScript\'s @webmcp declaration' : `rule ${resolved.rule} of ${rulesPath(config.configDir)}`;
-    throw new ToolError('consent_denied', `Calling the ${what} is denied by ${why}.`, 'Do not retry: the user refused it. Ask the user to change the rule or run `tabwright permissions reset` if the call is needed.');
+    const fix = resolved.source === 'override' ? 'ask the user to clear it (`tabwright permissions reset`)' : resolved.source === 'script' ? 'ask the user to change the script\'s @webmcp line or add an allow rule' : `ask the user to change that rule in ${rulesPath(config.configDir)}`;
+    throw new ToolError('consent_denied', `Calling the ${what} is denied by ${why}.`, `Do not retry: the user's settings refuse it. If the call is needed, ${fix}.`);
   }
   if (config.consent.auto) {
     audit(config.consent.auto === 'allow' ? 'allowed' : 'denied', 'auto');

@@ -3,6 +3,7 @@ import * as z from 'zod';
 import type { Session } from '../session/session.js';
 import type { Tab } from '../session/tab.js';
 import { defineTool } from './define.js';
+import { toToolError, ToolError } from './errors.js';
 import { gotoUrl, loadOrDialog, pageLoadError, reportDialog, urlField } from './navigation.js';
 import type { ToolResponse } from './response.js';
 import { tabIdField, tabIdRequired, timeoutMsField, waitUntilField } from './schemas.js';
@@ -47,7 +48,14 @@ export const openTab = defineTool({
   async handle({ url, background, waitUntil, timeoutMs }, { session }, res) {
     const tab = await session.openTab(undefined, background ?? false);
     if (url) {
-      const status = await gotoUrl(tab, url, { waitUntil, timeoutMs });
+      let status;
+      try {
+        status = await gotoUrl(tab, url, { waitUntil, timeoutMs });
+      } catch (error) {
+        // The tab stays open, as in a browser (it shows the error page): say which one it is.
+        const e = toToolError(error);
+        throw new ToolError(e.type, `${e.message} The tab stays open as tab ${tab.id}${background ? '' : ' (now the active tab)'}.`, `${e.hint} close_tab {tabId: ${tab.id}} closes it.`, { ...e.details, tabId: tab.id });
+      }
       res.set('status', status);
     }
     await reportTab(session, tab, res, 'Opened');

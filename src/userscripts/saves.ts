@@ -205,7 +205,7 @@ export class Saves {
       throw new ToolError(
         'script_rejected',
         `The script has ${errors.length} error${errors.length === 1 ? '' : 's'}: ${shown}${errors.length > 5 ? '; ...' : ''}`,
-        'Fix the diagnostics (structuredContent.diagnostics) and save again; tabwright://conventions explains the format.',
+        'Fix the diagnostics returned with this error (line and column of each) and save again; the conventions handbook (MCP resource tabwright://conventions, or docs/userscripts.md) explains the format.',
         { diagnostics: validation.diagnostics, operationId },
       );
     }

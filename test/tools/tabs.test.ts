@@ -186,3 +186,17 @@ test('a tab the page opens itself gets the next tabId and its opener', async () 
   const closed = await call<{ activeTabId: number }>(server.client, 'close_tab', { tabId: opener.tabId });
   assert.notEqual(closed.activeTabId, opener.tabId);
 });
+
+test('open_tab whose URL fails: navigation_failed names the tab that stays open (tabId in the error and the message)', async () => {
+  const before = (await tabs()).map(t => t.tabId);
+  // Port 1 on loopback refuses the connection at once.
+  const result = await server.client.callTool({ name: 'open_tab', arguments: { url: 'http://127.0.0.1:1/' } });
+  assert.equal(result.isError, true);
+  const sc = result.structuredContent as { error: { type: string; message: string; hint: string }; tabId: number };
+  assert.equal(sc.error.type, 'navigation_failed');
+  const opened = (await tabs()).filter(t => !before.includes(t.tabId));
+  assert.deepEqual(opened.map(t => [t.tabId, t.active]), [[sc.tabId, true]]);
+  assert.match(sc.error.message, new RegExp(`stays open as tab ${sc.tabId} \\(now the active tab\\)`));
+  assert.match(sc.error.hint, new RegExp(`close_tab \\{tabId: ${sc.tabId}\\}`));
+  await call(server.client, 'close_tab', { tabId: sc.tabId });
+});
