@@ -43,7 +43,6 @@ function targetsSection(results: Results, rows: Headline[]): string {
     const shown = (id: ServerId) => (h.pick === 'min' ? cellMin(h.values[id], unit) : cell(h.values[id], unit));
     return [h.target.label + (h.note ? ` — ${h.note}` : ''), ...COLUMNS.map(shown), fmtRatio(v.ratio), h.target.targetText, goal, status];
   });
-  body.push(['CLI against a warm daemon', '—', '—', 'not measured', '—', 'issue #3', '—', 'not measured: tabwright has no CLI daemon yet']);
   return table(['measure', ...COLUMNS.map(id => label(results, id)), 'tabwright ÷ better peer', 'issue target', 'target in this run', 'verdict'], body);
 }
 
