@@ -6,7 +6,7 @@
  * workspace and must stay inside it or a configured root.
  */
 import { realpathSync, statSync } from 'node:fs';
-import { isAbsolute, relative, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import * as z from 'zod';
 import type { Config } from '../config.js';
 import { resolveRef } from '../session/snapshot.js';
@@ -14,22 +14,11 @@ import { actionError } from './actionErrors.js';
 import { runAction, snapshotFlag } from './actionResult.js';
 import { defineTool } from './define.js';
 import { ToolError } from './errors.js';
+import { inside, realOrSelf } from './pathChecks.js';
 import { refField, timeoutMsField } from './schemas.js';
 
 const UPLOAD_TIMEOUT = 5_000;
 
-function inside(path: string, root: string): boolean {
-  const rel = relative(root, path);
-  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
-}
-
-function realOrSelf(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return path;
-  }
-}
 
 /**
  * Resolves upload paths: relative ones against the workspace; each must be

@@ -5,23 +5,12 @@
  * on the deepest existing ancestor after resolving symlinks, so a link
  * cannot lead out. Writes are atomic (temp file + rename).
  */
-import { existsSync, mkdirSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import type { Config } from '../config.js';
 import { ToolError } from '../tools/errors.js';
+import { inside, realOrSelf } from '../tools/pathChecks.js';
 
-function inside(path: string, root: string): boolean {
-  const rel = relative(root, path);
-  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
-}
-
-function realOrSelf(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return path;
-  }
-}
 
 /** The real path of `path`'s deepest existing ancestor joined with the rest. */
 function realish(path: string): string {
