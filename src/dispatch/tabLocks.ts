@@ -7,18 +7,15 @@ import { ToolError } from '../tools/errors.js';
 import type { AnyTool } from '../tools/define.js';
 
 /**
- * Whether a call of `tool` takes its tab's lock: every tool that can change
- * a page and names a tab (its input has `tabId`; absent = the active tab).
- * `observe` tools (list_tabs, get_page_context, take_screenshot,
- * get_bridge_status, list_downloads, ...) run concurrently with anything;
- * tools without `tabId` (open_tab) act on no existing tab. `call_webmcp_tool`
- * takes no lock either: a page's tool may run for minutes or wait up to 5
- * minutes for the human's consent, and must not stop every other call on its
- * tab (reading the page, cancelling by another route) meanwhile; the page's
- * own code orders what its tools do.
+ * Whether a call of `tool` takes its tab's lock: its declaration's
+ * `tabLock`, else every tool that can change a page and names a tab (its
+ * input has `tabId`; absent = the active tab). `observe` tools (list_tabs,
+ * get_page_context, take_screenshot, get_bridge_status, list_downloads, ...)
+ * run concurrently with anything; tools without `tabId` (open_tab) act on no
+ * existing tab; `call_webmcp_tool` opts out in its declaration.
  */
 export function locksTab(tool: AnyTool): boolean {
-  return tool.consent !== 'observe' && tool.name !== 'call_webmcp_tool' && 'tabId' in tool.input.shape;
+  return tool.tabLock ?? (tool.consent !== 'observe' && 'tabId' in tool.input.shape);
 }
 
 /** FIFO locks keyed by tab. */

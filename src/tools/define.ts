@@ -29,6 +29,11 @@ export interface ToolDef<Input extends z.ZodObject = z.ZodObject> {
   launchesBrowser: boolean;
   /** The tool set that lists it over MCP (`--toolsets`; issue #6); default `core`. Every front still runs it by name. */
   toolset?: Toolset;
+  /**
+   * Whether a call takes its tab's FIFO lock (issue #7, src/dispatch/tabLocks.ts).
+   * Default: tools that can change a page and name a tab (`tabId` input).
+   */
+  tabLock?: boolean;
   input: Input;
   handle(input: z.output<Input>, ctx: CallContext, res: ToolResponse): Promise<void>;
 }

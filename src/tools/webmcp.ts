@@ -235,6 +235,8 @@ export const callWebmcpTool = defineTool({
   needs: ['webmcp'],
   consent: 'interact',
   launchesBrowser: true,
+  // A page's tool may run for minutes or wait up to 5 minutes for consent: reading the page and execute on its tab go on meanwhile.
+  tabLock: false,
   input: z.object({
     tabId: tabIdField,
     name: z.string().min(1).max(128).describe('Tool name from list_webmcp_tools'),

@@ -6,22 +6,12 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CLI, TEST_BROWSER_ARGS } from '../fixtures/mcp.js';
+import { freePort } from '../fixtures/ports.js';
 
-/** A free TCP port on 127.0.0.1 (bound, then released). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
+export { freePort } from '../fixtures/ports.js';
 
 export interface CliHome {
   root: string;

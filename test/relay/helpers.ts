@@ -8,22 +8,15 @@ import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ROOT, TEST_BROWSER_ARGS, type ElicitHandler } from '../fixtures/mcp.js';
+import { connectClient, ROOT, TEST_BROWSER_ARGS, type ElicitHandler } from '../fixtures/mcp.js';
+import { freePort } from '../fixtures/ports.js';
 
 export const MCP_MAIN = join(ROOT, 'dist', 'mcpMain.js');
 
-/** A port that was free a moment ago (127.0.0.1). */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>(resolve => server.close(() => resolve()));
-  return port;
-}
+export { freePort } from '../fixtures/ports.js';
 
 /** What the servers of one test file share: config dir, data dir (the profile is `<data>/profile`), bridge port. */
 export interface Machine {
@@ -74,26 +67,13 @@ export async function startServer(m: Machine, opts: { env?: Record<string, strin
       ...opts.env,
     },
   });
-  let err = '';
-  transport.stderr?.on('data', (chunk: Buffer) => {
-    err += chunk.toString();
-  });
-  const client = new Client({ name: 'tabwright-relay-test', version: '0.0.0' }, {
-    versionNegotiation: { mode: opts.mode ?? 'legacy' },
-    ...(opts.elicit ? { capabilities: { elicitation: { form: {} } } } : {}),
-  });
-  const elicit = opts.elicit;
-  if (elicit) {
-    client.setRequestHandler('elicitation/create', async (request, ctx) =>
-      await elicit(request.params as { message: string; requestedSchema?: unknown }, ctx.mcpReq.signal));
-  }
-  await client.connect(transport);
+  const { client, stderr } = await connectClient(transport, 'tabwright-relay-test', opts);
   return {
     client,
     transport,
     pid: transport.pid!,
     workspace,
-    stderr: () => err,
+    stderr,
     close: async () => {
       await client.close().catch(() => undefined);
       rmSync(workspace, { recursive: true, force: true });
