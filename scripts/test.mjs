@@ -18,6 +18,10 @@ if (at >= 0) {
   env.TABWRIGHT_TEST_CONNECTION = argv[at + 1];
   argv.splice(at, 2);
 }
+// The suite reads the tools' fields through structuredContent, so its servers run with --structured-content
+// (a superset of the text). test/tools/clientLens.test.ts runs the default (content only) and both through the
+// client lens (test/fixtures/clientLens.ts).
+env.TABWRIGHT_STRUCTURED_CONTENT ??= '1';
 const filters = argv;
 const files = find('test').filter(f => !filters.length || filters.some(x => f.includes(x))).sort();
 if (!files.length) {

@@ -23,6 +23,7 @@ export function addServerOptions(cmd: Command): Command {
     .option('--auto-allow', 'answer every consent prompt "allow" without asking (CI, unattended runs; deny rules still apply)')
     .option('--auto-deny', 'answer every consent prompt "deny" without asking (CI, unattended runs)')
     .option('--toolsets <list>', 'tool sets MCP clients see: core, scripts or all, comma-separated (env TABWRIGHT_TOOLSETS; default core)')
+    .option('--structured-content', 'also send structuredContent with successful results (env TABWRIGHT_STRUCTURED_CONTENT=1; default off: Claude Code, Codex and VS Code then show the model only that JSON)')
     .option('--log-file <file>', 'write logs to this file instead of stderr (env TABWRIGHT_LOG_FILE)')
     .option('--cdp-endpoint <url>', 'attach to a running Chromium: http://host:port of --remote-debugging-port, or its ws:// URL (env TABWRIGHT_CDP_ENDPOINT)')
     .option('--ws-endpoint <url>', 'attach to a Playwright server (playwright run-server, hosted services) (env TABWRIGHT_WS_ENDPOINT)')

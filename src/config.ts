@@ -63,6 +63,14 @@ export interface Config {
   toolsets: Toolset[];
   /** The bound of one script save, in ms: 90 s; `TABWRIGHT_SAVE_DEADLINE_MS` overrides it (tests; issue #6). */
   saveDeadlineMs: number;
+  /**
+   * `--structured-content` / `TABWRIGHT_STRUCTURED_CONTENT=1`: successful MCP
+   * results also carry `structuredContent` (the tool's fields plus `text`, a
+   * superset of what the text says), except results with an image. Default
+   * off: Claude Code, Codex and VS Code show the model only the JSON of
+   * `structuredContent` when it is present (docs/clients.md).
+   */
+  structuredContent: boolean;
 }
 
 /** A group of tools an MCP client can opt into (ToolDef.toolset). */
@@ -141,6 +149,7 @@ export interface ConfigFlags {
   newContext?: boolean;
   isolateSessions?: boolean;
   toolsets?: string;
+  structuredContent?: boolean;
 }
 
 type Env = Record<string, string | undefined>;
@@ -241,6 +250,7 @@ export function resolveConfig(flags: ConfigFlags = {}, env: Env = process.env): 
     isolateSessions,
     toolsets: parseToolsets(flags.toolsets ?? env.TABWRIGHT_TOOLSETS ?? 'core'),
     saveDeadlineMs: Number.isFinite(saveDeadline) && saveDeadline > 0 ? saveDeadline : SAVE_DEADLINE_MS,
+    structuredContent: Boolean(flags.structuredContent) || env.TABWRIGHT_STRUCTURED_CONTENT === '1' || env.TABWRIGHT_STRUCTURED_CONTENT === 'true',
   };
 }
 

@@ -10,7 +10,9 @@ import type { Dispatcher } from '../dispatch/dispatcher.js';
 import type { ClientInfo } from '../tools/context.js';
 import type { AnyTool } from '../tools/define.js';
 import { TOOLS } from '../tools/registry.js';
+import { clientResult } from './clientResult.js';
 import { consentStateCodec, elicitationChannel } from './consentChannel.js';
+import { INSTRUCTIONS } from './instructions.js';
 import { registerResources } from './resources.js';
 import { VERSION } from '../version.js';
 
@@ -48,11 +50,7 @@ function advertisedSchema(tool: AnyTool) {
   };
 }
 
-const INSTRUCTIONS = [
-  'tabwright drives a real browser. Typical loop: navigate → get_page_context (snapshot with refs like e12) → click/type/fill_form by ref → check what changed.',
-  'Refs are valid for the document they came from; after a navigation take a new snapshot. Tools default to the active tab; pass tabId for another.',
-  'Pages may offer their own tools: list_webmcp_tools, then call_webmcp_tool.',
-].join('\n');
+
 
 /**
  * MCP tool annotations from the consent class, with only the hints that differ
@@ -102,7 +100,7 @@ export function buildServer(dispatcher: Dispatcher, config: Config, request: Mcp
         });
         // The consent gate handed its question to the client (2026-07-28): the retry brings the answer.
         if (prompt?.pending) return prompt.pending;
-        return result;
+        return clientResult(result, config.structuredContent);
       },
     );
   }

@@ -185,6 +185,6 @@ export async function runAction(session: Session, tab: Tab, label: string, res: 
   if (!held) await reportFiles(session, tab, files, navigation, res, opts.ref);
   if (opts.snapshot && !tab.closed && !held) {
     const snap = await takeSnapshot(session, tab);
-    res.set('snapshot', snap.text).text(`\n${snap.text}`);
+    res.set('snapshot', snap.text).text(`\n${snap.text}`, { mirrors: 'snapshot' });
   }
 }

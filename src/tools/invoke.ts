@@ -11,6 +11,7 @@ import type { CallContext } from './context.js';
 import type { AnyTool } from './define.js';
 import { toToolError, ToolError } from './errors.js';
 import { ToolResponse } from './response.js';
+import { fitResult } from './resultSize.js';
 
 const log = logger('invoke');
 
@@ -37,6 +38,7 @@ export async function invokeTool(tool: AnyTool, args: unknown, call: CallContext
     requireCapabilities(tool.needs, call.session.connection.kind, call.session.connection.capabilities);
     if (call.signal.aborted) throw new ToolError('cancelled', 'The call was cancelled before it started.', 'Send the call again if it is still wanted.');
     await tool.handle(parsed.data, call, res);
+    fitResult(res, tool.name, call.config.workspace);
   } catch (error) {
     let toolError = call.signal.aborted && !(error instanceof ToolError)
       ? new ToolError('cancelled', 'The call was cancelled.', 'Send the call again if it is still wanted.')

@@ -56,7 +56,7 @@ export const getPageContext = defineTool({
     const bytes = Buffer.byteLength(snap.text);
     res.merge({ tabId: tab.id, url, title, revision: snap.revision, instanceId: snap.instanceId, refCount: snap.refCount, bytes });
     if (mode === 'inline' || (mode === 'auto' && bytes <= INLINE_TEXT_CAP)) {
-      res.set('snapshot', snap.text).text(`${header}\n\n${snap.text}`);
+      res.set('snapshot', snap.text).text(header).text(`\n${snap.text}`, { mirrors: 'snapshot' });
       return;
     }
     const path = writeArtifact(config.workspace, 'context', `tab${tab.id}-r${snap.revision}-${stamp()}.yaml`, `# ${header.replace(/\n/g, '\n# ')}\n${snap.text}\n`);

@@ -1,7 +1,12 @@
 /**
- * ToolResponse collects what a tool returns: text lines, images, structured
- * fields and an error; `build()` makes the MCP CallToolResult. The CLI and
- * the daemon read the same object (STYLE.md, "Responses").
+ * ToolResponse collects what a tool returns: text lines and images for the
+ * model, structured fields for programs, and an error; `build()` makes the
+ * ToolResult every front receives (STYLE.md, "Responses").
+ *
+ * The text is the model's and complete on its own: every fact a model needs
+ * goes into a text line, never only into a field (docs/clients.md). Fields
+ * reach the CLI and the daemon's HTTP API always, MCP clients only with
+ * `--structured-content` (src/mcp/clientResult.ts).
  */
 import type { ToolError, ToolErrorData } from './errors.js';
 
@@ -9,23 +14,43 @@ export interface TextBlock { type: 'text'; text: string }
 export interface ImageBlock { type: 'image'; data: string; mimeType: string }
 export type ContentBlock = TextBlock | ImageBlock;
 
-/** The result shape every front returns: MCP's CallToolResult. */
+/**
+ * The result every front receives from a dispatcher: MCP's CallToolResult
+ * shape with the tool's fields in `structuredContent` (always, also on
+ * success), which the MCP front then shapes for the client
+ * (src/mcp/clientResult.ts). It crosses the relay as JSON.
+ */
 export interface ToolResult {
   [key: string]: unknown;
   content: ContentBlock[];
   structuredContent?: Record<string, unknown>;
   isError?: boolean;
+  /**
+   * The text lines no field mirrors (a line added with `mirrors`, such as a
+   * snapshot also kept as the `snapshot` field, is left out), joined by
+   * newlines: `structuredContent.text` under `--structured-content`.
+   * Absent when it equals the content's text.
+   */
+  structuredText?: string;
 }
 
 export class ToolResponse {
   private readonly lines: string[] = [];
+  /** Indexes of `lines` that render a field verbatim (TextOptions.mirrors). */
+  private readonly mirrored = new Set<number>();
   private readonly images: ImageBlock[] = [];
   private readonly fields: Record<string, unknown> = {};
   private error: ToolErrorData | undefined;
   private errorDetails: Record<string, unknown> | undefined;
 
-  /** Appends a line of text for the model. */
-  text(line: string): this {
+  /**
+   * Appends a line of text for the model.
+   * @param opts.mirrors  the field this line renders verbatim (e.g. `snapshot`):
+   *   structured mode then leaves the line out of `structuredContent.text`,
+   *   so the JSON does not carry it twice.
+   */
+  text(line: string, opts?: { mirrors?: string }): this {
+    if (opts?.mirrors) this.mirrored.add(this.lines.length);
     this.lines.push(line);
     return this;
   }
@@ -55,6 +80,18 @@ export class ToolResponse {
     return this;
   }
 
+  /** The text lines collected so far, joined by newlines. */
+  get textContent(): string {
+    return this.lines.join('\n');
+  }
+
+  /** Replaces every text line with `text` (src/tools/resultSize.ts cuts an oversized result this way). */
+  replaceText(text: string): this {
+    this.lines.splice(0, this.lines.length, text);
+    this.mirrored.clear();
+    return this;
+  }
+
   get failed(): ToolErrorData | undefined {
     return this.error;
   }
@@ -74,9 +111,12 @@ export class ToolResponse {
       };
     }
     const content: ContentBlock[] = [];
-    if (this.lines.length) content.push({ type: 'text', text: this.lines.join('\n') });
+    const text = this.lines.join('\n');
+    if (this.lines.length) content.push({ type: 'text', text });
     content.push(...this.images);
     if (!content.length) content.push({ type: 'text', text: 'Done.' });
-    return { content, structuredContent: { ...this.fields } };
+    const result: ToolResult = { content, structuredContent: { ...this.fields } };
+    if (this.mirrored.size) result.structuredText = this.lines.filter((_, i) => !this.mirrored.has(i)).join('\n').trim();
+    return result;
   }
 }

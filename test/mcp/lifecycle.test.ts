@@ -454,7 +454,7 @@ test('the tabwright-mcp bin serves the same tools', async () => {
   const cli = connect();
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [MCP_MAIN, '--headless', '--isolated', ...BROWSER_ARG_FLAGS],
+    args: [MCP_MAIN, '--headless', '--isolated', '--structured-content', ...BROWSER_ARG_FLAGS],
     stderr: 'pipe',
     cwd: ROOT,
   });

@@ -54,7 +54,7 @@ export async function startServer(m: Machine, opts: { env?: Record<string, strin
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('TABWRIGHT_')) env[k] = v;
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [MCP_MAIN, '--headless', ...TEST_BROWSER_ARGS.flatMap(a => ['--browser-arg', a])],
+    args: [MCP_MAIN, '--headless', '--structured-content', ...TEST_BROWSER_ARGS.flatMap(a => ['--browser-arg', a])],
     stderr: 'pipe',
     cwd: ROOT,
     env: {
