@@ -71,6 +71,13 @@ export interface Config {
    * `structuredContent` when it is present (docs/clients.md).
    */
   structuredContent: boolean;
+  /**
+   * `--max-wait` / `TABWRIGHT_MAX_WAIT` (seconds, default 45; 0 = never): an
+   * MCP call still running after this long answers with a pending result and
+   * goes on; `wait_for_call` returns its outcome (docs/architecture.md,
+   * "Pending calls"). In ms. The CLI and the daemon's HTTP API wait for every outcome.
+   */
+  maxWaitMs: number;
 }
 
 /** A group of tools an MCP client can opt into (ToolDef.toolset). */
@@ -125,6 +132,29 @@ export interface ConsentConfig {
 /** 90 s: the bound of one whole script save (issue #6; seed 000, "Save deadlines and recovery"). */
 export const SAVE_DEADLINE_MS = 90_000;
 
+/**
+ * 45 s: how long an MCP call may block before it answers pending. Under the
+ * shortest client timeout we know of (Claude Desktop gives up at about 60 s;
+ * Cline's default is 60 s and it ignores progress).
+ */
+export const DEFAULT_MAX_WAIT_MS = 45_000;
+
+/** The longest `--max-wait`, in seconds (an hour). */
+export const MAX_MAX_WAIT_SEC = 3600;
+
+/**
+ * Parses `--max-wait` / `TABWRIGHT_MAX_WAIT`: seconds, 0 (never pending) to 3600, decimals allowed.
+ * @returns milliseconds.
+ * @throws ToolError invalid_arguments for anything else.
+ */
+export function parseMaxWait(text: string): number {
+  const seconds = text.trim() === '' ? NaN : Number(text);
+  if (!Number.isFinite(seconds) || seconds < 0 || seconds > MAX_MAX_WAIT_SEC) {
+    throw new ToolError('invalid_arguments', `Max wait "${text}" is not a number of seconds from 0 to ${MAX_MAX_WAIT_SEC}.`, 'Use e.g. --max-wait 45 (TABWRIGHT_MAX_WAIT=45); 0 makes every MCP call wait for its outcome.');
+  }
+  return Math.round(seconds * 1000);
+}
+
 /** Five minutes: how long a consent prompt waits (issue #5). */
 export const CONSENT_TIMEOUT_MS = 5 * 60_000;
 
@@ -150,6 +180,7 @@ export interface ConfigFlags {
   isolateSessions?: boolean;
   toolsets?: string;
   structuredContent?: boolean;
+  maxWait?: string;
 }
 
 type Env = Record<string, string | undefined>;
@@ -250,6 +281,7 @@ export function resolveConfig(flags: ConfigFlags = {}, env: Env = process.env): 
     isolateSessions,
     toolsets: parseToolsets(flags.toolsets ?? env.TABWRIGHT_TOOLSETS ?? 'core'),
     saveDeadlineMs: Number.isFinite(saveDeadline) && saveDeadline > 0 ? saveDeadline : SAVE_DEADLINE_MS,
+    maxWaitMs: flags.maxWait !== undefined || env.TABWRIGHT_MAX_WAIT ? parseMaxWait(flags.maxWait ?? env.TABWRIGHT_MAX_WAIT!) : DEFAULT_MAX_WAIT_MS,
     structuredContent: Boolean(flags.structuredContent) || env.TABWRIGHT_STRUCTURED_CONTENT === '1' || env.TABWRIGHT_STRUCTURED_CONTENT === 'true',
   };
 }

@@ -41,6 +41,12 @@ export type ConsentAnswer = 'once' | 'always' | 'deny' | 'never';
 export interface PromptChannel {
   readonly name: 'elicitation' | 'terminal' | 'browser' | 'cli';
   /**
+   * True for a channel that can ask only in the call's own result (the
+   * 2026-07-28 `input_required` flow): it cannot ask once that result went
+   * out, e.g. after the call answered pending (src/dispatch/pending.ts).
+   */
+  readonly inResult?: boolean;
+  /**
    * Asks and resolves with the human's answer. Rejects with a ToolError
    * (`consent_expired`, `cancelled`) when `signal` aborts, or with
    * ConsentPending when the question went out in the call's result and the

@@ -7,8 +7,10 @@
  * answer prompts without asking. The human is asked through the caller's
  * channel (MCP elicitation), else the server's terminal, else the call
  * fails with `consent_unavailable`. While a prompt waits, progress
- * notifications go out at least every 10 s. Every decision is appended to
- * the audit log (./audit.ts), without the call's arguments.
+ * notifications go out at least every 10 s: one when it opens (here), then
+ * the front's heartbeat (src/dispatch/callWatch.ts), told through
+ * `CallContext.waiting` what the call waits for and how fast to tick. Every
+ * decision is appended to the audit log (./audit.ts), without the call's arguments.
  */
 import { rulesPath, ConsentPolicy, type ConsentSubject } from './rules.js';
 import { appendAudit, type AuditChannel, type AuditEntry } from './audit.js';
@@ -22,6 +24,11 @@ const log = logger('consent');
 
 /** The longest gap between two progress notifications while a prompt waits, in ms (issue #5: at least every 10 s). */
 export const PROGRESS_EVERY_MS = 10_000;
+
+/** How often a waiting prompt reports progress: every 10 s, or a tenth of a shortened (test) expiry, at least 100 ms. */
+export function promptTickMs(timeoutMs: number): number {
+  return Math.min(PROGRESS_EVERY_MS, Math.max(100, Math.floor(timeoutMs / 10)));
+}
 
 /** One gated call: the tool, where it lives, and the agent's arguments (shown to the human, never logged). */
 export interface GatedCall extends ConsentSubject {
@@ -109,19 +116,17 @@ export async function consentGate(call: CallContext, gated: GatedCall): Promise<
   const onCallAbort = () => controller.abort(new ToolError('cancelled', 'The call was cancelled while waiting for consent.', 'Send the call again if it is still wanted.'));
   call.signal.addEventListener('abort', onCallAbort, { once: true });
   const timer = setTimeout(() => controller.abort(expired), timeoutMs);
-  let tick = 0;
-  const sendProgress = () => {
-    tick += 1;
-    const left = Math.max(0, Math.round((question.expiresAt - Date.now()) / 1000));
-    call.progress(tick, undefined, `Waiting for the user to allow ${gated.name} (${left} s left)`).catch(error => log.debug('progress failed:', error));
-  };
-  // At least every 10 s; a shortened (test) expiry ticks proportionally faster.
-  const ticker = setInterval(sendProgress, Math.min(PROGRESS_EVERY_MS, Math.max(100, Math.floor(timeoutMs / 10))));
+  // The front's heartbeat ticks from here on, with this wording (src/tools/waiting.ts) and this pace.
+  call.waiting?.({ kind: 'consent', tool: gated.name, origin: gated.origin, tabId: gated.tabId, expiresAt: question.expiresAt, everyMs: promptTickMs(timeoutMs) });
   const aborted = new Promise<never>((_, reject) => controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true }));
   aborted.catch(() => undefined);
   let answer: ConsentAnswer;
   try {
-    if (channel.name !== 'elicitation' || call.client.era !== 'modern') sendProgress();
+    // 2026-07-28 elicitation hands the question out in the result at once: nothing waits, nothing to report.
+    if (channel.name !== 'elicitation' || call.client.era !== 'modern') {
+      const left = Math.max(0, Math.round((question.expiresAt - Date.now()) / 1000));
+      call.progress(1, undefined, `Waiting for the user to allow ${gated.name} (${left} s left)`).catch(error => log.debug('progress failed:', error));
+    }
     answer = await Promise.race([channel.ask(question, controller.signal), aborted]);
   } catch (error) {
     if (error instanceof ConsentPending) throw error;
@@ -134,7 +139,7 @@ export async function consentGate(call: CallContext, gated: GatedCall): Promise<
     throw new ToolError('consent_unavailable', `Asking the user about the ${what} failed: ${error instanceof Error ? error.message : String(error)}`.slice(0, 500), `Add a rule to ${rulesPath(config.configDir)} or start the server with --auto-allow.`);
   } finally {
     clearTimeout(timer);
-    clearInterval(ticker);
+    call.waiting?.(undefined);
     call.signal.removeEventListener('abort', onCallAbort);
   }
 

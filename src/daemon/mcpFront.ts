@@ -14,6 +14,7 @@ import {
 } from '@modelcontextprotocol/server';
 import type { Config } from '../config.js';
 import { logger } from '../log.js';
+import { PendingCalls } from '../dispatch/pending.js';
 import { buildServer } from '../mcp/server.js';
 import type { CallRunner } from './calls.js';
 
@@ -39,9 +40,11 @@ export class McpFront {
   /** Sessions whose browser context is being closed. */
   private readonly ending = new Map<string, Promise<void>>();
   private readonly modern: McpHttpHandler;
+  /** Calls that answered pending, for every session and stateless request of this daemon (src/dispatch/pending.ts). */
+  private readonly calls = new PendingCalls();
 
   constructor(private readonly config: Config, private readonly runner: CallRunner, maxBodyBytes: number) {
-    this.modern = createMcpHandler(ctx => buildServer(this.runner.asDispatcher(workspaceOf(ctx.authInfo)), config, ctx), {
+    this.modern = createMcpHandler(ctx => buildServer(this.runner.asDispatcher(workspaceOf(ctx.authInfo)), config, ctx, this.calls), {
       legacy: 'reject',
       maxRequestBodySize: maxBodyBytes,
       onerror: error => log.debug('mcp:', error.message),
@@ -68,7 +71,7 @@ export class McpFront {
     if (request.method === 'POST' && isInitializeRequest(info.parsedBody)) {
       // The id is chosen before the server exists so its calls can name their browser context (issue #8).
       const id = randomUUID();
-      const server = buildServer(this.runner.asDispatcher(info.workspace, id), this.config, { era: 'legacy' });
+      const server = buildServer(this.runner.asDispatcher(info.workspace, id), this.config, { era: 'legacy' }, this.calls);
       const transport = new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: () => id,
         onsessioninitialized: () => void this.sessions.set(id, { transport, server, lastUsed: Date.now() }),
@@ -109,6 +112,7 @@ export class McpFront {
 
   /** Ends every session (closing their contexts) and the modern leg. */
   async close(): Promise<void> {
+    this.calls.close();
     const sessions = [...this.sessions.entries()];
     this.sessions.clear();
     await Promise.allSettled(sessions.map(([id, s]) => Promise.all([s.server.close(), this.ended(id)])));

@@ -5,6 +5,7 @@
  * `text/event-stream`. A client that disconnects cancels the call.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { CallWatch, HEARTBEAT_MAX_MS } from '../dispatch/callWatch.js';
 import type { CallHooks } from '../dispatch/dispatcher.js';
 import { ToolError } from '../tools/errors.js';
 import type { CallOutcome, CallRunner } from './calls.js';
@@ -46,17 +47,21 @@ export async function answerToolCall(ctx: ToolCallContext, req: IncomingMessage,
   };
   res.on('close', onClose);
   const stream = wantsStream(req) ? new SseStream(res, ctx.maxResponseBytes, ctx.keepAliveMs) : undefined;
+  // A streaming caller hears the call's progress, with a heartbeat (src/dispatch/callWatch.ts). No max-wait here:
+  // the CLI waits for every outcome, within the daemon's own call deadline (docs/daemon.md).
+  const watch = new CallWatch(name);
+  if (stream) watch.listen(async (done, total, message) => void (await stream.send('progress', { done, total, message })), HEARTBEAT_MAX_MS);
   const hooks: CallHooks = {
     signal: caller.signal,
     client: { name: 'tabwright-daemon-http' }, // not MCP: no protocol version or era
     workspace,
     prompt: stream ? new HttpPromptChannel(stream, ctx.pending) : undefined,
-    async progress(done, total, message) {
-      if (stream) await stream.send('progress', { done, total, message });
-    },
+    progress: (done, total, message) => watch.progress(done, total, message),
+    waiting: what => watch.setWaiting(what),
   };
   const { outcome, settled } = ctx.runner.run(name, args, hooks);
   const done = await outcome;
+  watch.close();
   if (!caller.signal.aborted || done.kind === 'timeout') {
     let answer = answerOf(done);
     const text = JSON.stringify(answer.body);

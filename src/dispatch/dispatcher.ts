@@ -14,6 +14,7 @@ import { ToolError } from '../tools/errors.js';
 import { invokeTool } from '../tools/invoke.js';
 import { TOOLS_BY_NAME } from '../tools/registry.js';
 import type { ToolResult } from '../tools/response.js';
+import type { WaitingFor } from '../tools/waiting.js';
 import { ToolResponse } from '../tools/response.js';
 import { locksTab, TabLocks } from './tabLocks.js';
 import { readScriptResource, type ResourceText } from '../userscripts/resources.js';
@@ -28,6 +29,8 @@ export interface CallHooks {
   client: ClientInfo;
   /** How the caller's human is asked for consent; undefined when the caller has no way. */
   prompt?: PromptChannel;
+  /** Hears what the call waits for as it moves on (CallContext.waiting; src/tools/waiting.ts). Optional. */
+  waiting?(what: WaitingFor | undefined): void;
   /** Absolute folder that receives files this call writes (issue #7: per caller). Default: the config's workspace. */
   workspace?: string;
   /**
@@ -100,18 +103,21 @@ export class LocalDispatcher implements Dispatcher {
     let config = hooks.workspace && hooks.workspace !== this.config.workspace ? { ...this.config, workspace: hooks.workspace } : this.config;
     if (hooks.consent) config = { ...config, consent: { ...hooks.consent, terminal: false } };
     const session = this.sessionFor(hooks.sessionKey, hooks.isolate);
-    const call: CallContext = { session, config, signal: hooks.signal, client: hooks.client, prompt: hooks.prompt, progress: hooks.progress };
+    const call: CallContext = { session, config, signal: hooks.signal, client: hooks.client, prompt: hooks.prompt, progress: hooks.progress, waiting: hooks.waiting };
     if (!locksTab(tool)) return (await invokeTool(tool, args, call)).build();
     const tabId = (args as { tabId?: unknown } | undefined)?.tabId;
     // Tab ids are per Session: an isolated session's tab 1 is not the main session's tab 1.
     const scope = session === this.session ? '' : `${hooks.sessionKey}:`;
     const key = scope + (typeof tabId === 'number' ? String(tabId) : String(session.activeTabId ?? 'active'));
     let release: () => void;
+    const queued = this.tabLocks.held(key);
+    if (queued) hooks.waiting?.({ kind: 'tab_lock', tabId: typeof tabId === 'number' ? tabId : session.activeTabId });
     try {
       release = await this.tabLocks.acquire(key, hooks.signal);
     } catch (error) {
       return new ToolResponse().fail(error as ToolError).build();
     }
+    if (queued) hooks.waiting?.(undefined);
     try {
       return (await invokeTool(tool, args, call)).build();
     } finally {

@@ -22,6 +22,11 @@ export function locksTab(tool: AnyTool): boolean {
 export class TabLocks {
   private readonly tails = new Map<string, Promise<void>>();
 
+  /** True while some call holds (or waits for) `key`: a call that acquires it now waits. */
+  held(key: string): boolean {
+    return this.tails.has(key);
+  }
+
   /**
    * Waits for every earlier holder of `key`, then holds it until the
    * returned release function is called.

@@ -79,6 +79,7 @@ class PushElicitationChannel implements PromptChannel {
 /** 2026-07-28 era: the question rides an `input_required` result; the retry carries the answer. */
 class RoundTripElicitationChannel implements PromptChannel {
   readonly name = 'elicitation' as const;
+  readonly inResult = true;
   /** Set when ask() handed the question out: the MCP front returns it instead of the tool result. */
   pending?: InputRequiredResult;
   constructor(private readonly ctx: ServerContext, private readonly timeoutMs: number) {}

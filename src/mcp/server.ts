@@ -7,6 +7,7 @@ import { McpServer, type McpRequestContext } from '@modelcontextprotocol/server'
 import * as z from 'zod';
 import type { Config } from '../config.js';
 import type { Dispatcher } from '../dispatch/dispatcher.js';
+import type { PendingCalls } from '../dispatch/pending.js';
 import type { ClientInfo } from '../tools/context.js';
 import type { AnyTool } from '../tools/define.js';
 import { TOOLS } from '../tools/registry.js';
@@ -66,8 +67,12 @@ function annotationsOf(tool: AnyTool): { readOnlyHint?: true; destructiveHint?: 
 /** Tools whose effect cannot be undone by the page: closing a tab, running arbitrary code. */
 const DESTRUCTIVE = new Set(['close_tab', 'execute', 'delete_script']);
 
-/** Builds the server for one MCP connection (stdio) or request (HTTP). */
-export function buildServer(dispatcher: Dispatcher, config: Config, request: McpRequestContext): McpServer {
+/**
+ * Builds the server for one MCP connection (stdio) or request (HTTP).
+ * @param calls  the process's pending calls (src/dispatch/pending.ts): one per front process, shared by its
+ *   connections and requests, so a `wait_for_call` finds the call whichever request answered pending.
+ */
+export function buildServer(dispatcher: Dispatcher, config: Config, request: McpRequestContext, calls: PendingCalls): McpServer {
   const server = new McpServer({ name: 'tabwright', version: VERSION }, { capabilities: { tools: {}, resources: {} }, instructions: INSTRUCTIONS, requestState: { verify: consentStateCodec.verify } });
   registerResources(server, dispatcher);
   // Only the configured tool sets are listed (issue #6); the dispatcher still runs any tool by name.
@@ -89,7 +94,8 @@ export function buildServer(dispatcher: Dispatcher, config: Config, request: Mcp
           version: server.server.getClientVersion()?.version,
         };
         const prompt = elicitationChannel(server, request.era, ctx, config.consent.timeoutMs);
-        const result = await dispatcher.call(tool.name, args, {
+        // A call still running after --max-wait answers pending; wait_for_call is answered there too.
+        const result = await calls.call(dispatcher, tool.name, args, {
           signal: ctx.mcpReq.signal,
           client,
           prompt,
@@ -97,7 +103,7 @@ export function buildServer(dispatcher: Dispatcher, config: Config, request: Mcp
             if (token === undefined) return;
             await ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, progress: done, total, message } });
           },
-        });
+        }, config.maxWaitMs);
         // The consent gate handed its question to the client (2026-07-28): the retry brings the answer.
         if (prompt?.pending) return prompt.pending;
         return clientResult(result, config.structuredContent);

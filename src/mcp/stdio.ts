@@ -11,6 +11,7 @@ import { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/s
 import type { Config } from '../config.js';
 import { logger } from '../log.js';
 import type { Dispatcher } from '../dispatch/dispatcher.js';
+import { PendingCalls } from '../dispatch/pending.js';
 import { BatchFraming } from './batch.js';
 import { buildServer } from './server.js';
 
@@ -42,7 +43,8 @@ export function serveMcpStdio(dispatcher: Dispatcher, config: Config): { close()
   const stdin = process.stdin.pipe(batches.reader());
   process.stdin.on('error', error => stdin.destroy(error));
   const transport = new StdioServerTransport(stdin, escapingStdout(batches));
-  const handle = serveStdio(ctx => buildServer(dispatcher, config, ctx), {
+  const calls = new PendingCalls();
+  const handle = serveStdio(ctx => buildServer(dispatcher, config, ctx, calls), {
     transport,
     onerror: error => log.error('protocol error:', error.message),
   });
@@ -54,5 +56,11 @@ export function serveMcpStdio(dispatcher: Dispatcher, config: Config): { close()
       resolve();
     };
   });
-  return { close: () => handle.close(), closed };
+  return {
+    close: async () => {
+      calls.close();
+      await handle.close();
+    },
+    closed,
+  };
 }

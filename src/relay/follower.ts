@@ -159,6 +159,8 @@ export class RelayFollower {
       call.resolve(frame.result);
     } else if (frame.t === 'progress') {
       call.hooks.progress(frame.done, frame.total, frame.message).catch(error => log.debug('progress failed:', error));
+    } else if (frame.t === 'waiting') {
+      call.hooks.waiting?.(frame.waitingFor ?? undefined);
     } else if (frame.t === 'prompt') {
       void this.ask(frame.id, frame.promptId, call, frame.question);
     } else if (frame.t === 'prompt_cancel') {

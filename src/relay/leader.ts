@@ -195,6 +195,9 @@ export class RelayLeader {
         async progress(done, total, message) {
           send({ t: 'progress', id: frame.id, done, total, message });
         },
+        waiting(what) {
+          send({ t: 'waiting', id: frame.id, waitingFor: what ?? null });
+        },
       });
       send({ t: 'result', id: frame.id, result });
     } finally {

@@ -11,6 +11,7 @@ import type { ConsentConfig } from '../config.js';
 import type { ClientInfo } from '../tools/context.js';
 import type { ToolErrorData } from '../tools/errors.js';
 import type { ToolResult } from '../tools/response.js';
+import type { WaitingFor } from '../tools/waiting.js';
 import { VERSION } from '../version.js';
 
 /** The relay's own protocol version. Package versions may differ freely; only a change to the frames moves this. */
@@ -90,6 +91,12 @@ export type LeaderFrame =
   | { t: 'step_down'; version: string }
   | { t: 'result'; id: number; result: ToolResult }
   | { t: 'progress'; id: number; done: number; total?: number; message?: string }
+  /**
+   * What the call waits for now (CallContext.waiting; null: nothing named). The follower's front words its progress
+   * and pending results with it. Added within relay protocol 1: a follower that does not know it ignores it, as
+   * both sides ignore frames they do not know, and a leader that does not send it leaves the pending text generic.
+   */
+  | { t: 'waiting'; id: number; waitingFor: WaitingFor | null }
   | { t: 'prompt'; id: number; promptId: number; question: ConsentQuestion }
   /** The leader stopped waiting for this question (the call was cancelled or expired). */
   | { t: 'prompt_cancel'; id: number; promptId: number; error: ToolErrorData };

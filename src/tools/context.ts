@@ -6,6 +6,7 @@
 import type { Config } from '../config.js';
 import type { PromptChannel } from '../consent/channel.js';
 import type { Session } from '../session/session.js';
+import type { WaitingFor } from './waiting.js';
 
 export interface ClientInfo {
   /** Negotiated MCP protocol revision (`2026-07-28`, `2025-11-25`, ...), if the front is MCP. */
@@ -29,4 +30,11 @@ export interface CallContext {
    * The gate then falls back to the server's terminal (src/consent/gate.ts).
    */
   prompt?: PromptChannel;
+  /**
+   * Says what the call waits for now (a consent answer, a page tool, a form
+   * submit, execute code; undefined: nothing in particular). The fronts word
+   * their progress messages and pending results with it (./waiting.ts).
+   * Optional: a caller that does not listen leaves it out.
+   */
+  waiting?(what: WaitingFor | undefined): void;
 }

@@ -32,6 +32,7 @@ export const ERROR_TYPES = [
   'script_not_found',
   'script_rejected',
   'conflict',
+  'call_not_found',
   'internal',
 ] as const;
 

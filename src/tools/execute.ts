@@ -101,13 +101,15 @@ export const execute = defineTool({
     timeoutSec: z.number().int().min(1).max(300).optional().describe('Time limit in seconds, 1..300 (default 30); a runaway script is stopped'),
     maxBytes: z.number().int().min(1024).max(MAX_MAX_BYTES).optional().describe(`Largest JSON result in bytes, 1024..${MAX_MAX_BYTES} (default ${DEFAULT_MAX_BYTES})`),
   }),
-  async handle({ tabId, ref, code, timeoutSec, maxBytes }, { session, signal }, res) {
+  async handle({ tabId, ref, code, timeoutSec, maxBytes }, ctx, res) {
+    const { session, signal } = ctx;
     const fn = wrapCode(code, ref ? 'element' : '');
     const resolved = ref ? await resolveRef(session, ref) : undefined;
     if (resolved && tabId !== undefined && resolved.tab.id !== tabId) {
       throw new ToolError('invalid_arguments', `Ref ${ref} belongs to tab ${resolved.tab.id}, not tab ${tabId}.`, 'Omit tabId when passing a ref.');
     }
     const tab = resolved?.tab ?? (await session.tab(tabId));
+    ctx.waiting?.({ kind: 'execute', tabId: tab.id });
     const limit = maxBytes ?? DEFAULT_MAX_BYTES;
     const seconds = timeoutSec ?? 30;
     let timer: NodeJS.Timeout | undefined;

@@ -14,6 +14,7 @@ import { scriptTools } from './scripts.js';
 import { getBridgeStatus } from './status.js';
 import { tabTools } from './tabs.js';
 import { runMenuCommand } from './userscriptMenu.js';
+import { waitForCall } from './waitForCall.js';
 import { webmcpTools } from './webmcp.js';
 
 export const TOOLS: readonly AnyTool[] = [
@@ -29,6 +30,7 @@ export const TOOLS: readonly AnyTool[] = [
   execute,
   getConsoleContext,
   ...webmcpTools,
+  waitForCall,
   getBridgeStatus,
   ...scriptTools,
   runMenuCommand,

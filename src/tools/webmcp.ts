@@ -66,6 +66,25 @@ function originOf(url: string): string {
 }
 
 /** A listed tool as the consent gate judges it: an AgentScript's tool adds its `@webmcp` declaration and author (issue #6). */
+/** How long a page tool runs before the call looks whether it is a form that waits for the person (a quick call costs nothing), in ms. */
+const FORM_PROBE_MS = 1000;
+
+/** A CSS string literal of `text`. */
+function cssString(text: string): string {
+  return `"${text.replace(/["\\]/g, '\\$&').replace(/[\n\r\f]/g, ' ')}"`;
+}
+
+/**
+ * Whether WebMCP tool `name` of `frame` is a declarative form without
+ * `toolautosubmit`: a call then fills it and waits until the person at the
+ * browser submits it. Read through Playwright's utility world (page scripts
+ * cannot change the answer); false when the page does not answer within 2 s.
+ */
+async function awaitsSubmit(frame: Frame, name: string): Promise<boolean> {
+  const count = frame.locator(`form[toolname=${cssString(name)}]:not([toolautosubmit])`).count();
+  return Boolean(await withTimeout(count.catch(() => 0), 2_000));
+}
+
 function consentSubject(info: WebMcpToolInfo, injector: UserscriptInjector | undefined): WebMcpToolInfo & ConsentSubject {
   return info.scriptId !== undefined && injector ? { ...info, ...injector.declaration(info.scriptId, info.name) } : info;
 }
@@ -284,6 +303,14 @@ export const callWebmcpTool = defineTool({
     let result: unknown;
     let ms = 0;
     const report: CallReport = {};
+    const where = { tool: name, origin: found.info.origin, tabId: tab.id };
+    call.waiting?.({ kind: 'page_tool', ...where });
+    let running = true;
+    const formProbe = call.waiting && setTimeout(() => {
+      void awaitsSubmit(frame, name).then(form => {
+        if (form && running) call.waiting?.({ kind: 'form_submit', ...where });
+      });
+    }, FORM_PROBE_MS);
     try {
       // runAction reports what the call changed: a declarative form's submit navigates. The call's own
       // evaluation tells whether the tool closed the window, so runAction does not ask the page again.
@@ -305,6 +332,9 @@ export const callWebmcpTool = defineTool({
         throw new ToolError('webmcp_tool_not_found', `WebMCP tool "${name}" went away before the call.`, 'Call list_webmcp_tools again.');
       }
       throw new ToolError('evaluation_failed', `WebMCP tool "${name}" failed: ${message.slice(0, 2000)}`, 'The error is the page\'s own; check the arguments or the page state.');
+    } finally {
+      running = false;
+      clearTimeout(formProbe);
     }
     const content = (result as { content?: unknown[] } | null)?.content;
     if ((result as { isError?: boolean } | null)?.isError) {

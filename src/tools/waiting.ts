@@ -1,0 +1,76 @@
+/**
+ * What a running call waits for (`CallContext.waiting`): set by the tools
+ * and the consent gate as a call moves on, read by the fronts for the
+ * progress messages they send while it runs and for the text of a pending
+ * result (src/dispatch/pending.ts). Plain JSON: it crosses the relay as the
+ * `waiting` frame (src/relay/protocol.ts).
+ */
+
+/** One state of a running call. Times are epoch ms. */
+export type WaitingFor =
+  /** The consent gate asks the human about a WebMCP tool; `everyMs`: how often the wait reports progress (a tenth of a shortened expiry). */
+  | { kind: 'consent'; tool: string; origin: string; tabId?: number; expiresAt: number; everyMs?: number }
+  /** A page's WebMCP tool is running. */
+  | { kind: 'page_tool'; tool: string; origin: string; tabId: number }
+  /** A declarative WebMCP form without `toolautosubmit`: it was filled and waits for the person at the browser to submit it. */
+  | { kind: 'form_submit'; tool: string; origin: string; tabId: number }
+  /** `execute` code is running in the tab. */
+  | { kind: 'execute'; tabId: number }
+  /** Another call holds the tab (calls that act on one tab run one at a time, src/dispatch/tabLocks.ts). */
+  | { kind: 'tab_lock'; tabId?: number };
+
+/** The `waitingFor` field of a pending result: the state, or `{kind: 'tool', tool}` when the tool said nothing more. */
+export type WaitingField = (WaitingFor | { kind: 'tool'; tool: string }) & { text: string };
+
+function seconds(ms: number): number {
+  return Math.max(0, Math.round(ms / 1000));
+}
+
+/**
+ * What `tool`'s call waits for, as a phrase after "waiting for" (English, for
+ * the model and the person): "the user's answer to the consent prompt for …".
+ */
+export function waitingPhrase(tool: string, w: WaitingFor | undefined, now = Date.now()): string {
+  if (!w) return `${tool} to finish`;
+  switch (w.kind) {
+    case 'consent':
+      return `the user's answer to the consent prompt for WebMCP tool "${w.tool}" of ${w.origin}${w.tabId !== undefined ? ` (tab ${w.tabId})` : ''}, shown in their MCP client or terminal (it expires in ${seconds(w.expiresAt - now)} s)`;
+    case 'page_tool':
+      return `WebMCP tool "${w.tool}" of ${w.origin} (tab ${w.tabId}) to finish`;
+    case 'form_submit':
+      return `the person at the browser to submit the declarative form "${w.tool}" of ${w.origin} (tab ${w.tabId}): it was filled in, and the call ends only when it is submitted`;
+    case 'execute':
+      return `the code given to execute in tab ${w.tabId} to finish`;
+    case 'tab_lock':
+      return `another call on ${w.tabId !== undefined ? `tab ${w.tabId}` : 'the tab'} to finish (calls that act on one tab run one at a time)`;
+  }
+}
+
+/** What the model could do meanwhile, for the pending text; undefined when nothing but waiting helps. */
+export function waitingAdvice(w: WaitingFor | undefined): string | undefined {
+  if (w?.kind === 'consent') return 'Tell the user a consent prompt is waiting for their answer.';
+  if (w?.kind === 'form_submit') return 'Tell the user the form is filled in and waits for them to submit it in the browser.';
+  return undefined;
+}
+
+/** The progress message while `tool`'s call waits (shown by clients that display progress, ≤200 characters matter). */
+export function waitingProgress(tool: string, w: WaitingFor | undefined, startedAt: number, now = Date.now()): string {
+  // The consent wait keeps the gate's own wording (src/consent/gate.ts).
+  if (w?.kind === 'consent') return `Waiting for the user to allow ${w.tool} (${seconds(w.expiresAt - now)} s left)`;
+  if (w?.kind === 'form_submit') return `Waiting for the person at the browser to submit the form "${w.tool}" (${seconds(now - startedAt)} s)`;
+  if (w?.kind === 'page_tool') return `WebMCP tool "${w.tool}" is running (${seconds(now - startedAt)} s)`;
+  if (w?.kind === 'execute') return `execute is running in tab ${w.tabId} (${seconds(now - startedAt)} s)`;
+  if (w?.kind === 'tab_lock') return `Waiting for another call on ${w.tabId !== undefined ? `tab ${w.tabId}` : 'the tab'} (${seconds(now - startedAt)} s)`;
+  return `${tool} is running (${seconds(now - startedAt)} s)`;
+}
+
+/** The `waitingFor` field of a pending result (the state without its timing knobs, plus its phrase). */
+export function waitingField(tool: string, w: WaitingFor | undefined, now = Date.now()): WaitingField {
+  const text = waitingPhrase(tool, w, now);
+  if (!w) return { kind: 'tool', tool, text };
+  if (w.kind === 'consent') {
+    const { everyMs: _everyMs, ...rest } = w;
+    return { ...rest, text };
+  }
+  return { ...w, text };
+}
