@@ -32,20 +32,18 @@ export function callNotFound(callId: string, why = 'is not a pending call of thi
 
 export const waitForCall = defineTool({
   name: WAIT_FOR_CALL,
-  title: 'Wait for a pending call',
+  title: 'Wait for call',
   description:
-    'Get the outcome of a call that answered pending (a result with `pending: true` and a `callId`, because it ran longer than the server\'s max-wait, 45 s by default): waits until that call ends and returns its result or error exactly as the call would have. ' +
-    'Still running after timeoutSec (default and cap: the max-wait) → it answers pending again with the same callId: call wait_for_call again. ' +
-    `Each outcome is returned once; then, or ${PENDING_KEEP_MS / 60_000} min after the call ended unclaimed, the callId is gone (call_not_found). ` +
-    'cancel: true abandons the call (aborts it) and returns how it ended.',
+    'The outcome of a call that answered pending, by its callId: waits for it and returns its result or error as the call would have, once (then call_not_found). ' +
+    'Still running after timeoutSec (default and cap: the max-wait) → pending again; call again. cancel: true aborts the call.',
   needs: [],
   consent: 'interact',
   launchesBrowser: false,
   tabLock: false,
   input: z.object({
-    callId: z.string().min(1).max(64).describe('callId from the pending result'),
-    timeoutSec: z.number().min(0).max(600).optional().describe('Longest wait in seconds (default and cap: the server\'s max-wait)'),
-    cancel: z.boolean().optional().describe('Abandon the call: abort it, then return how it ended'),
+    callId: z.string().max(64).describe('From the pending result'),
+    timeoutSec: z.number().min(0).optional().describe('Longest wait in seconds'),
+    cancel: z.boolean().optional().describe('Abort the call, then return how it ended'),
   }),
   async handle({ callId }) {
     // Reached only on fronts that keep no pending calls: they wait for every outcome instead.
