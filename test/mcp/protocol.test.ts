@@ -19,6 +19,7 @@ const TOOL_NAMES = [
   'click', 'type', 'fill_form', 'select_option', 'press_key', 'hover', 'scroll',
   'take_screenshot', 'execute', 'get_console_context', 'list_webmcp_tools', 'call_webmcp_tool', 'get_bridge_status',
   'drag', 'upload_file', 'list_downloads', 'handle_dialog', // issue #4
+  'wait_for_call', // issue #13: the outcome of a call that answered pending
 ].sort();
 
 let site: Site;
