@@ -2,7 +2,8 @@
  * The follower's side of the relay (issue #7): one WebSocket to the leader;
  * every call goes out as a `call` frame and comes back as a `result`. The
  * caller's signal aborting sends `cancel`; `progress` frames reach the
- * caller's progress hook; a `prompt` frame is asked through the caller's
+ * caller's progress hook and `waiting` frames its waiting hook (what the
+ * call waits for: src/tools/waiting.ts); a `prompt` frame is asked through the caller's
  * own PromptChannel and answered with `answer` (a channel that hands the
  * question to the MCP client, 2026-07-28, answers `pending` and sets its
  * own `pending` result exactly as it does locally).

@@ -3,7 +3,7 @@
  * 127.0.0.1:TABWRIGHT_WS_PORT, authenticates followers by the token in
  * bridge.json, checks versions, and runs their calls on this process's
  * LocalDispatcher: cancellation (`cancel` → the call's signal aborts),
- * progress (`progress` frames), consent questions (asked through the
+ * progress (`progress` frames), what the call waits for (`waiting` frames), consent questions (asked through the
  * follower's own channel: `prompt` → `answer`) and the follower's workspace.
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';

@@ -11,6 +11,8 @@ import assert from 'node:assert/strict';
 import { CallWatch, heartbeatMs, HEARTBEAT_MAX_MS } from '../../src/dispatch/callWatch.js';
 import type { CallHooks, Dispatcher } from '../../src/dispatch/dispatcher.js';
 import { PendingCalls } from '../../src/dispatch/pending.js';
+import { resolveConfig } from '../../src/config.js';
+import { ToolError } from '../../src/tools/errors.js';
 import { ToolResponse, type ToolResult } from '../../src/tools/response.js';
 
 /** Calls that end when `finish(i)` is called, with the text `done <i>`; their signals are kept. */
@@ -127,4 +129,20 @@ test('the heartbeat: 8 s, or half a shorter max-wait; values only increase; a to
   // One interval after the last notification, whoever sent it: never sooner, never much later.
   assert.ok(beats[0]!.at - sent[1]!.at >= 95, `first heartbeat ${beats[0]!.at - sent[1]!.at} ms after the tool's report`);
   for (let i = 1; i < sent.length; i++) assert.ok(sent[i]!.at - sent[i - 1]!.at < 100 + 150, `gap ${sent[i]!.at - sent[i - 1]!.at} ms`);
+});
+
+test('--max-wait / TABWRIGHT_MAX_WAIT: seconds, default 45, flag over env, 0 = every call waits for its outcome', async () => {
+  assert.equal(resolveConfig({}, {}).maxWaitMs, 45_000);
+  assert.equal(resolveConfig({}, { TABWRIGHT_MAX_WAIT: '2.5' }).maxWaitMs, 2_500);
+  assert.equal(resolveConfig({ maxWait: '10' }, { TABWRIGHT_MAX_WAIT: '2' }).maxWaitMs, 10_000);
+  for (const bad of ['', 'soon', '-1', '3601']) {
+    assert.throws(() => resolveConfig({ maxWait: bad }, {}), (e: unknown) => e instanceof ToolError && e.type === 'invalid_arguments', bad);
+  }
+  const d = new ManualDispatcher();
+  const calls = new PendingCalls();
+  const res = calls.call(d, 'execute', {}, hooks(), resolveConfig({ maxWait: '0' }, {}).maxWaitMs);
+  await new Promise(resolve => setTimeout(resolve, 100));
+  d.finish(0);
+  assert.deepEqual((await res).content, [{ type: 'text', text: 'done 0' }]);
+  assert.equal(calls.size, 0);
 });
