@@ -245,7 +245,7 @@ const LENS_ROWS: ReadonlyArray<{ row: LensRow; label: string; whyMissed?: string
     row: 'task',
     label: 'tokens over the scripted task (shop)',
     whyMissed:
-      "the agent reads the page again (get_page_context, the whole shop page each time) after every action whose result does not show what the next step needs: the matching items after typing the search, the order form after the click, the confirmation after the submit (see the call sequences under the task table). Those snapshots are most of tabwright's total; an action result that shows what changed (issue 13 item 3) replaces them.",
+      "every server's agent first reads the whole catalogue page to find the search box; after that what counts is how each result shows the page after an action: a whole snapshot the agent takes because a result did not show what the next step needs, or a diff of what changed (the list items the search replaced, the order form the click opened, the confirmation). The tokens of each of tabwright's calls are listed under the task table, so the share of each step can be read there.",
   },
 ];
 

@@ -231,7 +231,8 @@ export async function measureTask(session: Session, ctx: Ctx, round: number): Pr
   const costs = runCosts(run);
   const done = BENCH_LENSES.some(lens => costs[lens].verified);
   for (const lens of BENCH_LENSES) record(ctx, round, spec.id, 'task_tokens', costs[lens].tokens, { lens, verified: costs[lens].verified });
-  record(ctx, round, spec.id, 'task_calls', run.sequence.length, { verified: done, sequence: run.sequence });
+  const sequenceTokens = run.reads.map(r => (r.kind === 'file' ? countTokens(r.text) : lensCosts(r.raw)['content-only'].tokens));
+  record(ctx, round, spec.id, 'task_calls', run.sequence.length, { verified: done, sequence: run.sequence, sequenceTokens });
   record(ctx, round, spec.id, 'task_file_reads', run.fileReads, { verified: done });
   const failed = [...new Set(BENCH_LENSES.filter(l => !costs[l].verified).map(l => costs[l].failure!))];
   for (const reason of failed) {

@@ -204,8 +204,8 @@ function lensSection(results: Results): string {
   ].join('\n\n');
 }
 
-export const LENS_INTRO = `What each client's model receives of a result (client lens: test/fixtures/clientLens.ts, rules from
-MCP-CLIENTS.md Q1 and Q6): \`claude-code\` and \`codex\` read only \`JSON.stringify(structuredContent)\` when a result
+export const LENS_INTRO = `What each client's model receives of a result (the client lens of test/fixtures/clientLens.ts, from each
+client's code and user reports): \`claude-code\` and \`codex\` read only \`JSON.stringify(structuredContent)\` when a result
 carries it (images dropped), \`vscode\` replaces the text blocks with it (images kept), and \`content-only\` stands for
 Cursor, Claude Desktop and Gemini CLI, which read \`content\` only (the same view on a success). All three servers run
 with their default settings, and none of them sets \`structuredContent\` on a success by default, so the lenses agree
@@ -273,11 +273,12 @@ function taskSequences(results: Results): string {
   const lines = COLUMNS.flatMap(id => {
     const s = results.samples.find(x => x.server === id && x.measure === 'task_calls' && x.sequence);
     const failures = results.errors.filter(e => e.server === id && e.step === 'task');
-    const out = s ? [`- ${label(results, id)}: ${s.sequence!.join(' → ')}`] : [];
+    const calls = s?.sequence?.map((name, i) => (s.sequenceTokens?.[i] !== undefined ? `${name} (${formatValue(s.sequenceTokens[i]!, '')})` : name));
+    const out = calls ? [`- ${label(results, id)}: ${calls.join(' → ')}`] : [];
     for (const f of failures) out.push(`- ${label(results, id)}, round ${f.round}: ${f.message.replace(/\s+/g, ' ').slice(0, 300)}`);
     return out;
   });
-  return lines.length ? `Calls, in order:\n\n${lines.join('\n')}` : '';
+  return lines.length ? `Calls, in order, with the tokens the model read of each (content-only; first round):\n\n${lines.join('\n')}` : '';
 }
 
 /** Tokens per page under each lens: one number when every lens reads the same, else one per lens. */

@@ -4,9 +4,6 @@
  * - tabwright and Playwright MCP (Playwright's aria snapshot):
  *   `  - button "Sign in" [ref=e8]`
  * - Chrome DevTools MCP: `  uid=1_7 button "Sign in"`
- * - the same lines behind a diff mark (`+ - button "Sign in" [ref=e8]`,
- *   `~ button ...`), as an action result that shows what changed may write
- *   them: the mark is dropped.
  *
  * `interactiveCoverage` turns the ref'd nodes into the coverage measure:
  * ref'd nodes with an interactive role, matched by kind against the count
@@ -25,8 +22,6 @@ const NAME = String.raw`"((?:[^"\\]|\\.)*)"`;
 /** YAML single-quotes a line whose text has ": " in it (`- 'link "a: b" [ref=e1]':`), hence the optional quote. */
 const ARIA_LINE = new RegExp(String.raw`^\s*-\s+'?([A-Za-z][\w-]*)(?:\s+${NAME})?.*?\[ref=([^\]\s]+)\]`);
 const UID_LINE = new RegExp(String.raw`^\s*uid=(\S+)(?:\s+([A-Za-z][\w-]*))?(?:\s+${NAME})?`);
-/** A diff mark at the start of a line, with the list dash after it if any. */
-const DIFF_MARK = /^\s*[+~>!]\s*(?:-\s+)?/;
 
 /** Every line of `text` that has a ref, with its role and accessible name. */
 export function parseRefs(text: string): RefNode[] {
@@ -40,15 +35,7 @@ export function parseRefs(text: string): RefNode[] {
       continue;
     }
     m = UID_LINE.exec(line);
-    if (m) {
-      out.push({ role: (m[2] ?? '').toLowerCase(), name: unquote(m[3]), ref: m[1]! });
-      continue;
-    }
-    if (DIFF_MARK.test(line) && /\[ref=/.test(line)) {
-      const bare = line.replace(DIFF_MARK, '- ');
-      m = ARIA_LINE.exec(bare);
-      if (m) out.push({ role: m[1]!.toLowerCase(), name: unquote(/^-\s+'/.test(bare) ? m[2]?.replace(/''/g, "'") : m[2]), ref: m[3]! });
-    }
+    if (m) out.push({ role: (m[2] ?? '').toLowerCase(), name: unquote(m[3]), ref: m[1]! });
   }
   return out;
 }

@@ -74,9 +74,28 @@ export const SUBMIT: Want = { roles: ['button'], name: 'Place order' };
 /** The confirmation as the page writes it, with the order's values: the sign that the task is done. */
 export const CONFIRMATION = new RegExp(`Order TW-\\d+ confirmed: ${SHOP_ORDER.quantity} × ${SHOP_ORDER.item}, ${SHOP_ORDER.delivery} delivery, for ${SHOP_ORDER.name}`);
 
-/** The refs of all `wants` in `text` (first match of each), or undefined when one is missing. */
+/** A hunk header of an action result's snapshot diff (tabwright: `Added in list "Products":`, docs/snapshot.md). */
+const HUNK = /^(Added|Removed|Changed|Moved)\b.*:$/;
+
+/**
+ * `text` without the lines a snapshot diff lists as removed (a `Removed …:` hunk, up to the next hunk or the next
+ * unindented line): their refs are gone from the page, so the agent does not act on them.
+ */
+export function withoutRemoved(text: string): string {
+  let removed = false;
+  return text
+    .split('\n')
+    .filter(line => {
+      if (HUNK.test(line)) removed = line.startsWith('Removed');
+      else if (!/^\s/.test(line)) removed = false;
+      return !removed;
+    })
+    .join('\n');
+}
+
+/** The refs of all `wants` in `text` (first match of each, not counting removed lines), or undefined when one is missing. */
 export function findAll(text: string, wants: readonly Want[]): string[] | undefined {
-  const nodes = parseRefs(text);
+  const nodes = parseRefs(withoutRemoved(text));
   const refs = wants.map(w => findNode(nodes, w)?.ref);
   return refs.every((r): r is string => r !== undefined) ? refs : undefined;
 }

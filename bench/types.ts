@@ -93,6 +93,8 @@ export interface Sample {
   fileTokens?: number;
   /** For task_calls: the calls in order (tool names, and "read file" for a file the agent read). */
   sequence?: string[];
+  /** For task_calls: the content-only tokens of each call in `sequence`. */
+  sequenceTokens?: number[];
 }
 
 /** Visible links, buttons and form controls counted in the page. */

@@ -162,7 +162,7 @@ function withLenses(): Results {
       add(server, 'screenshot_image_bytes', lens === 'codex' && server === 'tabwright' ? 0 : 30000, { lens });
       add(server, 'task_tokens', 1000 * k, { lens, verified: server !== 'chrome-devtools-mcp' });
     }
-    add(server, 'task_calls', 9, { verified: server !== 'chrome-devtools-mcp', sequence: ['navigate', 'read file', 'click'] });
+    add(server, 'task_calls', 9, { verified: server !== 'chrome-devtools-mcp', sequence: ['navigate', 'read file', 'click'], sequenceTokens: [30, 1200, 5] });
   }
   r.errors.push({ round: 1, server: 'chrome-devtools-mcp', step: 'task', message: 'failed under claude-code, codex, vscode, content-only: the confirmation was not visible after the submit' });
   return r;
@@ -207,7 +207,7 @@ test('markdown: the lens section with targets, actions, images, the task (failed
   assert.ok(md.includes('| type by ref — every lens | 32 tokens | 24 tokens | 8 tokens |'));
   assert.ok(md.includes('| tokens read — every lens | 4,000 tokens | failed | 1,000 tokens |'));
   assert.ok(md.includes('| calls (tool calls + file reads) | 9 | failed | 9 |'));
-  assert.ok(md.includes('- tabwright: navigate → read file → click'));
+  assert.ok(md.includes('- tabwright: navigate (30) → read file (1,200) → click (5)'));
   assert.ok(md.includes('- Chrome DevTools MCP, round 1: failed under claude-code, codex, vscode, content-only: the confirmation was not visible after the submit'));
   assert.ok(md.includes('| login | 4,000 tokens (every lens) | 3,000 tokens (every lens) | 1,000 tokens (every lens) |'));
   assert.match(md, /#### Why the misses\n\n- \*\*tokens per click \(login form\)\*\* \(missed under codex by \+233% \(\+14 tokens\)\): Chrome DevTools MCP answers/);

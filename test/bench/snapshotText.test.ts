@@ -75,14 +75,3 @@ Plain text line
   assert.equal(isPaged('- link "Home" [ref=e1]'), false);
 });
 
-test('lines behind a diff mark (an action result showing what changed) give their refs; removed lines do not', () => {
-  const diff = `+ - button "Add Quartz Teapot to order" [ref=e30]
-~ - searchbox "Search products" [ref=e4]: teapot
-+   listitem:
-- - button "Add Signal Kettle to order" [ref=e5]`;
-  assert.deepEqual(parseRefs(diff), [
-    { role: 'button', name: 'Add Quartz Teapot to order', ref: 'e30' },
-    { role: 'searchbox', name: 'Search products', ref: 'e4' },
-  ]);
-  assert.deepEqual(parseRefs('> link "Next" [ref=e9]'), [{ role: 'link', name: 'Next', ref: 'e9' }]);
-});

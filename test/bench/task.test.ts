@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { shopProducts, SHOP_ORDER } from '../../bench/pages.js';
-import { ADD_BUTTON, CONFIRMATION, FORM, findAll, mentionsRef, SEARCH_BOX, SUBMIT, taskCosts, type Read } from '../../bench/task.js';
+import { ADD_BUTTON, CONFIRMATION, FORM, findAll, mentionsRef, SEARCH_BOX, SUBMIT, taskCosts, withoutRemoved, type Read } from '../../bench/task.js';
 import { countTokens } from '../../bench/tokens.js';
 
 const result = (name: string, text: string, structuredContent?: Record<string, unknown>): Read => ({
@@ -36,8 +36,23 @@ uid=3_4 combobox "Delivery" value="Standard"
 uid=3_5 checkbox " I accept the terms"
 uid=3_6 button "Place order"`;
   assert.deepEqual(findAll(cdt, [...FORM, SUBMIT]), ['3_1', '3_2', '3_3', '3_4', '3_5', '3_6']);
-  // Lines behind a diff mark, as an action result that shows what changed may write them.
-  assert.deepEqual(findAll('+ - button "Add Quartz Teapot to order" [ref=e30]\n~ searchbox "Search products" [ref=e4]: teapot', [ADD_BUTTON, SEARCH_BOX]), ['e30', 'e4']);
+});
+
+test('findAll in an action result with a snapshot diff: added and changed lines count, removed ones do not', () => {
+  const diff = `Typed 6 characters into searchbox "Search products" [ref=e4].
+Changes since the last snapshot (lines): 12 added, 12 removed, 1 changed; other refs unchanged (4 kept).
+Removed in list "Products":
+  - listitem:
+    - button "Add Quartz Teapot to order" [ref=e9]
+Changed in search:
+  - searchbox "Search products" [ref=e4]: teapot  (was: - searchbox "Search products" [ref=e4])
+Added in list "Products":
+  - listitem:
+    - heading "Quartz Teapot" [level=3]
+    - button "Add Quartz Teapot to order" [ref=e21]`;
+  assert.deepEqual(findAll(diff, [ADD_BUTTON, SEARCH_BOX]), ['e21', 'e4']);
+  assert.equal(findAll(diff.split('\nAdded')[0]!, [ADD_BUTTON]), undefined);
+  assert.ok(!withoutRemoved(diff).includes('e9'));
 });
 
 test('mentionsRef matches whole refs only', () => {
