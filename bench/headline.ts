@@ -9,8 +9,9 @@
  * the better peer here". Targets without a peer number (coverage, WebMCP)
  * stay absolute.
  */
+import { BENCH_LENSES, type BenchLens } from './lens.js';
 import { median, summarize, type Summary } from './stats.js';
-import type { Measure, Results, ServerId } from './types.js';
+import type { LensMeasure, Measure, Results, Sample, ServerId } from './types.js';
 
 export type Better = 'lower' | 'higher';
 
@@ -27,6 +28,11 @@ export interface Target {
   targetText: string;
   /** Strict comparison (`<` instead of `≤`). */
   strict?: boolean;
+  /** A target set as a ratio to the better peer in the same run (`target` is then that ratio, e.g. 0.5). */
+  ratio?: boolean;
+  /** For the lens targets: the client view the row is of, and the measure's label without the lens. */
+  lens?: BenchLens;
+  group?: string;
   /**
    * Why tabwright misses this target when it does: what the time or the
    * bytes go to, as measured while working on it (docs/architecture.md has
@@ -90,6 +96,8 @@ export interface Headline {
   /** Which number of the summary the verdict uses (coverage: the worst page). */
   pick: 'median' | 'min';
   note?: string;
+  /** Servers that tried and failed (the scripted task): shown as failed, not counted. */
+  failed?: ServerId[];
 }
 
 export function headlines(results: Results): Headline[] {
@@ -176,7 +184,11 @@ export function verdict(h: Headline): Verdict {
   const ratio = best ? tw / best : undefined;
   let goal = h.target.target;
   let targetRatio: number | undefined;
-  if (h.target.issuePeers) {
+  if (h.target.ratio) {
+    targetRatio = h.target.target;
+    if (best === undefined) return { status: 'not measured', targetRatio };
+    goal = best * targetRatio;
+  } else if (h.target.issuePeers) {
     const issueBest = Math.min(h.target.issuePeers['playwright-mcp'], h.target.issuePeers['chrome-devtools-mcp']);
     targetRatio = h.target.target / issueBest;
     if (best === undefined) return { status: 'not measured', targetRatio };
@@ -205,4 +217,131 @@ export function formatValue(v: number, unit: string): string {
     default:
       return `${Math.round(v).toLocaleString('en-US')}${unit ? ` ${unit}` : ''}`;
   }
+}
+
+/** The lens target rows' measures: what the model reads per page, per action, and over the scripted task. */
+export type LensRow = 'page' | 'click' | 'type' | 'task';
+
+const LENS_ROWS: ReadonlyArray<{ row: LensRow; label: string; whyMissed?: string }> = [
+  {
+    row: 'page',
+    label: 'tokens per page (navigate + snapshot)',
+    whyMissed:
+      "tabwright's snapshot already gives each element one line with its text once: on the generated app page (200 rows, each with a button) that is about 38 tokens a row, the row's text and its button, against about 68 for Chrome DevTools MCP, which puts every cell on a line of its own. What is left is the page's own text, which the agent needs to choose a row; the navigate answer (URL, title, HTTP status, revision: about 30 tokens) is less than Chrome DevTools MCP's (about 45).",
+  },
+  {
+    row: 'click',
+    label: 'tokens per click (login form)',
+    whyMissed:
+      "Chrome DevTools MCP answers every click with one fixed sentence (\"Successfully clicked on the element\", 5 tokens) that says nothing of the element or the page, and Playwright MCP with the Playwright line it ran plus a link to a snapshot file; tabwright's answer names the ref it clicked (and, with the action report of issue 13 item 3, the element and what changed), so a click on the wrong ref shows. Half of a fixed 5-token sentence leaves no room for that; what the fixed sentence costs later (a snapshot to see what happened) is counted in the scripted task row.",
+  },
+  {
+    row: 'type',
+    label: 'tokens per type (login form)',
+    whyMissed:
+      "Chrome DevTools MCP answers with one fixed sentence (\"Successfully filled out the element\", 5 tokens); tabwright's answer says how many characters went into which ref, read back from the field (so a field that dropped the text shows), and later what changed. As for click, the snapshot a fixed sentence makes the agent take afterwards is counted in the scripted task row.",
+  },
+  {
+    row: 'task',
+    label: 'tokens over the scripted task (shop)',
+    whyMissed:
+      "every server's agent first reads the whole catalogue page to find the search box; after that what counts is how each result shows the page after an action: a whole snapshot the agent takes because a result did not show what the next step needs, or a diff of what changed (the list items the search replaced, the order form the click opened, the confirmation). The tokens of each of tabwright's calls are listed under the task table, so the share of each step can be read there.",
+  },
+];
+
+/** The lens rows' measures, in report order. */
+export const LENS_ROW_KINDS: readonly LensRow[] = LENS_ROWS.map(r => r.row);
+
+/** The lens targets: tabwright at or under 0.5× the better peer, per lens, per page, per action and over the task. */
+export const LENS_TARGETS: readonly Target[] = LENS_ROWS.flatMap(({ row, label, whyMissed }) =>
+  BENCH_LENSES.map(lens => ({
+    id: `lens_${row}:${lens}`,
+    label: `${label} — ${lens}`,
+    unit: 'tokens',
+    better: 'lower' as const,
+    target: 0.5,
+    targetText: '≤ 0.5× better peer',
+    ratio: true,
+    lens,
+    group: label,
+    ...(whyMissed ? { whyMissed } : {}),
+  })),
+);
+
+/** The row kind of a lens target id (`lens_click:codex` → click). */
+export function lensRow(target: Target): LensRow {
+  return target.id.slice('lens_'.length, target.id.indexOf(':')) as LensRow;
+}
+
+/** Median/min/max over rounds of the samples of one server that `keep` selects. */
+function summaryOf(results: Results, server: ServerId, keep: (s: Sample) => boolean): Summary | undefined {
+  return summarize(results.samples.filter(s => s.server === server && keep(s)).map(s => s.value));
+}
+
+/** A lens measure's samples: this measure under this lens (and action); task samples only when verified. */
+export function lensFilter(measure: LensMeasure, lens: BenchLens, action?: Sample['action']): (s: Sample) => boolean {
+  return s => s.measure === measure && s.lens === lens && (action === undefined || s.action === action) && (measure !== 'task_tokens' || s.verified === true);
+}
+
+/** Summaries of one lens measure per server, over rounds (one page, or a server-level measure). */
+export function lensSummaries(results: Results, measure: LensMeasure, lens: BenchLens, opts: { action?: Sample['action']; page?: string } = {}): Partial<Record<ServerId, Summary>> {
+  const keep = lensFilter(measure, lens, opts.action);
+  const out: Partial<Record<ServerId, Summary>> = {};
+  for (const sv of ['tabwright', ...PEERS] as ServerId[]) {
+    const s = summaryOf(results, sv, x => keep(x) && x.page === opts.page);
+    if (s) out[sv] = s;
+  }
+  return out;
+}
+
+/** Servers that ran the scripted task in this run and never got it done under `lens`. */
+export function taskFailed(results: Results, lens: BenchLens): ServerId[] {
+  return results.servers
+    .map(s => s.id)
+    .filter(id => {
+      const tried = results.samples.some(s => s.server === id && s.measure === 'task_tokens' && s.lens === lens) || results.errors.some(e => e.server === id && e.step === 'task');
+      return tried && !results.samples.some(s => s.server === id && s.measure === 'task_tokens' && s.lens === lens && s.verified === true);
+    });
+}
+
+/** The lens target rows of this run. */
+export function lensHeadlines(results: Results): Headline[] {
+  const real = realPages(results);
+  return LENS_TARGETS.map(target => {
+    const lens = target.lens!;
+    const row = lensRow(target);
+    if (row === 'page') {
+      const keep = lensFilter('page_tokens', lens);
+      const common = real.ids.filter(p => ['tabwright', ...PEERS].every(sv => !results.samples.some(s => s.server === sv && keep(s)) || results.samples.some(s => s.server === sv && keep(s) && s.page === p)));
+      const values: Partial<Record<ServerId, Summary>> = {};
+      for (const sv of ['tabwright', ...PEERS] as ServerId[]) {
+        const perPage = common.map(p => median(results.samples.filter(s => s.server === sv && keep(s) && s.page === p).map(s => s.value)));
+        const sum = summarize(perPage);
+        if (sum) values[sv] = sum;
+      }
+      return { target, values, pick: 'median', note: real.generated ? `generated pages (${common.join(', ')})` : `${common.length} corpus pages` };
+    }
+    if (row === 'task') {
+      const failed = taskFailed(results, lens);
+      return { target, values: lensSummaries(results, 'task_tokens', lens), pick: 'median', ...(failed.length ? { failed } : {}) };
+    }
+    return { target, values: lensSummaries(results, 'action_tokens', lens, { action: row }), pick: 'median' };
+  });
+}
+
+/**
+ * For the chart: one row per lens measure, the lens where tabwright does worst against the better peer (highest
+ * ratio), its label naming that lens. Rows without a ratio are left out.
+ */
+export function worstLensRows(rows: readonly Headline[]): Headline[] {
+  const out: Headline[] = [];
+  for (const { row, label } of LENS_ROWS) {
+    const mine = rows.filter(h => h.target.id.startsWith(`lens_${row}:`)).map(h => ({ h, ratio: verdict(h).ratio })).filter((x): x is { h: Headline; ratio: number } => x.ratio !== undefined && Number.isFinite(x.ratio));
+    if (!mine.length) continue;
+    mine.sort((a, b) => b.ratio - a.ratio);
+    const worst = mine[0]!.h;
+    const same = mine.every(x => x.ratio === mine[0]!.ratio);
+    out.push({ ...worst, target: { ...worst.target, label: `${label.replace(/ \(.*\)$/, '')}, ${same ? 'every lens' : `worst lens: ${worst.target.lens}`}` } });
+  }
+  return out;
 }

@@ -8,12 +8,14 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { CENSUS_FUNCTION, censusTotal, parseCensus } from './census.js';
 import { measureCliLatency } from './cliLatency.js';
+import { BENCH_LENSES, lensCosts } from './lens.js';
 import type { BenchPage, Site } from './pages.js';
 import { followPaging, pagingCalls } from './paging.js';
 import type { TreeSampler } from './procs.js';
 import { entryScript, type ServerSpec } from './servers.js';
 import { Session, type CallOutcome } from './session.js';
 import { findRef, interactiveCoverage, interactiveRefCount, isPaged, parseRefs, refKinds } from './snapshotText.js';
+import { runCosts, runTask } from './task.js';
 import { countTokens } from './tokens.js';
 import type { Census, Measure, Results, Sample, ServerId } from './types.js';
 
@@ -36,10 +38,16 @@ function record(ctx: Ctx, round: number, server: ServerId, measure: Measure, val
   ctx.results.samples.push({ round, server, measure, value, ...extra });
 }
 
-/** Snapshot text as the agent gets it: the response text, plus the file's contents when the response points to one. */
-export function snapshotText(spec: ServerSpec, out: CallOutcome, workspace: string): { text: string; delivery: 'inline' | 'file' } {
+/**
+ * Snapshot text as the agent gets it: the response text, plus the file's contents when the response points to one
+ * (`fileText`: the agent reads the file with its client's own file tool, so it costs the same under every lens).
+ */
+export function snapshotText(spec: ServerSpec, out: CallOutcome, workspace: string): { text: string; delivery: 'inline' | 'file'; fileText?: string } {
   const file = spec.snapshotFile(out.text, out.structured, workspace);
-  if (file && existsSync(file)) return { text: `${out.text}\n${readFileSync(file, 'utf8')}`, delivery: 'file' };
+  if (file && existsSync(file)) {
+    const fileText = readFileSync(file, 'utf8');
+    return { text: `${out.text}\n${fileText}`, delivery: 'file', fileText };
+  }
   return { text: out.text, delivery: 'inline' };
 }
 
@@ -103,7 +111,12 @@ export async function measurePage(session: Session, page: BenchPage, ctx: Ctx, r
   const nav = await session.ok(spec.navigate(`${ctx.site.origin}${page.path}`, session.state), timeout);
   record(ctx, round, spec.id, 'navigate_ms', nav.ms, base);
   const snap = await session.ok(spec.snapshot(session.state), timeout);
-  const { text, delivery } = snapshotText(spec, snap, session.workspace);
+  const { text, delivery, fileText } = snapshotText(spec, snap, session.workspace);
+  // Per lens: navigate + snapshot as that client's model reads them (a navigate result's own snapshot file is not
+  // read: the agent takes the snapshot instead, which is the same page state).
+  const navCost = lensCosts(nav.raw);
+  const snapCost = lensCosts(snap.raw, fileText);
+  for (const lens of BENCH_LENSES) record(ctx, round, spec.id, 'page_tokens', navCost[lens].tokens + snapCost[lens].tokens, { ...base, lens, delivery });
   const paged = isPaged(text) ? { paged: true } : {};
   const info = ctx.results.pages.find(p => p.id === page.id)!;
   info.census[spec.id] ??= await census(session, ctx);
@@ -167,15 +180,66 @@ export async function measureActions(session: Session, ctx: Ctx, round: number):
   const type = await session.ok(spec.type(field, 'Username textbox', typed, session.state), ctx.timeoutMs);
   const typeOk = (await probe(session, ctx, `'TWV:' + document.getElementById('user').value`)).includes(`TWV:${typed}`);
   record(ctx, round, spec.id, 'type_ms', type.ms, { verified: typeOk });
+  recordActionTokens(session, ctx, round, 'type', type);
 
   const click = await session.ok(spec.click(button, 'Sign in button', session.state), ctx.timeoutMs);
   const clickOk = (await probe(session, ctx, `'TWC:' + document.body.dataset.clicks`)).includes('TWC:1');
   record(ctx, round, spec.id, 'click_ms', click.ms, { verified: clickOk });
+  recordActionTokens(session, ctx, round, 'click', click);
 
   const shot = await session.ok(spec.screenshot(session.state), ctx.timeoutMs);
   record(ctx, round, spec.id, 'screenshot_ms', shot.ms);
   record(ctx, round, spec.id, 'screenshot_bytes', shot.images.length ? shot.images.reduce((a, b) => a + b, 0) : screenshotFileBytes(shot.text, session.workspace));
+  const shotCost = recordActionTokens(session, ctx, round, 'screenshot', shot);
+  for (const lens of BENCH_LENSES) {
+    record(ctx, round, spec.id, 'screenshot_images', shotCost[lens].images, { lens });
+    record(ctx, round, spec.id, 'screenshot_image_bytes', shotCost[lens].imageBytes, { lens });
+  }
   if (!typeOk || !clickOk) ctx.log(`  ${spec.id}: DOM check failed (type ${typeOk}, click ${clickOk})`);
+}
+
+/**
+ * action_tokens per lens: the action result's text as each lens's model reads it. A snapshot file the result points
+ * to (Playwright MCP's click) is not counted here, as the agent need not read it after every action; its size is
+ * kept in `fileTokens`, and the scripted task counts it whenever the agent does read it.
+ */
+function recordActionTokens(session: Session, ctx: Ctx, round: number, action: 'click' | 'type' | 'screenshot', out: CallOutcome): ReturnType<typeof lensCosts> {
+  const file = session.spec.snapshotFile(out.text, out.structured, session.workspace);
+  const fileTokens = file && existsSync(file) ? countTokens(readFileSync(file, 'utf8')) : undefined;
+  const costs = lensCosts(out.raw);
+  for (const lens of BENCH_LENSES) record(ctx, round, session.spec.id, 'action_tokens', costs[lens].tokens, { lens, action, ...(fileTokens !== undefined ? { fileTokens } : {}) });
+  return costs;
+}
+
+/**
+ * The scripted task (bench/task.ts) on a fresh load of the shop page: task_tokens per lens (verified: done under that
+ * lens), task_calls and task_file_reads with the call sequence. A task that stops or fails the page's own check is
+ * recorded as failed (verified false, with the reason in the errors) and not counted.
+ */
+export async function measureTask(session: Session, ctx: Ctx, round: number): Promise<void> {
+  const { spec } = session;
+  const run = await runTask(
+    {
+      spec,
+      workspace: session.workspace,
+      state: session.state,
+      call: c => session.ok(c, ctx.timeoutMs),
+      probe: expr => probe(session, ctx, expr),
+    },
+    `${ctx.site.origin}/gen/shop`,
+  );
+  const costs = runCosts(run);
+  const done = BENCH_LENSES.some(lens => costs[lens].verified);
+  for (const lens of BENCH_LENSES) record(ctx, round, spec.id, 'task_tokens', costs[lens].tokens, { lens, verified: costs[lens].verified });
+  const sequenceTokens = run.reads.map(r => (r.kind === 'file' ? countTokens(r.text) : lensCosts(r.raw)['content-only'].tokens));
+  record(ctx, round, spec.id, 'task_calls', run.sequence.length, { verified: done, sequence: run.sequence, sequenceTokens });
+  record(ctx, round, spec.id, 'task_file_reads', run.fileReads, { verified: done });
+  const failed = [...new Set(BENCH_LENSES.filter(l => !costs[l].verified).map(l => costs[l].failure!))];
+  for (const reason of failed) {
+    const lenses = BENCH_LENSES.filter(l => costs[l].failure === reason);
+    ctx.results.errors.push({ round, server: spec.id, step: 'task', message: `failed under ${lenses.join(', ')}: ${reason} (calls: ${run.sequence.join(' → ')})` });
+    ctx.log(`  ${spec.id} task: failed under ${lenses.join(', ')}: ${reason}`);
+  }
 }
 
 /** Bytes of an image file a screenshot response names, when it returned no image inline. */

@@ -115,6 +115,106 @@ if (document.modelContext && typeof document.modelContext.registerTool === 'func
 </script></body></html>`;
 }
 
+/** What the scripted task (bench/task.ts) orders on the shop page, and what it fills in. */
+export const SHOP_ORDER = {
+  search: 'teapot',
+  item: 'Quartz Teapot',
+  quantity: '2',
+  name: 'Ada Lovelace',
+  email: 'ada@example.com',
+  delivery: 'Express',
+} as const;
+
+const SHOP_ADJECTIVES = 'Harbor Ledger Quartz Meadow Signal Copper Lantern Orbit Willow Summit Ember Delta'.split(' ');
+const SHOP_NOUNS = 'Teapot Kettle Mug Bowl Vase Lamp Clock Stool Basket Candle'.split(' ');
+
+/** The shop's 120 products: every adjective × noun, in a fixed shuffled order, with a price. */
+export function shopProducts(): Array<{ sku: string; name: string; price: string }> {
+  const next = rng(1013);
+  const all = SHOP_ADJECTIVES.flatMap(a => SHOP_NOUNS.map(n => `${a} ${n}`));
+  for (let i = all.length - 1; i > 0; i--) {
+    const j = Math.floor(next() * (i + 1));
+    [all[i], all[j]] = [all[j]!, all[i]!];
+  }
+  return all.map((name, i) => ({ sku: `P-${String(101 + i)}`, name, price: (next() * 90 + 5).toFixed(2) }));
+}
+
+/**
+ * Shop page of the scripted task: a catalogue of 120 products of which the
+ * first 12 show, a live search over all of them (input event, up to 12
+ * matches), an "Add <name> to order" button per product that opens the
+ * order form (quantity, full name, email, delivery, terms), and a submit
+ * that checks the form and replaces it with a confirmation in a status
+ * region, `Order TW-<n> confirmed: <qty> × <item>, <delivery> delivery, for
+ * <name> (<email>).`, also kept as JSON in body[data-order] for the bench's
+ * own check. An incomplete form shows an alert instead.
+ */
+export function shopPage(): string {
+  const products = shopProducts();
+  return `${HEAD('Catalogue · Bench Shop')}
+<nav aria-label="Main"><a href="/gen/shop">Catalogue</a><a href="/gen/help">Help</a><a href="/gen/help">Contact</a></nav>
+<main><h1>Catalogue</h1>
+<form role="search" onsubmit="event.preventDefault()"><label for="q">Search products</label><input id="q" type="search" autocomplete="off"></form>
+<p id="count"></p>
+<ul id="results" aria-label="Products"></ul>
+<section id="order" aria-labelledby="order-title" hidden>
+<h2 id="order-title">Your order</h2>
+<p id="chosen"></p>
+<form id="order-form" novalidate>
+<label for="qty">Quantity</label><input id="qty" type="number" min="1" max="9" value="1">
+<label for="name">Full name</label><input id="name" autocomplete="name">
+<label for="email">Email</label><input id="email" type="email" autocomplete="email">
+<label for="delivery">Delivery</label><select id="delivery"><option>Standard</option><option>Express</option></select>
+<label><input id="terms" type="checkbox"> I accept the terms</label>
+<button type="submit">Place order</button>
+</form>
+<p id="problem" role="alert"></p>
+</section>
+<p id="confirmation" role="status"></p>
+</main>
+<footer>Bench Shop · generated page</footer>
+<script>
+const products = ${JSON.stringify(products)};
+let chosen = null;
+const list = document.getElementById('results');
+function show(query) {
+  const q = query.trim().toLowerCase();
+  const hits = products.filter(p => p.name.toLowerCase().includes(q));
+  list.replaceChildren(...hits.slice(0, 12).map(p => {
+    const li = document.createElement('li');
+    li.innerHTML = '<h3></h3><p></p><button type="button">Add to order</button>';
+    li.querySelector('h3').textContent = p.name;
+    li.querySelector('p').textContent = '$' + p.price + ' · in stock';
+    const button = li.querySelector('button');
+    button.setAttribute('aria-label', 'Add ' + p.name + ' to order');
+    button.addEventListener('click', () => choose(p));
+    return li;
+  }));
+  document.getElementById('count').textContent = q ? hits.length + ' products match "' + query.trim() + '"' : 'Showing 12 of ' + products.length + ' products. Search to find more.';
+}
+function choose(p) {
+  chosen = p;
+  document.getElementById('order').hidden = false;
+  document.getElementById('chosen').textContent = 'Item: ' + p.name + ' ($' + p.price + ')';
+}
+document.getElementById('q').addEventListener('input', e => show(e.target.value));
+document.getElementById('order-form').addEventListener('submit', e => {
+  e.preventDefault();
+  const v = id => document.getElementById(id);
+  const order = { sku: chosen.sku, item: chosen.name, quantity: Number(v('qty').value), name: v('name').value.trim(), email: v('email').value.trim(), delivery: v('delivery').value, terms: v('terms').checked };
+  const missing = [!(order.quantity >= 1) && 'a quantity', !order.name && 'your name', !order.email.includes('@') && 'an email address', !order.terms && 'the terms'].filter(Boolean);
+  if (missing.length) {
+    v('problem').textContent = 'Please give ' + missing.join(', ') + '.';
+    return;
+  }
+  document.body.dataset.order = JSON.stringify(order);
+  v('order').hidden = true;
+  v('confirmation').textContent = 'Order TW-' + (4000 + products.indexOf(chosen)) + ' confirmed: ' + order.quantity + ' × ' + order.item + ', ' + order.delivery + ' delivery, for ' + order.name + ' (' + order.email + ').';
+});
+show('');
+</script></body></html>`;
+}
+
 /** The generated pages measured per server (the WebMCP page is used by the tabwright-only step). */
 export const GENERATED: readonly BenchPage[] = [
   { id: 'login', kind: 'generated', description: 'login form: 2 text fields, a checkbox, a button, a link', path: '/gen/login' },
@@ -144,6 +244,7 @@ export async function startSite(corpus?: string): Promise<Site> {
     ['/gen/app', appPage()],
     ['/gen/large', largePage()],
     ['/gen/webmcp', webmcpPage()],
+    ['/gen/shop', shopPage()],
     ['/gen/help', `${HEAD('Help')}<h1>Help</h1></body></html>`],
   ]);
   const readCorpus = (path: string): Buffer | undefined => {

@@ -4,10 +4,11 @@
  * versions and flags, the machine, the method, and any errors. Pure: it
  * renders a Results object (unit-tested from a fixed one).
  */
-import { formatValue, headlines, pagedPage, roundSummary, verdict, type Headline } from './headline.js';
+import { formatValue, headlines, LENS_ROW_KINDS, lensHeadlines, lensRow, lensSummaries, pagedPage, roundSummary, verdict, type Headline } from './headline.js';
+import { BENCH_LENSES, type BenchLens } from './lens.js';
 import { PAGING_CALL_CAP } from './paging.js';
-import type { Summary } from './stats.js';
-import type { Measure, Results, ServerId } from './types.js';
+import { summarize, type Summary } from './stats.js';
+import type { LensMeasure, Measure, Results, Sample, ServerId } from './types.js';
 
 /** Column order everywhere: the peers as the issue lists them, then tabwright. */
 export const COLUMNS: readonly ServerId[] = ['playwright-mcp', 'chrome-devtools-mcp', 'tabwright'];
@@ -34,16 +35,53 @@ function fmtRatio(r: number | undefined): string {
   return r === undefined || !Number.isFinite(r) ? '—' : `${r < 0.1 ? r.toFixed(3) : r.toFixed(2)}×`;
 }
 
+function targetRow(h: Headline, name: string): string[] {
+  const v = verdict(h);
+  const unit = h.target.unit;
+  const status = v.status === 'met' ? '**met**' : v.status === 'missed' ? `**missed** by ${v.by}` : h.failed?.includes('tabwright') ? '**failed**: tabwright did not finish the task' : 'not measured';
+  const goal = v.goal === undefined ? '—' : `${h.target.strict ? '<' : h.target.better === 'lower' ? '≤' : '≥'} ${formatValue(v.goal, unit)}${v.targetRatio !== undefined ? ` (${fmtRatio(v.targetRatio)} better peer)` : ''}`;
+  const shown = (id: ServerId) => (h.failed?.includes(id) ? 'failed' : h.pick === 'min' ? cellMin(h.values[id], unit) : cell(h.values[id], unit));
+  return [name + (h.note ? ` — ${h.note}` : ''), ...COLUMNS.map(shown), fmtRatio(v.ratio), h.target.targetText, goal, status];
+}
+
+const TARGET_HEAD = (results: Results) => ['measure', ...COLUMNS.map(id => label(results, id)), 'tabwright ÷ better peer', 'issue target', 'target in this run', 'verdict'];
+
 function targetsSection(results: Results, rows: Headline[]): string {
-  const body = rows.map(h => {
-    const v = verdict(h);
-    const unit = h.target.unit;
-    const status = v.status === 'met' ? '**met**' : v.status === 'missed' ? `**missed** by ${v.by}` : 'not measured';
-    const goal = v.goal === undefined ? '—' : `${h.target.strict ? '<' : h.target.better === 'lower' ? '≤' : '≥'} ${formatValue(v.goal, unit)}${v.targetRatio !== undefined ? ` (${fmtRatio(v.targetRatio)} better peer)` : ''}`;
-    const shown = (id: ServerId) => (h.pick === 'min' ? cellMin(h.values[id], unit) : cell(h.values[id], unit));
-    return [h.target.label + (h.note ? ` — ${h.note}` : ''), ...COLUMNS.map(shown), fmtRatio(v.ratio), h.target.targetText, goal, status];
+  return table(TARGET_HEAD(results), rows.map(h => targetRow(h, h.target.label)));
+}
+
+/**
+ * One row per lens (`name — lens`), or a single `name — every lens` row when every lens gives the same cells
+ * (the usual case: no server sets structuredContent by default).
+ */
+export function perLens(name: string, cells: (lens: BenchLens) => string[]): string[][] {
+  const all = BENCH_LENSES.map(lens => cells(lens));
+  if (all.every(c => c.join('\u0000') === all[0]!.join('\u0000'))) return [[`${name} — every lens`, ...all[0]!]];
+  return BENCH_LENSES.map((lens, i) => [`${name} — ${lens}`, ...all[i]!]);
+}
+
+/** The lens targets: per measure one row per lens, merged into one when every lens reads the same. */
+function lensTargetsSection(results: Results, rows: Headline[]): string {
+  const body = LENS_ROW_KINDS.flatMap(kind => {
+    const mine = rows.filter(h => lensRow(h.target) === kind);
+    if (!mine.length) return [];
+    const note = mine[0]!.note;
+    const name = `${mine[0]!.target.group ?? mine[0]!.target.label}${note ? ` — ${note}` : ''}`;
+    return perLens(name, lens => targetRow({ ...mine.find(h => h.target.lens === lens)!, note: undefined }, '').slice(1));
   });
-  return table(['measure', ...COLUMNS.map(id => label(results, id)), 'tabwright ÷ better peer', 'issue target', 'target in this run', 'verdict'], body);
+  return table(TARGET_HEAD(results), body);
+}
+
+/** Under the lens targets table: for each missed measure, the lenses it was missed under and why. */
+function lensMissesSection(rows: Headline[]): string {
+  const lines = LENS_ROW_KINDS.flatMap(kind => {
+    const missed = rows.filter(h => lensRow(h.target) === kind && verdict(h).status === 'missed' && h.target.whyMissed);
+    if (!missed.length) return [];
+    const bys = missed.map(h => verdict(h).by);
+    const where = missed.length === BENCH_LENSES.length && bys.every(b => b === bys[0]) ? `under every lens, by ${bys[0]}` : `under ${missed.map(h => `${h.target.lens} by ${verdict(h).by}`).join('; ')}`;
+    return [`- **${missed[0]!.target.group}** (missed ${where}): ${missed[0]!.target.whyMissed}`];
+  });
+  return lines.length ? `#### Why the misses\n\n${lines.join('\n')}` : '';
 }
 
 /** Under the targets table: for each missed target, why (Target.whyMissed). */
@@ -151,6 +189,115 @@ function serversSection(results: Results): string {
     .join('\n\n');
 }
 
+/** The lens rows' tables: targets, per action, images of the screenshot, the scripted task, per page. */
+function lensSection(results: Results): string {
+  if (!results.samples.some(s => s.lens !== undefined)) return 'Not measured in this run (the lens measures came later: `npm run bench` takes them).';
+  const rows = lensHeadlines(results);
+  const misses = lensMissesSection(rows);
+  return [
+    LENS_INTRO,
+    `### Targets\n\nMedians (min–max) over rounds; per page: over pages of the per-page medians. Target: tabwright at or under 0.5× the better peer under every lens. A measure where every lens reads the same has one row ("every lens").\n\n${lensTargetsSection(results, rows)}${misses ? `\n\n${misses}` : ''}`,
+    `### Tokens per action\n\n${actionTable(results)}`,
+    `### Images seen for the screenshot (viewport, PNG)\n\n${imageTable(results)}`,
+    `### Scripted task\n\n${[TASK_NOTE, taskTable(results), taskSequences(results)].filter(Boolean).join('\n\n')}`,
+    `### Tokens per page (navigate + snapshot)\n\n${lensPageTable(results)}`,
+  ].join('\n\n');
+}
+
+export const LENS_INTRO = `What each client's model receives of a result (the client lens of test/fixtures/clientLens.ts, from each
+client's code and user reports): \`claude-code\` and \`codex\` read only \`JSON.stringify(structuredContent)\` when a result
+carries it (images dropped), \`vscode\` replaces the text blocks with it (images kept), and \`content-only\` stands for
+Cursor, Claude Desktop and Gemini CLI, which read \`content\` only (the same view on a success). All three servers run
+with their default settings, and none of them sets \`structuredContent\` on a success by default, so the lenses agree
+unless a server's defaults change. Tokens are o200k_base of each text block the model receives; when a result points
+to a snapshot file (tabwright's \`output: file\` or a snapshot over its inline cap, Playwright MCP's snapshot files), a
+snapshot counts the file, which the agent reads with its client's own file tool (the same under every lens). Images
+are counted and sized, not turned into tokens (their cost depends on the model).`;
+
+export const TASK_NOTE = `One scripted task on the generated shop page (\`/gen/shop\`: a catalogue of 120 products showing 12, a live
+search, "Add <item> to order" buttons, an order form): open the page, search "teapot", add "Quartz Teapot", fill the
+form (quantity 2, name, email, Express delivery, terms), submit, and read the confirmation. Each server is driven as a
+competent agent drives it (bench/task.ts has the sequences): it acts on refs it has read and, when what the next step
+needs is not in what the server has shown, it reads the snapshot file the last result points to, else takes one
+snapshot. Tokens: everything the model read, files included. Calls: tool calls plus file reads. A task counts under a
+lens only if every ref used and the confirmation were visible under that lens and the page recorded the right order;
+a server that fails is shown as failed and not counted.`;
+
+const ACTIONS: ReadonlyArray<[NonNullable<Sample['action']>, string]> = [
+  ['click', 'click by ref'],
+  ['type', 'type by ref'],
+  ['screenshot', 'screenshot (text blocks)'],
+];
+
+/** A cell of a lens measure; a sample with `fileTokens` (the result points to a snapshot file) says how big the file is. */
+function lensCell(results: Results, id: ServerId, measure: LensMeasure, lens: BenchLens, unit: string, opts: { action?: Sample['action']; page?: string } = {}): string {
+  const value = cell(lensSummaries(results, measure, lens, opts)[id], unit);
+  const files = results.samples.filter(s => s.server === id && s.measure === measure && s.lens === lens && s.action === opts.action && s.fileTokens !== undefined).map(s => s.fileTokens!);
+  return files.length ? `${value} (+ file of ${formatValue(files.sort((a, b) => a - b)[files.length >> 1]!, 'tokens')}, not read)` : value;
+}
+
+function actionTable(results: Results): string {
+  const rows = ACTIONS.flatMap(([action, name]) => perLens(name, lens => COLUMNS.map(id => lensCell(results, id, 'action_tokens', lens, 'tokens', { action }))));
+  return `${table(['action — lens', ...COLUMNS.map(id => label(results, id))], rows)}\n\nOn the login form, by the ref from that server's snapshot (the click and type rows of "Per server"). A result that points
+to a snapshot file shows the file's size: the agent reads it only when it needs the page state, which the scripted task counts.`;
+}
+
+function imageTable(results: Results): string {
+  const rows = perLens('images (bytes)', lens =>
+    COLUMNS.map(id => {
+      const n = lensSummaries(results, 'screenshot_images', lens)[id];
+      const bytes = lensSummaries(results, 'screenshot_image_bytes', lens)[id];
+      if (!n) return '—';
+      return n.median === 0 ? '0 (dropped)' : `${formatValue(n.median, '')} (${cell(bytes, 'bytes')})`;
+    }),
+  );
+  return table(['measure — lens', ...COLUMNS.map(id => label(results, id))], rows);
+}
+
+function taskTable(results: Results): string {
+  const failed = (id: ServerId, lens?: BenchLens) =>
+    results.errors.some(e => e.server === id && e.step === 'task') && !results.samples.some(s => s.server === id && s.measure === 'task_tokens' && s.verified === true && (!lens || s.lens === lens));
+  const rows = perLens('tokens read', lens => COLUMNS.map(id => (failed(id, lens) ? 'failed' : cell(lensSummaries(results, 'task_tokens', lens)[id], 'tokens'))));
+  const done = (id: ServerId, measure: Measure) => summarizeVerified(results, id, measure);
+  rows.push(['calls (tool calls + file reads)', ...COLUMNS.map(id => (failed(id) ? 'failed' : cell(done(id, 'task_calls'), '')))]);
+  rows.push(['of which file reads', ...COLUMNS.map(id => (failed(id) ? 'failed' : cell(done(id, 'task_file_reads'), '')))]);
+  return table(['measure', ...COLUMNS.map(id => label(results, id))], rows);
+}
+
+function summarizeVerified(results: Results, id: ServerId, measure: Measure): Summary | undefined {
+  return summarize(results.samples.filter(s => s.server === id && s.measure === measure && s.verified === true).map(s => s.value));
+}
+
+/** The call sequence each server's agent made (first round it was recorded), and any failures. */
+function taskSequences(results: Results): string {
+  const lines = COLUMNS.flatMap(id => {
+    const s = results.samples.find(x => x.server === id && x.measure === 'task_calls' && x.sequence);
+    const failures = results.errors.filter(e => e.server === id && e.step === 'task');
+    const calls = s?.sequence?.map((name, i) => (s.sequenceTokens?.[i] !== undefined ? `${name} (${formatValue(s.sequenceTokens[i]!, '')})` : name));
+    const out = calls ? [`- ${label(results, id)}: ${calls.join(' → ')}`] : [];
+    for (const f of failures) out.push(`- ${label(results, id)}, round ${f.round}: ${f.message.replace(/\s+/g, ' ').slice(0, 300)}`);
+    return out;
+  });
+  return lines.length ? `Calls, in order, with the tokens the model read of each (content-only; first round):\n\n${lines.join('\n')}` : '';
+}
+
+/** Tokens per page under each lens: one number when every lens reads the same, else one per lens. */
+function lensPageTable(results: Results): string {
+  const pages = results.pages.filter(p => results.samples.some(s => s.measure === 'page_tokens' && s.page === p.id));
+  if (!pages.length) return 'not measured';
+  const rows = pages.map(p => [
+    p.id,
+    ...COLUMNS.map(id => {
+      const cells = BENCH_LENSES.map(lens => lensCell(results, id, 'page_tokens', lens, 'tokens', { page: p.id }));
+      if (cells.every(c => c === '—')) return '—';
+      return cells.every(c => c === cells[0]) ? `${cells[0]} (every lens)` : BENCH_LENSES.map((lens, i) => `${lens} ${cells[i]}`).join(' · ');
+    }),
+  ]);
+  return `${table(['page', ...COLUMNS.map(id => label(results, id))], rows)}\n\nThe navigate result plus the snapshot result as each lens shows them, plus the snapshot file when the snapshot
+result points to one. Playwright MCP's navigate also points to a snapshot file; that one is not counted, as the agent
+takes the snapshot instead (the same page state).`;
+}
+
 const METHOD = `- Each round starts the three servers in turn (order rotated every round: A B C, B C A, C A B, ...), then
   visits every page with each server in that order, then runs the actions with each, then closes all three.
   So machine noise spreads over all three. Medians over rounds, with min–max.
@@ -177,7 +324,11 @@ const METHOD = `- Each round starts the three servers in turn (order rotated eve
   as it needs a pageId).
 - Memory: /proc/<pid>/status VmRSS of the server's node process and its whole process tree, sampled every ~100 ms
   (the node peak also takes the kernel's VmHWM); the tree figure sums VmRSS, so shared pages count more than once.
-- tools/list: the tools array as JSON, in o200k_base tokens.`;
+- tools/list: the tools array as JSON, in o200k_base tokens.
+- Lenses ("What the model sees"): each raw CallToolResult goes through the client lens; per page, the navigate and
+  snapshot results of the page measures; per action, the click, type and screenshot results of the action step; the
+  scripted task runs after the actions on a fresh load of the shop page, its page check (body[data-order], through
+  the server's evaluate tool) not counted.`;
 
 /** Renders the report; `svgFile` is the chart's file name next to the report. */
 export function renderMarkdown(results: Results, svgFile: string): string {
@@ -191,6 +342,7 @@ export function renderMarkdown(results: Results, svgFile: string): string {
     `Run ${results.startedAt.replace('T', ' ').replace(/\.\d+Z$/, ' UTC')} · ${results.options.rounds} round${results.options.rounds === 1 ? '' : 's'}${results.options.quick ? ' (--quick)' : ''} · ${generated} generated + ${corpus} corpus pages · ${minutes.toFixed(1)} min · \`npm run bench${results.options.quick ? ' -- --quick' : results.options.corpus ? ` -- --corpus ${results.options.corpus}` : ''}\``,
     `Machine: ${m.cpu}, ${m.cores} cores, ${m.ramGiB} GiB RAM · ${m.os} · Node ${m.node} · ${m.chromium}`,
     `## Targets (issue #3)\n\nMedians (min–max). The issue's targets were set on another machine, so each is read as a ratio to the better peer measured in this run ("target in this run").\n\n${targetsSection(results, rows)}\n\n![tabwright ÷ better peer](${svgFile})${missesSection(rows) ? `\n\n${missesSection(rows)}` : ''}`,
+    `## What the model sees (issue 13)\n\n${lensSection(results)}`,
     `## Per server\n\n${serverSection(results)}`,
     `## Per page\n\n${results.pages.map(p => `- \`${p.id}\`: ${p.description} (${formatValue(p.htmlBytes, 'bytes')} HTML)`).join('\n')}\n\n${pageSection(results)}`,
     `## Servers and flags\n\n${serversSection(results)}`,

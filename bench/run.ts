@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs, USAGE, type Options } from './args.js';
 import { ensurePeer } from './install.js';
 import { machine } from './machine.js';
-import { coldStart, measureActions, measureCli, measurePage, measureWebmcp, recordMemory, toolsList, type Ctx } from './measure.js';
+import { coldStart, measureActions, measureCli, measurePage, measureTask, measureWebmcp, recordMemory, toolsList, type Ctx } from './measure.js';
 import { corpusPages, GENERATED, startSite, type BenchPage } from './pages.js';
 import { TreeSampler } from './procs.js';
 import { writeReport } from './output.js';
@@ -81,7 +81,7 @@ function rotate<T>(list: readonly T[], by: number): T[] {
   return [...list.slice(k), ...list.slice(0, k)];
 }
 
-/** One round: cold starts, every page with every server, actions, WebMCP, memory; then close all. */
+/** One round: cold starts, every page with every server, actions, the scripted task, WebMCP, memory; then close all. */
 async function round(r: number, specs: ServerSpec[], pages: BenchPage[], ctx: Ctx): Promise<void> {
   const order = rotate(specs, r - 1);
   log(`round ${r}: ${order.map(s => s.id).join(' → ')}`);
@@ -128,6 +128,10 @@ async function round(r: number, specs: ServerSpec[], pages: BenchPage[], ctx: Ct
   for (const spec of order) {
     const s = sessions.get(spec.id);
     if (s) await guard(spec, 'actions', () => measureActions(s, ctx, r));
+  }
+  for (const spec of order) {
+    const s = sessions.get(spec.id);
+    if (s) await guard(spec, 'task', () => measureTask(s, ctx, r));
   }
   const tw = sessions.get('tabwright');
   if (tw) await guard(tw.spec, 'webmcp', () => measureWebmcp(tw, ctx, r));

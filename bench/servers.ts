@@ -22,6 +22,15 @@ export interface Call {
   args: Record<string, unknown>;
 }
 
+/** A form field the scripted task fills (bench/task.ts): its ref, what kind of control, its label and the value. */
+export interface FormField {
+  ref: string;
+  kind: 'text' | 'checkbox' | 'select';
+  label: string;
+  /** Text, an option's label for a select, true/false for a checkbox. */
+  value: string | boolean;
+}
+
 /** Per-connection state an adapter may keep (Chrome DevTools MCP's pageId). */
 export interface AdapterState {
   pageId?: number;
@@ -45,6 +54,8 @@ export interface ServerSpec {
   snapshot(s: AdapterState): Call;
   click(ref: string, description: string, s: AdapterState): Call;
   type(ref: string, description: string, text: string, s: AdapterState): Call;
+  /** Several fields in one call (each server's own form tool). */
+  fillForm(fields: readonly FormField[], s: AdapterState): Call;
   screenshot(s: AdapterState): Call;
   evaluate(fn: string, s: AdapterState): Call;
   /**
@@ -52,7 +63,10 @@ export interface ServerSpec {
    * `get_page_context {ref, offset}`, docs/snapshot.md). Absent for servers that never page.
    */
   page?(ref: string, offset: number, s: AdapterState): Call;
-  /** When the snapshot was written to a file instead of returned, the file's path. */
+  /**
+   * When the result's snapshot was written to a file instead of returned, the file's path (the agent reads the file:
+   * bench/measure.ts snapshotText). Playwright MCP's navigate and click results point to one too.
+   */
   snapshotFile(text: string, structured: Record<string, unknown> | undefined, workspace: string): string | undefined;
 }
 
@@ -71,10 +85,12 @@ const tabwright: ServerSpec = {
   snapshot: () => ({ name: 'get_page_context', args: {} }),
   click: ref => ({ name: 'click', args: { ref } }),
   type: (ref, _d, text) => ({ name: 'type', args: { ref, text } }),
+  fillForm: fields => ({ name: 'fill_form', args: { fields: fields.map(f => ({ ref: f.ref, value: f.value })) } }),
   screenshot: () => ({ name: 'take_screenshot', args: {} }),
   evaluate: fn => ({ name: 'execute', args: { code: `(${fn})()` } }),
   page: (ref, offset) => ({ name: 'get_page_context', args: { ref, offset } }),
-  snapshotFile: (_text, structured) => (typeof structured?.path === 'string' ? structured.path : undefined),
+  // The path is in the text ("Snapshot written to <path> because ..."); the `path` field reaches MCP clients only with --structured-content.
+  snapshotFile: (text, structured) => (typeof structured?.path === 'string' ? structured.path : /^Snapshot written to (\S+) /m.exec(text)?.[1]),
 };
 
 const playwrightMcp: ServerSpec = {
@@ -98,6 +114,10 @@ const playwrightMcp: ServerSpec = {
   snapshot: () => ({ name: 'browser_snapshot', args: {} }),
   click: (ref, element) => ({ name: 'browser_click', args: { element, target: ref } }),
   type: (ref, element, text) => ({ name: 'browser_type', args: { element, target: ref, text } }),
+  fillForm: fields => ({
+    name: 'browser_fill_form',
+    args: { fields: fields.map(f => ({ target: f.ref, name: f.label, type: f.kind === 'text' ? 'textbox' : f.kind === 'select' ? 'combobox' : 'checkbox', value: String(f.value) })) },
+  }),
   screenshot: () => ({ name: 'browser_take_screenshot', args: { type: 'png', scale: 'css' } }),
   evaluate: fn => ({ name: 'browser_evaluate', args: { function: fn } }),
   snapshotFile: (text, _s, workspace) => {
@@ -126,6 +146,7 @@ const chromeDevtoolsMcp: ServerSpec = {
   snapshot: s => ({ name: 'take_snapshot', args: { pageId: s.pageId } }),
   click: (ref, _d, s) => ({ name: 'click', args: { pageId: s.pageId, uid: ref } }),
   type: (ref, _d, text, s) => ({ name: 'fill', args: { pageId: s.pageId, uid: ref, value: text } }),
+  fillForm: (fields, s) => ({ name: 'fill_form', args: { pageId: s.pageId, elements: fields.map(f => ({ uid: f.ref, value: String(f.value) })) } }),
   screenshot: s => ({ name: 'take_screenshot', args: { pageId: s.pageId } }),
   evaluate: (fn, s) => ({ name: 'evaluate_script', args: { pageId: s.pageId, function: fn } }),
   snapshotFile: () => undefined,
@@ -145,7 +166,7 @@ export interface ListedTool {
  */
 export function checkMapping(spec: ServerSpec, tools: readonly ListedTool[]): string[] {
   const s: AdapterState = { pageId: 1 };
-  const calls = [spec.navigate('http://127.0.0.1/', s), spec.snapshot(s), spec.click('e1', 'x', s), spec.type('e1', 'x', 'y', s), spec.screenshot(s), spec.evaluate('() => 1', s), ...(spec.page ? [spec.page('e1', 50, s)] : [])];
+  const calls = [spec.navigate('http://127.0.0.1/', s), spec.snapshot(s), spec.click('e1', 'x', s), spec.type('e1', 'x', 'y', s), spec.fillForm([{ ref: 'e1', kind: 'text', label: 'x', value: 'y' }], s), spec.screenshot(s), spec.evaluate('() => 1', s), ...(spec.page ? [spec.page('e1', 50, s)] : [])];
   const problems: string[] = [];
   for (const call of calls) {
     const tool = tools.find(t => t.name === call.name);

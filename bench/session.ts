@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import type { LensInput } from '../test/fixtures/clientLens.js';
 import { killTree, stillRunning, type TreeSampler } from './procs.js';
 import type { AdapterState, Call, ServerSpec } from './servers.js';
 
@@ -24,6 +25,8 @@ export interface CallOutcome {
   isError: boolean;
   /** Size of the result as JSON (roughly what crossed the wire). */
   wireBytes: number;
+  /** The CallToolResult as received: what the client lens (bench/lens.ts) reads. */
+  raw: LensInput;
 }
 
 /** Rejects after `ms` with a message naming `what`. */
@@ -78,6 +81,8 @@ export class Session {
       env.TABWRIGHT_WORKSPACE = workspace;
       env.TABWRIGHT_CONFIG_DIR = join(workspace, '.config');
       env.TABWRIGHT_DATA_DIR = join(workspace, '.data');
+      // Default settings, as a user gets them: the test runner's structured mode must not leak in from the environment.
+      delete env.TABWRIGHT_STRUCTURED_CONTENT;
     }
     const transport = new StdioClientTransport({
       command: process.execPath,
@@ -132,6 +137,7 @@ export class Session {
       images: content.filter(c => c.type === 'image' && c.data).map(c => Buffer.from(c.data!, 'base64').length),
       isError: result.isError === true,
       wireBytes: Buffer.byteLength(JSON.stringify(result)),
+      raw: result as LensInput,
     };
   }
 

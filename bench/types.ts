@@ -2,6 +2,7 @@
  * The shape of a benchmark run: what bench/results/<date>.json holds and
  * what the report and chart are rendered from.
  */
+import type { BenchLens } from './lens.js';
 
 /** The three servers compared. */
 export type ServerId = 'tabwright' | 'playwright-mcp' | 'chrome-devtools-mcp';
@@ -15,6 +16,8 @@ export const SERVER_IDS: readonly ServerId[] = ['tabwright', 'playwright-mcp', '
  * that measures the page): `coverage_paged` is the coverage of every ref reached from the default snapshot by following
  * its paging lines (bench/paging.ts), `paged_tokens` the o200k tokens of the default snapshot plus every paging call,
  * `paged_calls` the number of paging calls. A snapshot without paging lines gives its coverage, its tokens and 0.
+ * `page_tokens` (one sample per lens): the navigate result plus the snapshot result as that lens's model reads them
+ * (bench/lens.ts), plus the snapshot file when the snapshot result points to one.
  */
 export type PageMeasure =
   | 'navigate_ms'
@@ -26,7 +29,8 @@ export type PageMeasure =
   | 'interactive_refs'
   | 'coverage_paged'
   | 'paged_tokens'
-  | 'paged_calls';
+  | 'paged_calls'
+  | 'page_tokens';
 
 /** Measures taken once per server and round. */
 export type ServerMeasure =
@@ -42,7 +46,24 @@ export type ServerMeasure =
   | 'tools_count'
   | 'webmcp_call_ms'
   | 'cli_daemon_ms'
-  | 'node_start_ms';
+  | 'node_start_ms'
+  | 'action_tokens'
+  | 'screenshot_images'
+  | 'screenshot_image_bytes'
+  | 'task_tokens'
+  | 'task_calls'
+  | 'task_file_reads';
+
+/**
+ * The lens measures, one sample per lens (`Sample.lens`):
+ * - `action_tokens` (`Sample.action`: click, type, screenshot): the action result's text as the model reads it,
+ *   `Sample.fileTokens` the size of a snapshot file the result points to (not read, not counted);
+ * - `screenshot_images`, `screenshot_image_bytes`: images of the screenshot result the model receives;
+ * - `task_tokens`: everything the model reads over the scripted task (bench/task.ts), `verified` false when the
+ *   task failed under that lens (then it is reported as failed and not counted).
+ * `task_calls` (tool calls plus file reads) and `task_file_reads` have no lens; `Sample.sequence` lists the calls.
+ */
+export type LensMeasure = 'page_tokens' | 'action_tokens' | 'screenshot_images' | 'screenshot_image_bytes' | 'task_tokens';
 
 export type Measure = PageMeasure | ServerMeasure;
 
@@ -64,6 +85,16 @@ export interface Sample {
   capped?: boolean;
   /** For coverage: the ref'd snapshot nodes by kind (so coverage can be recomputed from the raw data). */
   refs?: Census & { other: number };
+  /** For lens measures: the client view the value is of. */
+  lens?: BenchLens;
+  /** For action_tokens: which action. */
+  action?: 'click' | 'type' | 'screenshot';
+  /** For action_tokens: tokens of the snapshot file the result points to (not in `value`: the agent need not read it). */
+  fileTokens?: number;
+  /** For task_calls: the calls in order (tool names, and "read file" for a file the agent read). */
+  sequence?: string[];
+  /** For task_calls: the content-only tokens of each call in `sequence`. */
+  sequenceTokens?: number[];
 }
 
 /** Visible links, buttons and form controls counted in the page. */

@@ -14,15 +14,16 @@
  * - successes with `--structured-content`: also `structuredContent`, the
  *   tool's fields plus `text` (the text lines no field mirrors), a superset
  *   of what the text says; never on a result that carries an image, which
- *   those clients would drop, nor when its JSON is over the result bound
- *   (src/tools/resultSize.ts).
+ *   those clients would drop. Its fields carry whole values (a whole
+ *   `execute` value behind a text cut at the result bound of
+ *   src/tools/resultSize.ts): the mode is for programs that read fields,
+ *   and its JSON is not held to that bound.
  *
  * No tool declares an `outputSchema` (MCP 2025-06-18 "Output Schema"): a
  * client SDK rejects a success without `structuredContent` for a tool that
  * has one (-32600), and by default no success carries it.
  */
 import type { ToolResult } from '../tools/response.js';
-import { fitsResult } from '../tools/resultSize.js';
 
 /** The CallToolResult an MCP client receives. */
 export interface ClientToolResult {
@@ -41,7 +42,5 @@ export function clientResult(result: ToolResult, structured: boolean): ClientToo
   if (isError) return { isError: true, content, ...(structuredContent ? { structuredContent } : {}) };
   if (!structured || content.some(block => block.type === 'image')) return { content };
   const text = structuredText ?? content.filter(block => block.type === 'text').map(block => block.text).join('\n');
-  const full = { ...structuredContent, ...(text ? { text } : {}) };
-  // Fields can be larger than the text (a whole snapshot behind a cut text): then the text alone goes, within the bound.
-  return fitsResult(JSON.stringify(full)) ? { content, structuredContent: full } : { content };
+  return { content, structuredContent: { ...structuredContent, ...(text ? { text } : {}) } };
 }

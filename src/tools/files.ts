@@ -7,6 +7,7 @@
  */
 import { realpathSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { basename } from 'node:path';
 import * as z from 'zod';
 import type { Config } from '../config.js';
 import { resolveRef } from '../session/snapshot.js';
@@ -69,7 +70,8 @@ export const uploadFile = defineTool({
     const files = resolveUploadPaths(paths, config);
     const { tab, locator } = await resolveRef(session, ref);
     const timeout = timeoutMs ?? UPLOAD_TIMEOUT;
-    const many = `${files.length} file${files.length === 1 ? '' : 's'}`;
+    const names = files.map(f => basename(f));
+    const many = files.length ? `${files.length} file${files.length === 1 ? '' : 's'} (${names.slice(0, 10).join(', ')}${names.length > 10 ? ', …' : ''})` : 'no files (cleared)';
     let via: 'input' | 'chooser' = 'input';
     await runAction(session, tab, `Chose ${many} for ${ref}.`, res, { snapshot, ref }, async () => {
       // The file input itself, or the one a <label> is for (Playwright does not follow a label with role=button).

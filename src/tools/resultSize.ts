@@ -18,8 +18,8 @@ export const MAX_RESULT_TOKENS = 25_000;
 
 /**
  * An upper estimate of the tokens `text` costs a model, without a tokenizer:
- * a third of a token per ASCII character (o200k_base and Claude's tokenizers
- * average about four characters a token on English and three on markup) and
+ * 0.4 token per ASCII character (o200k_base averages about four characters
+ * a token on English prose, but minified markup and JSON run near 2.5) and
  * one token per other code point (CJK text runs about one character a token).
  * test/tools/resultSize.test.ts checks it against o200k_base on real pages.
  */
@@ -31,7 +31,7 @@ export function estimateTokens(text: string): number {
     if (code < 0x80) ascii++;
     else if (code < 0xdc00 || code > 0xdfff) other++; // a surrogate pair counts once
   }
-  return Math.ceil(ascii / 3) + other;
+  return Math.ceil(ascii * 0.4) + other;
 }
 
 /** Whether `text` fits one result (MAX_RESULT_CHARS and MAX_RESULT_TOKENS). */

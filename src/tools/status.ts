@@ -44,8 +44,9 @@ export const getBridgeStatus = defineTool({
     if (sync.directories().length || sync.errors().length) res.set('scriptSync', { directories: sync.directories(), errors: sync.errors() });
     res.text(
       `tabwright ${VERSION} · ${status.connection} connection${status.endpoint ? ` (${status.endpoint})` : ''} · browser ${status.browserRunning ? `running (${status.browserVersion})` : 'not started yet'} · ` +
-      `${status.tabCount} tab${status.tabCount === 1 ? '' : 's'} · MCP ${status.protocolVersion ?? 'n/a'} · relay ${status.role}`,
+      `${status.tabCount} tab${status.tabCount === 1 ? '' : 's'}${status.activeTabId !== null ? ` (active ${status.activeTabId})` : ''} · MCP ${status.protocolVersion ?? 'n/a'} · relay ${status.role}`,
     );
+    res.text(`${status.headless ? 'Headless' : 'Headed'} · profile ${status.profile} · workspace ${status.workspace} · can: ${status.capabilities.join(', ')}`);
     const syncErrors = sync.errors();
     if (syncErrors.length) {
       const last = syncErrors.at(-1)!;

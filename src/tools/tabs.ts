@@ -1,7 +1,7 @@
 /** Tab tools: list_tabs, open_tab, close_tab, focus_tab, reload_tab (issue #2). */
 import * as z from 'zod';
 import type { Session } from '../session/session.js';
-import type { Tab } from '../session/tab.js';
+import type { Tab, TabInfo } from '../session/tab.js';
 import { defineTool } from './define.js';
 import { toToolError, ToolError } from './errors.js';
 import { gotoUrl, loadOrDialog, pageLoadError, reportDialog, urlField } from './navigation.js';
@@ -28,7 +28,7 @@ export const listTabs = defineTool({
     const tabs = await Promise.all(session.openTabs().map(tab => tab.info(tab.id === session.activeTabId)));
     res.set('tabs', tabs);
     if (!tabs.length) res.text(session.running ? 'No tabs are open.' : 'The browser is not running yet; no tabs. Any page tool (e.g. navigate) starts it.');
-    for (const t of tabs) res.text(`${t.active ? '*' : ' '} [${t.tabId}] ${t.title || '(no title)'} — ${t.url} (revision ${t.revision})${t.scripts ? ` scripts: ${t.scripts.map(s => s.name).join(', ')}` : ''}`);
+    for (const t of tabs) res.text(tabLine(t));
   },
 });
 
@@ -116,3 +116,16 @@ export const reloadTab = defineTool({
 });
 
 export const tabTools = [listTabs, openTab, closeTab, focusTab, reloadTab];
+
+/**
+ * One list_tabs line: everything the tab's fields say, for the model
+ * (`* [2] Title — URL (revision 3) · opened by tab 1 · dialog: confirm "Sure?" · scripts: A · menu: A › Run`).
+ */
+export function tabLine(t: TabInfo): string {
+  const parts = [`${t.active ? '*' : ' '} [${t.tabId}] ${t.title || '(no title)'} — ${t.url} (revision ${t.revision})`];
+  if (t.openerTabId !== undefined) parts.push(`opened by tab ${t.openerTabId}`);
+  if (t.dialog) parts.push(`${t.dialog.type} dialog open: "${t.dialog.message.slice(0, 200)}" (handle_dialog {tabId: ${t.tabId}, accept})`);
+  if (t.scripts?.length) parts.push(`scripts: ${t.scripts.map(s => s.name).join(', ')}`);
+  if (t.menuCommands?.length) parts.push(`menu commands: ${t.menuCommands.map(m => `${m.scriptName} › ${m.caption} (commandId ${m.commandId})`).join(', ')}; run_menu_command runs one`);
+  return parts.join(' · ');
+}

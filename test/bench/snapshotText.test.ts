@@ -74,3 +74,4 @@ Plain text line
   assert.equal(isPaged(text), true);
   assert.equal(isPaged('- link "Home" [ref=e1]'), false);
 });
+
