@@ -15,7 +15,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client, ElicitResult } from '@modelcontextprotocol/client';
-import { seenBy } from '../fixtures/clientLens.js';
+import { LENSES, seenBy } from '../fixtures/clientLens.js';
 import { call, connect, serverArgs, type Connected } from '../fixtures/mcp.js';
 import { RawSession } from '../fixtures/raw.js';
 import { startSite, type Site } from '../fixtures/site.js';
@@ -97,14 +97,14 @@ async function settled<T>(client: Client, name: string, args: Record<string, unk
 }
 
 /** A call that must answer pending: its fields, its text as a content-only client's model reads it, and how long it took. */
-async function pendingCall(client: Client, name: string, args: Record<string, unknown>, opts?: { onprogress?: (p: { progress: number; message?: string }) => void }): Promise<{ p: Pending; text: string; ms: number }> {
+async function pendingCall(client: Client, name: string, args: Record<string, unknown>, opts?: { onprogress?: (p: { progress: number; message?: string }) => void }): Promise<{ p: Pending; text: string; ms: number; raw: RawResult }> {
   const started = Date.now();
   const raw = await client.callTool({ name, arguments: args }, opts) as RawResult;
   const ms = Date.now() - started;
   assert.equal(raw.isError, undefined, JSON.stringify(raw));
   const p = raw.structuredContent as unknown as Pending;
   assert.equal(p.pending, true, `${name} did not answer pending: ${JSON.stringify(raw)}`);
-  return { p, text: seenBy('cursor', raw).text, ms };
+  return { p, text: seenBy('cursor', raw).text, ms, raw };
 }
 
 /** Asserts what every pending text must tell the model: that it is pending, the callId and the exact next call. */
@@ -113,6 +113,22 @@ function assertTellsNextCall(text: string, p: Pending): void {
   assert.ok(text.includes(`callId: ${p.callId}`), text);
   assert.ok(text.includes(`Next call: wait_for_call {"callId":"${p.callId}"}`), text);
   assert.ok(text.includes(`wait_for_call {"callId":"${p.callId}","cancel":true}`), text);
+}
+
+/**
+ * Every client's model reads the callId and the next call from a pending result: as sent (this suite runs in
+ * structured mode) and as the default mode sends it (the same content, no structuredContent: src/mcp/clientResult.ts).
+ */
+function assertEveryLensReads(raw: RawResult, p: Pending): void {
+  for (const result of [raw, { content: raw.content }]) {
+    for (const lens of LENSES) {
+      const text = seenBy(lens, result).text;
+      const label = `${lens} (${result === raw ? 'structured' : 'default'})`;
+      assert.ok(text.includes(p.callId), `${label} does not read the callId:\n${text}`);
+      assert.match(text, /wait_for_call \{\\?"callId\\?":\\?"/, `${label} does not read the next call:\n${text}`);
+      assert.match(text, /Pending: /, label);
+    }
+  }
 }
 
 /** wait_for_call until the call's outcome comes back (at most `rounds` pending answers first). */
@@ -135,7 +151,8 @@ async function callNotFound(client: Client, callId: string): Promise<void> {
 
 test('a page tool that runs longer than max-wait answers pending within it; wait_for_call returns its real result once', async () => {
   const direct = await callRaw(server.client, 'call_webmcp_tool', { tabId, name: 'sleep', arguments: { ms: 10 } });
-  const { p, text, ms } = await pendingCall(server.client, 'call_webmcp_tool', { tabId, name: 'sleep', arguments: { ms: 3500 } });
+  const { p, text, ms, raw } = await pendingCall(server.client, 'call_webmcp_tool', { tabId, name: 'sleep', arguments: { ms: 3500 } });
+  assertEveryLensReads(raw, p);
   assert.ok(ms >= MAX_WAIT * 1000 - 100 && ms < MAX_WAIT * 1000 + 1000, `answered after ${ms} ms`);
   assert.equal(p.tool, 'call_webmcp_tool');
   assert.deepEqual({ ...p.waitingFor, text: undefined }, { kind: 'page_tool', tool: 'sleep', origin: site.origin, tabId, text: undefined });
