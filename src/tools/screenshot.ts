@@ -1,11 +1,11 @@
 /**
- * take_screenshot (issue #2): any tab, the viewport, the full page or one
+ * take_screenshot: any tab, the viewport, the full page or one
  * element, as PNG, JPEG or WebP, scaled to the configured maximum width, and
  * inline only within the image budget of the clients (docs/architecture.md,
  * "Screenshots").
  */
 import * as z from 'zod';
-import type { ScreenshotFormat } from '../config.js';
+import { SCREENSHOT_DEFAULTS, type ScreenshotFormat } from '../config.js';
 import type { Session } from '../session/session.js';
 import { resolveRef } from '../session/snapshot.js';
 import type { Tab } from '../session/tab.js';
@@ -69,12 +69,12 @@ export function inFront<T>(session: Session, tab: Tab, capture: () => Promise<T>
   return result;
 }
 
-
 /**
  * The inline image budget: Claude's API keeps an image up to 1,568 px on its
  * long edge and about 1.15 megapixels (~1,600 image tokens) and scales a
  * bigger one down (Anthropic vision docs, "Evaluate image size"); Claude Code
- * and Codex resize above 2,000 / 2,048 px (../shared/docs/MCP-CLIENTS.md, Q6).
+ * counts images against MAX_MCP_OUTPUT_TOKENS and other clients resize
+ * (../shared/docs/MCP-CLIENTS.md, Q6).
  * An inline full page or element taller than this is cut (viewport captures
  * are what the viewport shows and never cut).
  */
@@ -84,11 +84,6 @@ export const INLINE_MAX_PIXELS = 1_150_000;
 /** The tallest inline full-page or element image `width` px wide, in pixels. */
 export function inlineMaxHeight(width: number): number {
   return Math.max(1, Math.min(INLINE_MAX_EDGE, Math.floor(INLINE_MAX_PIXELS / width)));
-}
-
-/** Estimated image tokens of a `width` × `height` image: width × height / 750 (Anthropic vision docs). */
-export function imageTokens(width: number, height: number): number {
-  return Math.ceil((width * height) / 750);
 }
 
 /** What one capture call produced: the region captured (CSS px), the 8,000 px clip, and the images. */
@@ -113,7 +108,8 @@ export const takeScreenshot = defineTool({
   name: 'take_screenshot',
   title: 'Take screenshot',
   description: 'Screenshot of any tab (not only the focused one): the viewport, the full page, or one element by ref. Inline as an image, or written to a file. '
-    + `Images wider than the server's --screenshot-max-width are scaled down; an inline full page or element is cut at ${INLINE_MAX_EDGE} px tall / ${INLINE_MAX_PIXELS / 1e6} megapixels (auto output also writes the whole one to a file).`,
+    + `Images wider than the server's max width (default ${SCREENSHOT_DEFAULTS.maxWidth} px) are scaled down. Inline, a full page or element is cut to its top `
+    + `${INLINE_MAX_PIXELS / 1e6} megapixels (at most ${INLINE_MAX_EDGE} px tall); output auto also writes the whole one to a file. The text says the size, any scaling or cut, and the file.`,
   needs: ['screenshot'],
   consent: 'observe',
   launchesBrowser: true,
@@ -121,8 +117,8 @@ export const takeScreenshot = defineTool({
     tabId: tabIdField,
     fullPage: z.boolean().optional().describe(`Capture the whole scrollable page instead of the viewport (clipped at ${MAX_SIDE} px a side)`),
     ref: refField.optional().describe('Capture only this element (ref from get_page_context)'),
-    format: z.enum(['png', 'jpeg', 'webp']).optional().describe('Image format (default: the server\'s --screenshot-format)'),
-    quality: z.number().int().min(1).max(100).optional().describe('JPEG/WebP quality 1-100 (default: the server\'s --screenshot-quality)'),
+    format: z.enum(['png', 'jpeg', 'webp']).optional().describe(`Image format (default ${SCREENSHOT_DEFAULTS.format}, or the server's --screenshot-format)`),
+    quality: z.number().int().min(1).max(100).optional().describe(`JPEG/WebP quality 1-100 (default ${SCREENSHOT_DEFAULTS.quality}, or the server's --screenshot-quality)`),
     output: outputField,
   }),
   async handle({ tabId, fullPage, ref, format, quality, output }, { session, config }, res) {
@@ -194,7 +190,7 @@ export const takeScreenshot = defineTool({
     const cutLine = (c: Capture) => {
       const fullHeight = Math.round(region.height * c.width / region.width);
       res.set('cut', { width: c.width, height: c.height, fullWidth: c.width, fullHeight });
-      return `the top ${c.height} px, cut to the inline image budget (${INLINE_MAX_EDGE} px tall, ${INLINE_MAX_PIXELS / 1e6} megapixels); ${wholeName} is ${c.width} × ${fullHeight} px${from}`;
+      return `the top ${c.height} px, cut to the inline image budget (at most ${INLINE_MAX_PIXELS / 1e6} megapixels and ${INLINE_MAX_EDGE} px tall); ${wholeName} is ${c.width} × ${fullHeight} px${from}`;
     };
     if (inline) {
       let line = `Screenshot of tab ${tab.id} (${what}): ${describe(inline)}`;
