@@ -1,6 +1,6 @@
 /** The flags every serving command shares (`tabwright mcp`, `tabwright-mcp`), and serving from them. */
 import { Command, Option } from './cli/commander.js';
-import { resolveConfig, type ConfigFlags } from './config.js';
+import { resolveConfig, SCREENSHOT_DEFAULTS, type ConfigFlags } from './config.js';
 import { setLogFile } from './log.js';
 import { ToolError } from './tools/errors.js';
 
@@ -19,6 +19,9 @@ export function addServerOptions(cmd: Command): Command {
     .option('--workspace <dir>', 'folder whose .tabwright/ receives snapshots and screenshots (env TABWRIGHT_WORKSPACE; default cwd)')
     .option('--allow-root <dir>', 'folder upload_file may read besides the workspace, repeatable (env TABWRIGHT_ALLOWED_ROOTS, colon-separated)', collect)
     .addOption(new Option('--output <mode>', 'default output of snapshots and screenshots (env TABWRIGHT_OUTPUT)').choices(['auto', 'inline', 'file']))
+    .option('--screenshot-format <format>', `take_screenshot's default format: png, jpeg or webp (env TABWRIGHT_SCREENSHOT_FORMAT; default ${SCREENSHOT_DEFAULTS.format})`)
+    .option('--screenshot-quality <n>', `jpeg/webp quality 1-100 (env TABWRIGHT_SCREENSHOT_QUALITY; default ${SCREENSHOT_DEFAULTS.quality})`)
+    .option('--screenshot-max-width <px>', `scale screenshots wider than this down to it (env TABWRIGHT_SCREENSHOT_MAX_WIDTH; default ${SCREENSHOT_DEFAULTS.maxWidth})`)
     .addOption(new Option('--webmcp <mode>', 'native WebMCP, the polyfill, or native where present (env TABWRIGHT_WEBMCP; default auto)').choices(['auto', 'native', 'polyfill']))
     .option('--auto-allow', 'answer every consent prompt "allow" without asking (CI, unattended runs; deny rules still apply)')
     .option('--auto-deny', 'answer every consent prompt "deny" without asking (CI, unattended runs)')

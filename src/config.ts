@@ -78,6 +78,59 @@ export interface Config {
    * "Pending calls"). In ms. The CLI and the daemon's HTTP API wait for every outcome.
    */
   maxWaitMs: number;
+  /** take_screenshot's defaults: format, quality and maximum width (docs/architecture.md, "Screenshots"). */
+  screenshot: ScreenshotConfig;
+}
+
+/** An image format take_screenshot writes. */
+export type ScreenshotFormat = 'png' | 'jpeg' | 'webp';
+
+export const SCREENSHOT_FORMATS: readonly ScreenshotFormat[] = ['png', 'jpeg', 'webp'];
+
+/**
+ * take_screenshot's defaults (`--screenshot-format`, `--screenshot-quality`,
+ * `--screenshot-max-width`, or their `TABWRIGHT_SCREENSHOT_*` variables);
+ * the tool's own `format` and `quality` arguments win over them per call.
+ */
+export interface ScreenshotConfig {
+  format: ScreenshotFormat;
+  /** Encoder quality 1-100 of jpeg and webp (png is lossless and ignores it). */
+  quality: number;
+  /** Images wider than this many pixels are scaled down to it, aspect ratio kept (100-10000). */
+  maxWidth: number;
+}
+
+/**
+ * The defaults, chosen from bench/screenshotSizes.ts on the corpus and the
+ * bench's pages (docs/architecture.md, "Screenshot sizes").
+ */
+export const SCREENSHOT_DEFAULTS: ScreenshotConfig = { format: 'jpeg', quality: 80, maxWidth: 1280 };
+
+/**
+ * The screenshot defaults from flags over the environment over SCREENSHOT_DEFAULTS
+ * (an empty variable counts as unset).
+ * @throws ToolError invalid_arguments for an unknown format, or a quality or width that is not a whole number in range.
+ */
+export function resolveScreenshot(flags: ConfigFlags, env: Env): ScreenshotConfig {
+  const pick = (flag: string | undefined, name: string) => flag ?? (env[name] || undefined);
+  const formatText = pick(flags.screenshotFormat, 'TABWRIGHT_SCREENSHOT_FORMAT') ?? SCREENSHOT_DEFAULTS.format;
+  const format = formatText.trim().toLowerCase() === 'jpg' ? 'jpeg' : formatText.trim().toLowerCase();
+  if (!(SCREENSHOT_FORMATS as readonly string[]).includes(format)) {
+    throw new ToolError('invalid_arguments', `Screenshot format "${formatText}" is unknown.`, 'Use png, jpeg or webp (--screenshot-format or TABWRIGHT_SCREENSHOT_FORMAT).');
+  }
+  const whole = (text: string | undefined, min: number, max: number, fallback: number, what: string, hint: string): number => {
+    if (text === undefined) return fallback;
+    const n = /^\s*\d+\s*$/.test(text) ? Number(text) : NaN;
+    if (!(n >= min && n <= max)) throw new ToolError('invalid_arguments', `${what} "${text}" is not a whole number from ${min} to ${max}.`, hint);
+    return n;
+  };
+  return {
+    format: format as ScreenshotFormat,
+    quality: whole(pick(flags.screenshotQuality, 'TABWRIGHT_SCREENSHOT_QUALITY'), 1, 100, SCREENSHOT_DEFAULTS.quality, 'Screenshot quality',
+      'Use e.g. --screenshot-quality 80 (1-100; jpeg and webp only) or TABWRIGHT_SCREENSHOT_QUALITY.'),
+    maxWidth: whole(pick(flags.screenshotMaxWidth, 'TABWRIGHT_SCREENSHOT_MAX_WIDTH'), 100, 10_000, SCREENSHOT_DEFAULTS.maxWidth, 'Screenshot max width',
+      'Use e.g. --screenshot-max-width 1280 (pixels, 100-10000) or TABWRIGHT_SCREENSHOT_MAX_WIDTH.'),
+  };
 }
 
 /** A group of tools an MCP client can opt into (ToolDef.toolset). */
@@ -181,6 +234,9 @@ export interface ConfigFlags {
   toolsets?: string;
   structuredContent?: boolean;
   maxWait?: string;
+  screenshotFormat?: string;
+  screenshotQuality?: string;
+  screenshotMaxWidth?: string;
 }
 
 type Env = Record<string, string | undefined>;
@@ -227,7 +283,7 @@ export function splitArgs(text: string | undefined): string[] {
 
 /**
  * Builds the configuration.
- * @throws ToolError invalid_arguments for a bad viewport, output mode or WebMCP mode.
+ * @throws ToolError invalid_arguments for a bad viewport, output mode, WebMCP mode or screenshot default.
  */
 export function resolveConfig(flags: ConfigFlags = {}, env: Env = process.env): Config {
   const outputText = flags.output ?? env.TABWRIGHT_OUTPUT ?? 'auto';
@@ -283,6 +339,7 @@ export function resolveConfig(flags: ConfigFlags = {}, env: Env = process.env): 
     saveDeadlineMs: Number.isFinite(saveDeadline) && saveDeadline > 0 ? saveDeadline : SAVE_DEADLINE_MS,
     maxWaitMs: flags.maxWait !== undefined || env.TABWRIGHT_MAX_WAIT ? parseMaxWait(flags.maxWait ?? env.TABWRIGHT_MAX_WAIT!) : DEFAULT_MAX_WAIT_MS,
     structuredContent: Boolean(flags.structuredContent) || env.TABWRIGHT_STRUCTURED_CONTENT === '1' || env.TABWRIGHT_STRUCTURED_CONTENT === 'true',
+    screenshot: resolveScreenshot(flags, env),
   };
 }
 

@@ -49,7 +49,7 @@ test('npm run demo passes and its transcript names every step', { timeout: LIMIT
       at += found + 1;
     }
     assert.match(stdout, /Demo passed: \d+ steps/, report);
-    const screenshot = /^Screenshot: (.+\.png)$/m.exec(stdout)?.[1];
+    const screenshot = /^Screenshot: (.+\.(?:png|jpg|webp))$/m.exec(stdout)?.[1];
     assert.ok(screenshot?.startsWith(out) && existsSync(screenshot), `the screenshot is not under ${out}\n${report}`);
   } finally {
     rmSync(out, { recursive: true, force: true });

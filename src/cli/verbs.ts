@@ -15,26 +15,52 @@ import { addToolVerb, defaultShape, parseIntArg, respond, type ToolVerbSpec } fr
 import { toolTree } from './toolTree.js';
 import { trustScript } from './scriptTrust.js';
 
-/** Writes a screenshot result to `file` (atomically): from the inline image, or copied from the path the daemon wrote. */
+/**
+ * Writes a screenshot result to `file` (atomically): the whole image the daemon wrote to a file when there is one
+ * (moved into place; a full page cut inline to the clients' image budget comes with it), else the inline image.
+ */
 function saveShot(result: ToolResult, file: string): Record<string, unknown> {
   const structured = { ...(result.structuredContent ?? {}) };
   const target = resolve(file);
   const tmp = `${target}.${process.pid}.tmp`;
   const image = (result.content ?? []).find(c => c.type === 'image' && c.data);
-  if (image) writeFileSync(tmp, Buffer.from(image.data!, 'base64'));
-  else if (typeof structured.path === 'string') copyFileSync(structured.path, tmp);
+  if (typeof structured.path === 'string') {
+    try {
+      renameSync(structured.path, tmp);
+    } catch {
+      copyFileSync(structured.path, tmp); // another file system
+    }
+    // The file is the whole image: its format, bytes and size are what lands at `file`.
+    const whole = structured.file as Record<string, unknown> | undefined;
+    if (whole) {
+      Object.assign(structured, whole);
+      delete structured.file;
+      delete structured.cut;
+    }
+  } else if (image) writeFileSync(tmp, Buffer.from(image.data!, 'base64'));
   else throw cliError('internal', 'The screenshot result had neither an image nor a file.', 'Report this with the command you ran.', EXIT.error);
   renameSync(tmp, target);
   return { ...structured, path: target };
 }
 
+/** The image format a file name asks for by its extension (`.png`, `.jpg`/`.jpeg`, `.webp`); undefined for others. */
+function formatOf(file: string): string | undefined {
+  const ext = /\.([a-z]+)$/i.exec(file)?.[1]?.toLowerCase();
+  return ext === 'png' ? 'png' : ext === 'jpg' || ext === 'jpeg' ? 'jpeg' : ext === 'webp' ? 'webp' : undefined;
+}
+
 const shotSpec = (positionals: ToolVerbSpec['positionals']): ToolVerbSpec => ({
   tool: 'take_screenshot',
-  description: 'screenshot of a tab (default: the remembered or active tab) to -o FILE, else under .tabwright/screenshots/',
+  description: 'screenshot of a tab (default: the remembered or active tab) to -o FILE (format by its extension: .png, .jpg, .webp), else under .tabwright/screenshots/',
   positionals,
-  extend: cmd => cmd.option('-o, --out <file>', 'write the image to this file'),
-  // With -o the image comes back inline and is written here; without, the daemon writes it into the workspace.
-  prepare: (args, opts) => ({ ...args, output: args.output ?? (opts.out ? 'inline' : 'file') }),
+  extend: cmd => cmd.option('-o, --out <file>', 'write the image to this file (.png, .jpg or .webp picks the format)'),
+  // With -o the image comes back inline (or, when it is over the inline budget, in a file) and is written there;
+  // without, the daemon writes it into the workspace.
+  prepare: (args, opts) => {
+    if (typeof opts.out !== 'string') return { ...args, output: args.output ?? 'file' };
+    const format = args.format ?? formatOf(opts.out);
+    return { ...args, output: args.output ?? 'auto', ...(format ? { format } : {}) };
+  },
   shape: (result, _args, opts) => (typeof opts.out === 'string' ? saveShot(result, opts.out) : defaultShape(result)),
 });
 

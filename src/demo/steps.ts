@@ -5,6 +5,7 @@
  */
 import type { Client } from '@modelcontextprotocol/client';
 import { existsSync, readFileSync } from 'node:fs';
+import { imageSize } from '../tools/imageSize.js';
 import { NEWSLETTER_TOOL, SEARCH_TOOL, type DemoSite } from './site.js';
 import { excerpt, StepFailure, type Called } from './transcript.js';
 
@@ -41,11 +42,11 @@ function findRef(snapshot: string, role: string, name: string): string {
   return ref;
 }
 
-/** Width and height from a PNG's IHDR chunk. @throws StepFailure when `data` is not a PNG. */
-function pngSize(data: Buffer): { width: number; height: number } {
-  const signature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-  expect(data.length > 24 && data.subarray(0, 8).equals(signature), 'the screenshot file is not a PNG');
-  return { width: data.readUInt32BE(16), height: data.readUInt32BE(20) };
+/** Format, width and height from an image's header. @throws StepFailure when `data` is not a PNG, JPEG or WebP. */
+function imageHeader(data: Buffer): { format: string; width: number; height: number } {
+  const size = imageSize(data);
+  expect(size, 'the screenshot file is not a PNG, JPEG or WebP');
+  return size;
 }
 
 async function waitFor<T>(probe: () => T | undefined, ms: number): Promise<T | undefined> {
@@ -146,9 +147,9 @@ export const STEPS: Step[] = [
     check: ({ text, structured }, state) => {
       const path = structured.path;
       expect(typeof path === 'string' && existsSync(path), `the screenshot file ${String(path)} does not exist`);
-      const { width, height } = pngSize(readFileSync(path));
+      const { format, width, height } = imageHeader(readFileSync(path));
       state.screenshotPath = path;
-      return [...excerpt(text, 15, 400), `checked: a ${width}x${height} PNG`];
+      return [...excerpt(text, 15, 400), `checked: a ${width}x${height} ${format.toUpperCase()}`];
     },
   },
   {

@@ -1,13 +1,20 @@
-/** take_screenshot (issue #2): any tab, the viewport, the full page or one element. */
+/**
+ * take_screenshot: any tab, the viewport, the full page or one
+ * element, as PNG, JPEG or WebP, scaled to the configured maximum width, and
+ * inline only within the image budget of the clients (docs/architecture.md,
+ * "Screenshots").
+ */
 import * as z from 'zod';
+import { SCREENSHOT_DEFAULTS, type ScreenshotFormat } from '../config.js';
 import type { Session } from '../session/session.js';
 import { resolveRef } from '../session/snapshot.js';
 import type { Tab } from '../session/tab.js';
-import { actionError, stuckPageError, within } from './actionErrors.js';
+import { actionError, stuckPageError } from './actionErrors.js';
 import { INLINE_IMAGE_CAP, stamp, writeArtifact } from './artifacts.js';
 import { defineTool } from './define.js';
 import { ToolError } from './errors.js';
 import { outputField, refField, tabIdField } from './schemas.js';
+import { captureClip, insideViewport, pageMetrics, type Capture, type Rect } from './screenshotCapture.js';
 
 let frontQueue: Promise<unknown> = Promise.resolve();
 
@@ -63,26 +70,46 @@ export function inFront<T>(session: Session, tab: Tab, capture: () => Promise<T>
 }
 
 /**
- * A viewport capture straight through the tab's own CDP session
- * (`Page.captureScreenshot`): about half the time of Playwright's
- * page.screenshot, which first hides the caret and waits for web fonts in
- * every frame. Falls back to page.screenshot when the tab has no CDP session.
- * @param quality  JPEG quality 1-100 (ignored for png).
- * @throws playwright TimeoutError after `timeoutMs`.
+ * The inline image budget: Claude's API keeps an image up to 1,568 px on its
+ * long edge and about 1.15 megapixels (~1,600 image tokens) and scales a
+ * bigger one down (Anthropic vision docs, "Evaluate image size"); Claude Code
+ * counts images against MAX_MCP_OUTPUT_TOKENS and other clients resize
+ * (../shared/docs/MCP-CLIENTS.md, Q6).
+ * An inline full page or element taller than this is cut (viewport captures
+ * are what the viewport shows and never cut).
  */
-async function captureViewport(tab: Tab, type: 'png' | 'jpeg', quality: number | undefined, timeoutMs: number): Promise<Buffer> {
-  const cdp = tab.session;
-  if (!cdp) return tab.page.screenshot({ type, quality, timeout: timeoutMs });
-  // optimizeForSpeed: Chromium's fast PNG compression, ~35% faster here for ~1.6× the bytes; a model pays for an
-  // image by its pixels, not its bytes (issue #3, screenshot round trip).
-  const shot = await within(cdp.send('Page.captureScreenshot', { format: type, quality, captureBeyondViewport: false, fromSurface: true, optimizeForSpeed: true }), timeoutMs);
-  return Buffer.from(shot.data, 'base64');
+export const INLINE_MAX_EDGE = 1568;
+export const INLINE_MAX_PIXELS = 1_150_000;
+
+/** The tallest inline full-page or element image `width` px wide, in pixels. */
+export function inlineMaxHeight(width: number): number {
+  return Math.max(1, Math.min(INLINE_MAX_EDGE, Math.floor(INLINE_MAX_PIXELS / width)));
+}
+
+/** What one capture call produced: the region captured (CSS px), the 8,000 px clip, and the images. */
+interface Shots {
+  region: Rect;
+  clipped?: { width: number; height: number; fullWidth: number; fullHeight: number };
+  /** The top of a full page or element, cut to the inline budget. */
+  cut?: Capture;
+  /** The whole region (absent when only the cut is needed). */
+  whole?: Capture;
+}
+
+const FORMAT_NAMES: Record<ScreenshotFormat, string> = { png: 'PNG', jpeg: 'JPEG', webp: 'WebP' };
+const EXTENSIONS: Record<ScreenshotFormat, string> = { png: 'png', jpeg: 'jpg', webp: 'webp' };
+
+/** `JPEG 1280 × 720 px, 81234 bytes`. */
+function describe(shot: Capture): string {
+  return `${FORMAT_NAMES[shot.format]} ${shot.width} × ${shot.height} px, ${shot.image.length} bytes`;
 }
 
 export const takeScreenshot = defineTool({
   name: 'take_screenshot',
   title: 'Take screenshot',
-  description: 'Screenshot of any tab (not only the focused one): the viewport, the full page, or one element by ref. Inline as an image, or written to a file.',
+  description: 'Screenshot of any tab (not only the focused one): the viewport, the full page, or one element by ref. Inline as an image, or written to a file. '
+    + `Images wider than the server's max width (default ${SCREENSHOT_DEFAULTS.maxWidth} px) are scaled down. Inline, a full page or element is cut to its top `
+    + `${INLINE_MAX_PIXELS / 1e6} megapixels (at most ${INLINE_MAX_EDGE} px tall); output auto also writes the whole one to a file. The text says the size, any scaling or cut, and the file.`,
   needs: ['screenshot'],
   consent: 'observe',
   launchesBrowser: true,
@@ -90,62 +117,95 @@ export const takeScreenshot = defineTool({
     tabId: tabIdField,
     fullPage: z.boolean().optional().describe(`Capture the whole scrollable page instead of the viewport (clipped at ${MAX_SIDE} px a side)`),
     ref: refField.optional().describe('Capture only this element (ref from get_page_context)'),
-    format: z.enum(['png', 'jpeg']).optional().describe('Image format (default png)'),
-    quality: z.number().int().min(1).max(100).optional().describe('JPEG quality 1-100 (default 80)'),
+    format: z.enum(['png', 'jpeg', 'webp']).optional().describe(`Image format (default ${SCREENSHOT_DEFAULTS.format}, or the server's --screenshot-format)`),
+    quality: z.number().int().min(1).max(100).optional().describe(`JPEG/WebP quality 1-100 (default ${SCREENSHOT_DEFAULTS.quality}, or the server's --screenshot-quality)`),
     output: outputField,
   }),
   async handle({ tabId, fullPage, ref, format, quality, output }, { session, config }, res) {
     if (ref && fullPage) throw new ToolError('invalid_arguments', 'ref and fullPage exclude each other.', 'Pass ref for one element, or fullPage for the whole page.');
-    if (quality !== undefined && format !== 'jpeg') throw new ToolError('invalid_arguments', 'quality applies to jpeg only.', 'Pass format: "jpeg" with quality, or drop quality.');
+    const type = format ?? config.screenshot.format;
+    if (quality !== undefined && type === 'png') {
+      throw new ToolError('invalid_arguments', 'quality applies to jpeg and webp only.', 'Pass format: "jpeg" or "webp" with quality, or drop quality.');
+    }
     const resolved = ref ? await resolveRef(session, ref) : undefined;
     const tab = resolved?.tab ?? (await session.tab(tabId));
-    const type = format ?? 'png';
-    const opts = { type, quality: type === 'jpeg' ? (quality ?? 80) : undefined, timeout: 30_000 } as const;
-    let image: Buffer;
-    let clipped: { width: number; height: number; fullWidth: number; fullHeight: number } | undefined;
-    try {
-      image = await inFront(session, tab, async () => {
-        if (resolved) {
-          const box = await resolved.locator.boundingBox();
-          const clip = box && fullPageClip(box.width, box.height);
-          if (!box || !clip) return resolved.locator.screenshot(opts);
-          clipped = { width: clip.width, height: clip.height, fullWidth: Math.round(box.width), fullHeight: Math.round(box.height) };
-          await resolved.locator.scrollIntoViewIfNeeded(opts);
-          const at = (await resolved.locator.boundingBox()) ?? box;
-          const scroll = await tab.page.evaluate(() => [scrollX, scrollY]);
-          return tab.page.screenshot({ ...opts, fullPage: true, clip: { ...clip, x: at.x + scroll[0]!, y: at.y + scroll[1]! } });
-        }
-        if (!fullPage) return captureViewport(tab, type, opts.quality, opts.timeout);
-        const [w, h] = await tab.page.evaluate(() => {
-          const d = document.documentElement;
-          const b = document.body;
-          return [Math.max(d.scrollWidth, b?.scrollWidth ?? 0, d.clientWidth), Math.max(d.scrollHeight, b?.scrollHeight ?? 0, d.clientHeight)];
-        });
-        const clip = fullPageClip(w!, h!);
-        if (clip) clipped = { width: clip.width, height: clip.height, fullWidth: w!, fullHeight: h! };
-        return tab.page.screenshot({ ...opts, fullPage: true, clip });
-      });
-    } catch (error) {
-      const what = ref ? `screenshot ${ref}` : `screenshot tab ${tab.id}`;
-      throw (await stuckPageError(tab, what)) ?? actionError(error, what);
-    }
-    const mimeType = `image/${type}`;
-    const base64 = image.toString('base64');
     const mode = output ?? config.output;
     const what = ref ? `element ${ref}` : fullPage ? 'full page' : 'viewport';
-    res.merge({ tabId: tab.id, revision: tab.revision, format: type, bytes: image.length, clipped });
+    const timeoutMs = 30_000;
+    const encode = { format: type, quality: type === 'png' ? undefined : (quality ?? config.screenshot.quality), timeoutMs };
+    let shots: Shots;
+    try {
+      shots = await inFront(session, tab, async () => {
+        const { viewport, page } = await pageMetrics(tab, timeoutMs);
+        let region: Rect = fullPage ? { x: 0, y: 0, ...page } : viewport;
+        if (resolved) {
+          // As Playwright's element screenshots do: scroll it into view (waits until it is visible), then clip to its box.
+          await resolved.locator.scrollIntoViewIfNeeded({ timeout: timeoutMs });
+          const box = await resolved.locator.boundingBox({ timeout: timeoutMs });
+          if (!box || box.width < 1 || box.height < 1) {
+            throw new ToolError('element_not_actionable', `Could not screenshot ${ref}: it has no size on screen.`, 'Take a fresh snapshot (get_page_context) to check the element, or screenshot the viewport.');
+          }
+          const scrolled = (await pageMetrics(tab, timeoutMs)).viewport;
+          region = { x: box.x + scrolled.x, y: box.y + scrolled.y, width: box.width, height: box.height };
+          viewport.x = scrolled.x;
+          viewport.y = scrolled.y;
+        }
+        let clipped: Shots['clipped'];
+        const clip = resolved || fullPage ? fullPageClip(region.width, region.height) : undefined;
+        if (clip) {
+          clipped = { width: clip.width, height: clip.height, fullWidth: Math.round(region.width), fullHeight: Math.round(region.height) };
+          region = { ...region, width: clip.width, height: clip.height };
+        }
+        const width = Math.max(1, Math.min(Math.round(region.width), config.screenshot.maxWidth));
+        const factor = width / region.width;
+        const maxHeight = inlineMaxHeight(width);
+        const capture = (rect: Rect) => captureClip(tab, rect, { ...encode, width, beyondViewport: !insideViewport(rect, viewport) });
+        if (!(resolved || fullPage) || Math.round(region.height * factor) <= maxHeight || mode === 'file') {
+          return { region, clipped, whole: await capture(region) };
+        }
+        // Inline, only its top, as tall as the budget allows; auto output also writes the whole to a file.
+        const cut = await capture({ ...region, height: Math.floor(maxHeight / factor) });
+        return { region, clipped, cut, whole: mode === 'auto' ? await capture(region) : undefined };
+      });
+    } catch (error) {
+      const doing = ref ? `screenshot ${ref}` : `screenshot tab ${tab.id}`;
+      throw (await stuckPageError(tab, doing)) ?? actionError(error, doing);
+    }
+    const { region, clipped, cut, whole } = shots;
+    const first = (cut ?? whole)!;
+    const base64 = first.image.toString('base64');
+    const inline = mode !== 'file' && base64.length <= INLINE_IMAGE_CAP ? first : undefined;
+    const toFile = mode === 'file' ? whole : inline ? (cut ? whole : undefined) : (whole ?? cut);
+    const shown = inline ?? toFile!;
+    const cssWidth = Math.round(region.width);
+    const scaledFrom = shown.width !== cssWidth ? { width: cssWidth, height: Math.round(region.height) } : undefined;
+    const from = scaledFrom ? `, scaled from ${scaledFrom.width} × ${scaledFrom.height} CSS px` : '';
+    res.merge({ tabId: tab.id, revision: tab.revision, format: shown.format, bytes: shown.image.length, width: shown.width, height: shown.height, scaledFrom, clipped });
     if (clipped) {
       res.text(`Clipped to the top-left ${clipped.width} × ${clipped.height} px of ${clipped.fullWidth} × ${clipped.fullHeight} px (the longest side a screenshot has is ${MAX_SIDE} px); scroll, or pass the ref of a part, to see the rest.`);
     }
-    if (mode === 'inline' || (mode === 'auto' && base64.length <= INLINE_IMAGE_CAP)) {
-      if (base64.length <= INLINE_IMAGE_CAP) {
-        res.text(`Screenshot of tab ${tab.id} (${what}), ${image.length} bytes.`).image(base64, mimeType);
-        return;
+    const path = toFile && writeArtifact(config.workspace, 'screenshots', `tab${tab.id}-${stamp()}.${EXTENSIONS[toFile.format]}`, toFile.image);
+    if (path) res.set('path', path);
+    const wholeName = ref ? 'the whole element' : 'the whole page';
+    const cutLine = (c: Capture) => {
+      const fullHeight = Math.round(region.height * c.width / region.width);
+      res.set('cut', { width: c.width, height: c.height, fullWidth: c.width, fullHeight });
+      return `the top ${c.height} px, cut to the inline image budget (at most ${INLINE_MAX_PIXELS / 1e6} megapixels and ${INLINE_MAX_EDGE} px tall); ${wholeName} is ${c.width} × ${fullHeight} px${from}`;
+    };
+    if (inline) {
+      let line = `Screenshot of tab ${tab.id} (${what}): ${describe(inline)}`;
+      if (cut) {
+        line += `, ${cutLine(cut)}`;
+        line += path ? `, in ${path} (${describe(toFile!)}).` : `. Pass output: "file" for ${wholeName}, or scroll and take viewport screenshots.`;
+      } else {
+        line += `${from}.`;
       }
+      res.text(line).image(base64, `image/${inline.format}`);
+      if (path && toFile !== cut) res.set('file', { format: toFile!.format, bytes: toFile!.image.length, width: toFile!.width, height: toFile!.height });
+      return;
     }
-    const path = writeArtifact(config.workspace, 'screenshots', `tab${tab.id}-${stamp()}.${type === 'jpeg' ? 'jpg' : 'png'}`, image);
-    res.set('path', path);
     const why = mode === 'file' ? 'as asked' : `because it is ${Math.round(base64.length / 1024)} KB of base64, over the ${INLINE_IMAGE_CAP / 1024} KB inline cap`;
-    res.text(`Screenshot of tab ${tab.id} (${what}) written to ${path} ${why} (${image.length} bytes).`);
+    const part = toFile === cut ? `, ${cutLine(cut!)}; pass output: "file" for ${wholeName}` : from;
+    res.text(`Screenshot of tab ${tab.id} (${what}) written to ${path} ${why}: ${describe(toFile!)}${part}.`);
   },
 });

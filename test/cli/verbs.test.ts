@@ -4,7 +4,7 @@
 // loopback fixture site. Asserts the exact JSON fields each verb prints.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import { CLI, ROOT } from '../fixtures/mcp.js';
@@ -28,6 +28,7 @@ before(async () => {
   site = await startSite();
   site.page('/one', ONE);
   site.page('/two', '<!doctype html><title>Page two</title><h1>Two</h1>');
+  site.page('/tall', '<!doctype html><title>Tall</title><style>html,body{margin:0}</style><div style="height:3000px"></div>');
   home = await cliHome();
 });
 
@@ -124,6 +125,26 @@ test('shot -o and tab shot N -o write PNG files; shot without -o writes into the
   const c = await ok(home, ['shot']);
   assert.ok(c.path.startsWith(join(home.cwd, '.tabwright', 'screenshots')), c.path);
   assert.ok(existsSync(c.path));
+});
+
+test('shot -o picks the format by the extension and writes the whole full page, not the inline cut', async () => {
+  const jpeg = await ok(home, ['shot', '-o', 'c.jpg']);
+  assert.equal(jpeg.format, 'jpeg');
+  assert.deepEqual([...readFileSync(join(home.cwd, 'c.jpg')).subarray(0, 3)], [0xff, 0xd8, 0xff]);
+  const webp = await ok(home, ['shot', '-o', 'd.webp']);
+  assert.equal(webp.format, 'webp');
+  assert.equal(readFileSync(join(home.cwd, 'd.webp')).toString('latin1', 8, 12), 'WEBP');
+  // Tab 2, and back afterwards: the later tests expect the two tabs as they were.
+  await ok(home, ['navigate', `${site.origin}/tall`, '--tab', '2']);
+  const screenshots = join(home.cwd, '.tabwright', 'screenshots');
+  const before = existsSync(screenshots) ? readdirSync(screenshots).length : 0;
+  const full = await ok(home, ['tab', 'shot', '2', '--full-page', '-o', 'full.png']);
+  assert.deepEqual([full.width, full.height, full.format, full.cut], [1280, 3000, 'png', undefined]);
+  const file = readFileSync(join(home.cwd, 'full.png'));
+  assert.deepEqual([file.readUInt32BE(16), file.readUInt32BE(20)], [1280, 3000], 'the whole page, not the inline budget\'s top');
+  assert.equal(file.length, full.bytes);
+  assert.equal(existsSync(screenshots) ? readdirSync(screenshots).length : 0, before, 'the daemon\'s copy was moved, not left behind');
+  await ok(home, ['navigate', `${site.origin}/two`, '--tab', '2']);
 });
 
 test('tools and call reach the WebMCP tools of the remembered tab', async () => {

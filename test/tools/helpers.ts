@@ -1,7 +1,7 @@
 /**
  * Small helpers shared by the tool tests (test/tools/*.test.ts): raw tool
  * results, refs out of a snapshot, page evaluation through `execute`, and
- * PNG/JPEG header parsing for screenshots.
+ * PNG/JPEG/WebP header parsing for screenshots.
  */
 import assert from 'node:assert/strict';
 import { inflateSync } from 'node:zlib';
@@ -47,6 +47,57 @@ export async function snapshot(client: Client, args: Record<string, unknown> = {
 
 export const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 export const JPEG_MAGIC = Buffer.from([0xff, 0xd8, 0xff]);
+
+/**
+ * Width and height from a baseline or progressive JPEG: the frame header of
+ * the first SOFn marker (ITU T.81 B.2.2). Asserts the magic bytes.
+ */
+export function jpegSize(jpeg: Buffer): { width: number; height: number } {
+  assert.deepEqual(jpeg.subarray(0, 3), JPEG_MAGIC, 'not a JPEG');
+  for (let pos = 2; pos + 9 <= jpeg.length;) {
+    assert.equal(jpeg[pos], 0xff, `no JPEG marker at byte ${pos}`);
+    const marker = jpeg[pos + 1]!;
+    if ([0xc0, 0xc1, 0xc2, 0xc3, 0xc5, 0xc6, 0xc7, 0xc9, 0xca, 0xcb, 0xcd, 0xce, 0xcf].includes(marker)) {
+      return { width: jpeg.readUInt16BE(pos + 7), height: jpeg.readUInt16BE(pos + 5) };
+    }
+    pos += 2 + jpeg.readUInt16BE(pos + 2);
+  }
+  assert.fail('no SOF marker in the JPEG');
+}
+
+/**
+ * Width and height from a WebP (RFC 9649): the RIFF/WEBP header, then a
+ * `VP8 ` (lossy: the key frame's 14-bit sizes after the start code
+ * 9d 01 2a), `VP8L` (lossless: signature 0x2f, then 14-bit width-1 and
+ * height-1) or `VP8X` (extended: 24-bit canvas width-1 and height-1) chunk.
+ */
+export function webpSize(webp: Buffer): { width: number; height: number; chunk: string } {
+  assert.equal(webp.toString('latin1', 0, 4), 'RIFF', 'not a RIFF file');
+  assert.equal(webp.readUInt32LE(4) + 8, webp.length, 'RIFF size is the file size');
+  assert.equal(webp.toString('latin1', 8, 12), 'WEBP', 'not a WebP');
+  const chunk = webp.toString('latin1', 12, 16);
+  const data = 20;
+  if (chunk === 'VP8 ') {
+    assert.deepEqual([...webp.subarray(data + 3, data + 6)], [0x9d, 0x01, 0x2a], 'VP8 start code');
+    return { width: webp.readUInt16LE(data + 6) & 0x3fff, height: webp.readUInt16LE(data + 8) & 0x3fff, chunk };
+  }
+  if (chunk === 'VP8L') {
+    assert.equal(webp[data], 0x2f, 'VP8L signature');
+    const bits = webp.readUInt32LE(data + 1);
+    return { width: (bits & 0x3fff) + 1, height: ((bits >>> 14) & 0x3fff) + 1, chunk };
+  }
+  assert.equal(chunk, 'VP8X', `unknown WebP chunk ${chunk}`);
+  return { width: webp.readUIntLE(data + 4, 3) + 1, height: webp.readUIntLE(data + 7, 3) + 1, chunk };
+}
+
+/** Width and height of a PNG, JPEG or WebP, by its magic bytes (fails the test for anything else). */
+export function imageSize(image: Buffer, mimeType: string): { width: number; height: number } {
+  if (mimeType === 'image/png') return pngSize(image);
+  if (mimeType === 'image/jpeg') return jpegSize(image);
+  assert.equal(mimeType, 'image/webp', `unexpected image type ${mimeType}`);
+  const { width, height } = webpSize(image);
+  return { width, height };
+}
 
 /** Width and height from a PNG's IHDR chunk (asserts the magic bytes and chunk order). */
 export function pngSize(png: Buffer): { width: number; height: number } {
