@@ -4,8 +4,10 @@
  * only when `snapshot: true` is passed, a fresh snapshot").
  */
 import * as z from 'zod';
-import { takeSnapshot } from '../session/snapshot.js';
+import { describeFocused, describeRefs, type ElementInfo } from '../session/elementInfo.js';
+import { takeSnapshot, type ResolvedRef } from '../session/snapshot.js';
 import { markFiles, reportFiles } from './actionFiles.js';
+import { currentBaseline, ensureBaseline, reportPage } from './actionReport.js';
 import type { Session } from '../session/session.js';
 import type { Request } from 'playwright-core';
 import type { Tab } from '../session/tab.js';
@@ -21,6 +23,12 @@ export const snapshotFlag = z.boolean().optional().describe('Also return a snaps
 const SETTLE_MS = 10_000;
 /** Longest wait for a tab the action opened to show up in the session, in ms. */
 const NEW_TAB_MS = 5_000;
+/** Longest wait for a tab the action opened to load its first document (its URL and title), in ms. */
+const NEW_TAB_LOAD_MS = 3_000;
+/** Longest wait for fetch / XHR requests the action started before the page is read for its diff, in ms. */
+const REQUESTS_MS = 1_000;
+/** Pause after the last of those requests, for the page's handlers to apply the response, in ms. */
+const AFTER_REQUESTS_MS = 50;
 
 /**
  * Waits until `count` tabs not in `known` are open (the browser announces a
@@ -90,16 +98,37 @@ async function unstuck(tab: Tab, action: () => Promise<void>): Promise<void> {
   }
 }
 
+/** How runAction reports an action. */
+export interface ActionOptions {
+  /** Return the whole snapshot after the action (instead of the diff). */
+  snapshot?: boolean;
+  /** The ref a file chooser the action opens is answered with (upload_file). */
+  ref?: string;
+  /**
+   * For actions that learn it themselves: whether the page's window was
+   * closed when the action returned (undefined: unknown, so the page is
+   * asked). A WebMCP call passes it (issue #5, speed); such an action also
+   * skips the wait for `domcontentloaded` when nothing navigated during it.
+   */
+  windowClosed?: () => boolean | undefined;
+  /** Report the page after the action: a snapshot diff, or the new document (the element tools). */
+  diff?: boolean;
+  /** The elements acted on, described before the action (fields `element`, and `elements` for several). */
+  targets?: ReadonlyArray<{ ref: string; resolved: ResolvedRef }>;
+  /** Describe the focused element before the action (press_key). */
+  focused?: boolean;
+}
+
+/** The first line of an action's text, given the elements it acts on (as `describeRefs` names them). */
+export type ActionLabel = string | ((elements: ElementInfo[]) => string);
+
 /**
- * Runs `action` on `tab` and reports on `res` what it changed. `label` is
- * the first line of the text ("Clicked e5"); empty for none.
- * @param opts.windowClosed  for actions that learn it themselves: whether the
- *   page's window was closed when the action returned (undefined: unknown,
- *   so the page is asked). A WebMCP call passes it (issue #5, speed); such
- *   an action also skips the wait for `domcontentloaded` when nothing
- *   navigated during it.
+ * Runs `action` on `tab` and reports on `res` what it changed (docs/architecture.md,
+ * "Actions report what changed"). `label` is the first line of the text
+ * ("Clicked button "Save" [ref=e5]."); empty for none. Returns the
+ * described elements (`opts.targets`, or the focused one).
  */
-export async function runAction(session: Session, tab: Tab, label: string, res: ToolResponse, opts: { snapshot?: boolean; ref?: string; windowClosed?: () => boolean | undefined }, action: () => Promise<void>): Promise<void> {
+export async function runAction(session: Session, tab: Tab, label: ActionLabel, res: ToolResponse, opts: ActionOptions, action: () => Promise<void>): Promise<ElementInfo[]> {
   const before = {
     url: tab.page.url(),
     revision: tab.revision,
@@ -108,14 +137,33 @@ export async function runAction(session: Session, tab: Tab, label: string, res: 
     windowOpens: tab.windowOpens,
     instanceId: tab.instanceId,
   };
+  const report = opts.diff && !opts.snapshot;
+  // The diff needs a baseline; a page that has none gets one now (one walk), which also names the targets for free.
+  if (report) await ensureBaseline(session, tab);
+  const page = { instanceId: tab.instanceId, baseline: currentBaseline(tab) };
+  const elements = opts.targets?.length ? await describeRefs(tab, opts.targets) : [];
+  if (opts.focused && !tab.dialogs.current) {
+    const focused = await describeFocused(session, tab);
+    if (focused) elements.push(focused);
+  }
   const files = markFiles(session, tab);
   // A navigation the action asked for (a form submit, location.assign) may commit
   // after the action returns; Playwright's own wait covers clicks, not page tools.
   let navigation: Request | undefined;
+  // fetch / XHR the action started: the diff waits (bounded) for them, so content they bring is in it.
+  const pending = new Set<Request>();
+  let requestsSeen = false;
   const onRequest = (request: Request) => {
-    if (request.isNavigationRequest() && request.frame() === tab.page.mainFrame()) navigation = request;
+    if (request.isNavigationRequest()) {
+      if (request.frame() === tab.page.mainFrame()) navigation = request;
+    } else if (report && (request.resourceType() === 'fetch' || request.resourceType() === 'xhr')) {
+      pending.add(request);
+      requestsSeen = true;
+    }
   };
+  const onDone = (request: Request) => void pending.delete(request);
   tab.page.on('request', onRequest);
+  if (report) tab.page.on('requestfinished', onDone).on('requestfailed', onDone);
   // A dialog in a tab the action opened pauses this page too when they share a
   // renderer (a same-site popup that alerts on load): end the call then as well.
   let stopWatching: () => void = () => undefined;
@@ -133,7 +181,10 @@ export async function runAction(session: Session, tab: Tab, label: string, res: 
     outcome = await untilDialog(tab.dialogs, unstuck(tab, action), elsewhere);
   } catch (error) {
     // The page closed itself (window.close() in a handler) during the action.
-    if (!tab.closed && !tab.page.isClosed()) throw error;
+    if (!tab.closed && !tab.page.isClosed()) {
+      tab.page.off('requestfinished', onDone).off('requestfailed', onDone);
+      throw error;
+    }
     outcome = { done: true as const, value: undefined };
   } finally {
     tab.page.off('request', onRequest);
@@ -150,9 +201,18 @@ export async function runAction(session: Session, tab: Tab, label: string, res: 
     // The document the action started on had loaded as far as it will before the action, unless something navigated.
     const unchanged = closed !== undefined && !navigation && tab.instanceId === before.instanceId;
     if (!tab.closed && !unchanged) await tab.page.waitForLoadState('domcontentloaded', { timeout: SETTLE_MS }).catch(() => undefined);
+    if (report && pending.size && !tab.closed && tab.instanceId === before.instanceId) {
+      const deadline = Date.now() + REQUESTS_MS;
+      while (pending.size && Date.now() < deadline && !tab.dialogs.current) await new Promise(resolve => setTimeout(resolve, 10));
+    }
   }
-  if (label) res.text(label);
+  if (report) tab.page.off('requestfinished', onDone).off('requestfailed', onDone);
+  if (requestsSeen && !tab.closed) await new Promise(resolve => setTimeout(resolve, AFTER_REQUESTS_MS));
+  const text = typeof label === 'function' ? label(elements) : label;
+  if (text) res.text(text);
   res.set('tabId', tab.id);
+  if (elements.length === 1) res.set('element', elements[0]);
+  else if (elements.length > 1) res.set('elements', elements);
 
   if (tab.closed) {
     res.text(`Tab ${tab.id} closed during the action (the page closed itself); the active tab is now ${session.activeTabId ?? 'none'}.`).set('tabClosed', true).set('activeTabId', session.activeTabId);
@@ -160,8 +220,14 @@ export async function runAction(session: Session, tab: Tab, label: string, res: 
     const url = tab.page.url();
     if (url !== before.url || tab.revision !== before.revision) {
       const replaced = tab.revision !== before.revision;
-      res.text(`${replaced ? 'Navigated' : 'URL changed (same document)'} to ${url} (revision ${tab.revision}).`);
-      res.set('navigation', { url, revision: tab.revision, instanceId: tab.instanceId, sameDocument: !replaced });
+      const { title } = await tab.urlAndTitle();
+      // The HTTP status of the new document: the response to the last main-frame navigation request (redirects followed).
+      const response = replaced && navigation ? await withTimeout(navigation.response().catch(() => null), 1000) : undefined;
+      const status = response?.status();
+      const http = status ? `HTTP ${status}, ` : '';
+      res.text(`${replaced ? 'Navigated' : 'URL changed (same document)'} to ${url} ${JSON.stringify(title)} (${http}revision ${tab.revision}).`);
+      if (status && status >= 400) res.text(`The server answered HTTP ${status}; the page shown is its error page.`);
+      res.set('navigation', { url, title, ...(status ? { status } : {}), revision: tab.revision, instanceId: tab.instanceId, sameDocument: !replaced });
     }
     res.set('revision', tab.revision);
   }
@@ -176,9 +242,13 @@ export async function runAction(session: Session, tab: Tab, label: string, res: 
     // The tab whose action opened a tab is its opener, also when the browser
     // keeps no opener (rel=noopener); recorded once, shown by list_tabs.
     for (const t of opened) t.openerTabId ??= tab.id;
-    res.set('newTabs', opened.map(t => ({ tabId: t.id, openerTabId: t.openerTabId, dialog: t.dialogs.current })));
+    const infos = await Promise.all(opened.map(describeNewTab));
+    res.set('newTabs', infos);
     res.set('activeTabId', session.activeTabId);
-    res.text(`New tab${opened.length > 1 ? 's' : ''} opened: ${opened.map(t => t.id).join(', ')}; the active tab stays ${session.activeTabId} (focus_tab switches).`);
+    for (const t of infos) {
+      res.text(`New tab ${t.tabId} opened (${t.popup ? 'a popup: it can reach its opener through window.opener' : 'a plain tab'}, opener tab ${t.openerTabId}): ${t.url} ${JSON.stringify(t.title)}.`);
+    }
+    res.text(`The active tab stays ${session.activeTabId} (focus_tab {tabId: ${infos[0]!.tabId}} switches; tools take tabId).`);
     for (const t of opened) if (t.dialogs.current) res.text(describeDialog(t.id, t.dialogs.current));
   }
   // A page held by a dialog answers no round trip, so file choosers and downloads are not looked for then.
@@ -186,5 +256,33 @@ export async function runAction(session: Session, tab: Tab, label: string, res: 
   if (opts.snapshot && !tab.closed && !held) {
     const snap = await takeSnapshot(session, tab);
     res.set('snapshot', snap.text).text(`\n${snap.text}`);
+  } else if (report && !tab.closed && !held && !tab.dialogs.current) {
+    await reportPage(session, tab, page, res);
   }
+  return elements;
+}
+
+/** What an action's result says about a tab it opened. */
+export interface NewTabInfo {
+  tabId: number;
+  openerTabId?: number;
+  url: string;
+  title: string;
+  /**
+   * Opened as a window that keeps `window.opener` (window.open without
+   * noopener: a login or payment window that reports back to its opener);
+   * false for a plain tab (a target=_blank or rel=noopener link, which
+   * Chromium opens without an opener).
+   */
+  popup: boolean;
+  dialog?: DialogInfo;
+}
+
+/** URL, title and kind of a tab an action opened, once its first document has loaded (bounded; not while a dialog holds it). */
+async function describeNewTab(t: Tab): Promise<NewTabInfo> {
+  if (!t.dialogs.current) {
+    await withTimeout(t.page.waitForLoadState('domcontentloaded', { timeout: NEW_TAB_LOAD_MS }).catch(() => undefined), NEW_TAB_LOAD_MS);
+  }
+  const { url, title, canAccessOpener } = await t.urlAndTitle();
+  return { tabId: t.id, openerTabId: t.openerTabId, url, title, popup: !!canAccessOpener, ...(t.dialogs.current ? { dialog: t.dialogs.current } : {}) };
 }

@@ -9,6 +9,7 @@ import { realpathSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import * as z from 'zod';
 import type { Config } from '../config.js';
+import { formatElement, type ElementInfo } from '../session/elementInfo.js';
 import { resolveRef } from '../session/snapshot.js';
 import { actionError } from './actionErrors.js';
 import { runAction, snapshotFlag } from './actionResult.js';
@@ -67,11 +68,13 @@ export const uploadFile = defineTool({
   }),
   async handle({ ref, paths, timeoutMs, snapshot }, { session, config }, res) {
     const files = resolveUploadPaths(paths, config);
-    const { tab, locator } = await resolveRef(session, ref);
+    const resolved = await resolveRef(session, ref);
+    const { tab, locator } = resolved;
     const timeout = timeoutMs ?? UPLOAD_TIMEOUT;
     const many = `${files.length} file${files.length === 1 ? '' : 's'}`;
     let via: 'input' | 'chooser' = 'input';
-    await runAction(session, tab, `Chose ${many} for ${ref}.`, res, { snapshot, ref }, async () => {
+    const label = ([el]: ElementInfo[]) => `Chose ${many} for ${el ? formatElement(el) : ref}.`;
+    await runAction(session, tab, label, res, { snapshot, ref, diff: true, targets: [{ ref, resolved }] }, async () => {
       // The file input itself, or the one a <label> is for (Playwright does not follow a label with role=button).
       const input = await locator.evaluateHandle(el => {
         const target = el instanceof HTMLLabelElement ? el.control : el;

@@ -7,9 +7,11 @@
  */
 import * as z from 'zod';
 import type { Locator } from 'playwright-core';
+import { describeFocused, formatElement, formatElements } from '../session/elementInfo.js';
 import { resolveRef, type ResolvedRef } from '../session/snapshot.js';
 import { actionError, within } from './actionErrors.js';
 import { runAction, snapshotFlag } from './actionResult.js';
+import type { ElementInfo } from '../session/elementInfo.js';
 import { defineTool } from './define.js';
 import { ToolError } from './errors.js';
 import { assertNotCovered, forceClick } from './obstruction.js';
@@ -45,10 +47,11 @@ export const click = defineTool({
     snapshot: snapshotFlag,
   }),
   async handle({ ref, button, doubleClick, modifiers: mods, force, timeoutMs, snapshot }, { session }, res) {
-    const { tab, locator } = await resolveRef(session, ref);
+    const { tab, locator, frame, id } = await resolveRef(session, ref);
     const opts = { button, modifiers: mods, timeout: timeoutMs ?? ACTION_TIMEOUT };
     const verb = doubleClick ? 'Double-clicked' : 'Clicked';
-    await runAction(session, tab, force ? `${verb} ${ref} (force: events dispatched from script).` : `${verb} ${ref}.`, res, { snapshot, ref }, () =>
+    const label = ([el]: ElementInfo[]) => `${verb} ${el ? formatElement(el) : ref}${force ? ' (force: events dispatched from script)' : ''}.`;
+    await runAction(session, tab, label, res, { snapshot, ref, diff: true, targets: [{ ref, resolved: { tab, locator, frame, id } }] }, () =>
       act(`click ${ref}`, async () => {
         if (force) {
           await forceClick(locator, { button: button ?? 'left', clickCount: doubleClick ? 2 : 1, modifiers: mods ?? [] }, opts.timeout);
@@ -76,9 +79,11 @@ export const type = defineTool({
     snapshot: snapshotFlag,
   }),
   async handle({ ref, text, clear, submit, timeoutMs, snapshot }, { session }, res) {
-    const { tab, locator } = await resolveRef(session, ref);
+    const resolved = await resolveRef(session, ref);
+    const { tab, locator } = resolved;
     const timeout = timeoutMs ?? ACTION_TIMEOUT;
-    await runAction(session, tab, `Typed ${[...text].length} characters into ${ref}${submit ? ' and pressed Enter' : ''}.`, res, { snapshot }, async () => {
+    const label = ([el]: ElementInfo[]) => `Typed ${[...text].length} characters into ${el ? formatElement(el) : ref}${submit ? ' and pressed Enter' : ''}.`;
+    await runAction(session, tab, label, res, { snapshot, diff: true, targets: [{ ref, resolved }] }, async () => {
       await act(`type into ${ref}`, () => typeText(locator, ref, text, { clear: clear ?? true, timeout }));
       if (submit) await act(`press Enter in ${ref}`, () => locator.press('Enter', { timeout }));
     });
@@ -132,7 +137,8 @@ export const fillForm = defineTool({
     if (resolved.some(f => f.tab !== tab)) {
       throw new ToolError('invalid_arguments', 'The fields belong to different tabs.', 'Call fill_form once per tab.');
     }
-    await runAction(session, tab, `Filled ${fields.length} field${fields.length > 1 ? 's' : ''}.`, res, { snapshot }, async () => {
+    const label = (els: ElementInfo[]) => `Filled ${fields.length} field${fields.length > 1 ? 's' : ''}: ${formatElements(els)}.`;
+    await runAction(session, tab, label, res, { snapshot, diff: true, targets: resolved.map(f => ({ ref: f.ref, resolved: f })) }, async () => {
       for (const f of resolved) await fillField(f.locator, f.ref, f.value, timeoutMs ?? ACTION_TIMEOUT);
     });
     res.set('filled', fields.length);
@@ -153,9 +159,11 @@ export const selectOption = defineTool({
     snapshot: snapshotFlag,
   }),
   async handle({ ref, values, timeoutMs, snapshot }, { session }, res) {
-    const { tab, locator } = await resolveRef(session, ref);
+    const resolved = await resolveRef(session, ref);
+    const { tab, locator } = resolved;
     let selected: string[] = [];
-    await runAction(session, tab, `Selected options in ${ref}.`, res, { snapshot }, () =>
+    const label = ([el]: ElementInfo[]) => `Selected options in ${el ? formatElement(el) : ref}.`;
+    await runAction(session, tab, label, res, { snapshot, diff: true, targets: [{ ref, resolved }] }, () =>
       act(`select options in ${ref}`, async () => {
         selected = await selectOptions(locator, ref, values, timeoutMs ?? ACTION_TIMEOUT);
       }));
@@ -177,7 +185,13 @@ export const pressKey = defineTool({
   }),
   async handle({ key, tabId, snapshot }, { session }, res) {
     const tab = await session.tab(tabId);
-    await runAction(session, tab, `Pressed ${key}.`, res, { snapshot }, () => act(`press ${key}`, () => within(tab.page.keyboard.press(key), ACTION_TIMEOUT)));
+    const label = ([el]: ElementInfo[]) => (el ? `Pressed ${key} on ${formatElement(el)}.` : `Pressed ${key} (no element had focus: the page got it).`);
+    await runAction(session, tab, label, res, { snapshot, diff: true, focused: true }, () => act(`press ${key}`, () => within(tab.page.keyboard.press(key), ACTION_TIMEOUT)));
+    // Tab moves the focus: say where it went (one more evaluation, for Tab only).
+    if (/(^|\+)Tab$/.test(key) && !tab.closed && !tab.dialogs.current) {
+      const now = await describeFocused(session, tab);
+      if (now) res.set('focused', now).text(`Focus is now on ${formatElement(now)}.`);
+    }
   },
 });
 
@@ -190,9 +204,11 @@ export const hover = defineTool({
   launchesBrowser: true,
   input: z.object({ ref: refField, timeoutMs: timeoutMsField(ACTION_TIMEOUT), snapshot: snapshotFlag }),
   async handle({ ref, timeoutMs, snapshot }, { session }, res) {
-    const { tab, locator } = await resolveRef(session, ref);
+    const resolved = await resolveRef(session, ref);
+    const { tab, locator } = resolved;
     const timeout = timeoutMs ?? ACTION_TIMEOUT;
-    await runAction(session, tab, `Hovered ${ref}.`, res, { snapshot }, () => act(`hover ${ref}`, async () => {
+    const label = ([el]: ElementInfo[]) => `Hovered ${el ? formatElement(el) : ref}.`;
+    await runAction(session, tab, label, res, { snapshot, diff: true, targets: [{ ref, resolved }] }, () => act(`hover ${ref}`, async () => {
       await assertNotCovered(locator, ref, `hover ${ref}`, false, timeout);
       await locator.hover({ timeout });
     }));
@@ -220,7 +236,12 @@ export const scroll = defineTool({
       throw new ToolError('invalid_arguments', `Ref ${ref} belongs to tab ${resolved.tab.id}, not tab ${tabId}.`, 'Omit tabId when passing a ref.');
     }
     const by = { left: dx ?? 0, top: dy ?? (resolved || dx !== undefined ? 0 : 600) };
-    await runAction(session, tab, ref ? `Scrolled ${ref}${dx || dy ? ' by' : ' into view'}.` : `Scrolled by ${by.left},${by.top}.`, res, { snapshot }, async () => {
+    const label = ([el]: ElementInfo[]) => {
+      const what = el ? formatElement(el) : ref;
+      if (!resolved) return `Scrolled the page by ${by.left},${by.top}.`;
+      return dx || dy ? `Scrolled inside ${what} by ${by.left},${by.top}.` : `Scrolled ${what} into view.`;
+    };
+    await runAction(session, tab, label, res, { snapshot, diff: true, targets: resolved && ref ? [{ ref, resolved }] : [] }, async () => {
       if (resolved && dx === undefined && dy === undefined) {
         // Element.scrollIntoView, not locator.scrollIntoViewIfNeeded: that waits for two animation frames, which an
         // off-screen cross-site frame never paints (Chromium throttles it), so a ref in such a frame timed out (issue #4).
