@@ -272,7 +272,7 @@ export function renderDiff(diff: SnapshotDiff): string | undefined {
       j++;
     }
     const place = placeOf(lines, first.at);
-    out.push(`${HEAD[first.kind]}${first.kind === 'moved' ? ' to' : ''}${place ? ` ${place.startsWith('in ') ? place : `in ${place}`}` : ''}:`);
+    out.push(`${HEAD[first.kind]}${place ? ` in ${place}` : ''}:`);
     for (const e of entries.slice(i, j)) {
       const line = lines[e.at]!;
       const indent = '  '.repeat(line.depth - depth0 + 1);

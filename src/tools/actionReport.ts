@@ -27,8 +27,6 @@ import type { ToolResponse } from './response.js';
 export const DIFF_BUDGET = 5_600;
 /** Longest wait for the post-action snapshot, in ms (the action itself is done; a slow page only loses its diff). */
 const SNAPSHOT_MS = 5_000;
-/** A change whose containing node spans more than this share of the page's lines is reported as page-wide. */
-const LOCAL_SHARE = 0.6;
 
 /** What the report needs from before the action. */
 export interface PageBefore {
@@ -66,7 +64,7 @@ function tokens(chars: number): number {
 /**
  * The ref that scopes get_page_context to the changed part of the page:
  * the scope line's own ref, else one found from a ref inside it (one page
- * evaluation). Undefined when the change is page-wide or nothing places it.
+ * evaluation). Undefined when no node of the page holds the whole change.
  */
 async function scopeRefOf(session: Session, tab: Tab, diff: SnapshotDiff): Promise<{ ref: string; label: string } | undefined> {
   const lines = diff.after;
@@ -75,7 +73,6 @@ async function scopeRefOf(session: Session, tab: Tab, diff: SnapshotDiff): Promi
   const scope = lines[at]!;
   let end = at + 1;
   while (end < lines.length && lines[end]!.depth > scope.depth) end++;
-  if ((end - at) / lines.length > LOCAL_SHARE) return undefined;
   const label = formatLabel(containerLabel(lines, at) ?? { role: scope.role ?? 'generic', name: scope.name });
   if (scope.ref) return { ref: scope.ref, label };
   // A ref inside the scope, in the same document (no iframe line on the way up).
