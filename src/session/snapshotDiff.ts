@@ -3,9 +3,10 @@
  * model to read (docs/snapshot.md, "After an action").
  *
  * Identity: within one document an element keeps its ref across snapshots
- * (./refs.ts), so a line with `[ref=eN]` is matched by its ref alone (a
- * checkbox that became checked is the same node, changed); any other line
- * by its text. Indentation alone never counts as a change. The line
+ * (./refs.ts), so a line with `[ref=eN]` is matched by its ref and the
+ * nearest named (or ref'd) node it is in (a checkbox that became checked is
+ * the same node, changed; a card dropped into another lane moved); any
+ * other line by its text. Indentation alone never counts as a change. The line
  * sequences are aligned with Myers' O(ND) algorithm after trimming the
  * common head and tail, bounded by `maxEdits` so a page that changed
  * wholesale costs no more than a small diff. Then:
@@ -55,8 +56,28 @@ export interface SnapshotDiff {
 /** Edit distance past which a diff is not worked out (it could not fit a small budget anyway). */
 export const MAX_EDITS = 500;
 
-function keyOf(line: SnapLine): string {
-  return line.ref && line.kind === 'node' ? `\u0000${line.ref}` : line.body;
+/**
+ * The alignment key of every line: a ref line is its ref plus where it is
+ * (the nearest ancestor with a ref or a name), so a node that went into
+ * another named container is a move, while a wrapper appearing around it is
+ * not; any other line is its text.
+ */
+function keysOf(lines: readonly SnapLine[]): string[] {
+  const stack: Array<{ depth: number; place: string }> = [];
+  return lines.map(line => {
+    while (stack.length && stack[stack.length - 1]!.depth >= line.depth) stack.pop();
+    const place = stack.length ? stack[stack.length - 1]!.place : '';
+    if (line.kind === 'node') {
+      const own = line.ref ? `#${line.ref}` : line.name !== undefined ? `${line.role} ${JSON.stringify(line.name)}` : place;
+      stack.push({ depth: line.depth, place: own });
+    }
+    return line.ref && line.kind === 'node' ? `\u0000${line.ref}@${place}` : line.body;
+  });
+}
+
+/** A line's text for "did it change": a trailing ':' only says it has children now. */
+function content(line: SnapLine): string {
+  return line.body.endsWith(':') ? line.body.slice(0, -1) : line.body;
 }
 
 type Op = { op: 'eq'; i: number; j: number } | { op: 'del'; i: number } | { op: 'ins'; j: number };
@@ -157,8 +178,8 @@ export function diffSnapshots(beforeText: string, afterText: string, maxEdits = 
   let tail = 0;
   while (tail < before.length - head && tail < after.length - head && raw(before[before.length - 1 - tail]!) === raw(after[after.length - 1 - tail]!)) tail++;
   diff.scope = scopeOf(before, after, head, tail);
-  const a = before.slice(head, before.length - tail).map(keyOf);
-  const b = after.slice(head, after.length - tail).map(keyOf);
+  const a = keysOf(before).slice(head, before.length - tail);
+  const b = keysOf(after).slice(head, after.length - tail);
   const script = editScript(a, b, maxEdits);
   if (!script) {
     diff.tooMany = true;
@@ -192,7 +213,7 @@ export function diffSnapshots(beforeText: string, afterText: string, maxEdits = 
       flush();
       const i = op.i + head;
       const j = op.j + head;
-      if (before[i]!.body !== after[j]!.body) entries.push({ kind: 'changed', at: j, was: i });
+      if (content(before[i]!) !== content(after[j]!)) entries.push({ kind: 'changed', at: j, was: i });
     }
   }
   flush();
@@ -206,6 +227,25 @@ export function diffSnapshots(beforeText: string, afterText: string, maxEdits = 
     if (from !== undefined) {
       e.kind = 'moved';
       e.was = from;
+      movedFrom.add(from);
+    }
+  }
+  // What a moved node holds moves with it: its text and ref-less lines, removed at the old place and added at the new.
+  const removedAt = new Map<number, DiffEntry>();
+  for (const e of entries) if (e.kind === 'removed') removedAt.set(e.at, e);
+  for (const e of entries.filter(x => x.kind === 'moved')) {
+    const pool = new Map<string, number[]>();
+    for (let i = e.was! + 1; i < before.length && before[i]!.depth > before[e.was!]!.depth; i++) {
+      if (removedAt.has(i)) pool.set(before[i]!.body, [...(pool.get(before[i]!.body) ?? []), i]);
+    }
+    for (const x of entries) {
+      if (x.kind !== 'added' || x.at <= e.at) continue;
+      let inside = true;
+      for (let j = e.at + 1; j <= x.at; j++) if (after[j]!.depth <= after[e.at]!.depth) inside = false;
+      const from = inside ? pool.get(after[x.at]!.body)?.shift() : undefined;
+      if (from === undefined) continue;
+      x.kind = 'moved';
+      x.was = from;
       movedFrom.add(from);
     }
   }
@@ -276,7 +316,12 @@ export function renderDiff(diff: SnapshotDiff): string | undefined {
     for (const e of entries.slice(i, j)) {
       const line = lines[e.at]!;
       const indent = '  '.repeat(line.depth - depth0 + 1);
-      const was = e.kind === 'changed' && e.was !== undefined ? `  (was: ${diff.before[e.was]!.body})` : '';
+      let was = '';
+      if (e.kind === 'changed' && e.was !== undefined) was = `  (was: ${diff.before[e.was]!.body})`;
+      if (e.kind === 'moved' && e.was !== undefined) {
+        const from = placeOf(diff.before, e.was);
+        if (from !== placeOf(diff.after, e.at)) was = `  (was in ${from || 'the top level'})`;
+      }
       out.push(`${indent}${line.body}${was}`);
     }
     i = j;

@@ -113,8 +113,10 @@ export interface ActionOptions {
   windowClosed?: () => boolean | undefined;
   /** Report the page after the action: a snapshot diff, or the new document (the element tools). */
   diff?: boolean;
-  /** The elements acted on, described before the action (fields `element`, and `elements` for several). */
+  /** The elements acted on, described before the action: field `element` (the first; drag adds its drop target itself). */
   targets?: ReadonlyArray<{ ref: string; resolved: ResolvedRef }>;
+  /** The targets are peers (fill_form's fields): field `elements` instead. */
+  peers?: boolean;
   /** Describe the focused element before the action (press_key). */
   focused?: boolean;
 }
@@ -211,8 +213,8 @@ export async function runAction(session: Session, tab: Tab, label: ActionLabel, 
   const text = typeof label === 'function' ? label(elements) : label;
   if (text) res.text(text);
   res.set('tabId', tab.id);
-  if (elements.length === 1) res.set('element', elements[0]);
-  else if (elements.length > 1) res.set('elements', elements);
+  if (opts.peers) res.set('elements', elements);
+  else res.set('element', elements[0]);
 
   if (tab.closed) {
     res.text(`Tab ${tab.id} closed during the action (the page closed itself); the active tab is now ${session.activeTabId ?? 'none'}.`).set('tabClosed', true).set('activeTabId', session.activeTabId);

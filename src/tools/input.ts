@@ -138,7 +138,7 @@ export const fillForm = defineTool({
       throw new ToolError('invalid_arguments', 'The fields belong to different tabs.', 'Call fill_form once per tab.');
     }
     const label = (els: ElementInfo[]) => `Filled ${fields.length} field${fields.length > 1 ? 's' : ''}: ${formatElements(els)}.`;
-    await runAction(session, tab, label, res, { snapshot, diff: true, targets: resolved.map(f => ({ ref: f.ref, resolved: f })) }, async () => {
+    await runAction(session, tab, label, res, { snapshot, diff: true, targets: resolved.map(f => ({ ref: f.ref, resolved: f })), peers: true }, async () => {
       for (const f of resolved) await fillField(f.locator, f.ref, f.value, timeoutMs ?? ACTION_TIMEOUT);
     });
     res.set('filled', fields.length);

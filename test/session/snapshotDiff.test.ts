@@ -146,6 +146,21 @@ test('a re-sorted list keeps its refs: the items are moved, not removed and adde
   assert.equal(renderDiff(diff), 'Changes since the last snapshot (lines): 1 moved; other refs unchanged (3 kept).\nMoved in list "Tasks":\n  - link "C" [ref=e3]');
 });
 
+test('a node dropped into another named container moved there; a wrapper appearing around a node is no move', () => {
+  const before = '- list "Fruit":\n  - listitem "Apple" [ref=e3]\n  - listitem "Pear" [ref=e4]\n- region "Basket" [ref=e5]';
+  const after = '- list "Fruit":\n  - listitem "Apple" [ref=e3]\n- region "Basket" [ref=e5]:\n  - listitem "Pear" [ref=e4]';
+  const diff = diffSnapshots(before, after);
+  assert.deepEqual(diff.entries, [{ kind: 'moved', at: 3, was: 2 }], 'the region only gained children: not a change');
+  assert.equal(renderDiff(diff), 'Changes since the last snapshot (lines): 1 moved; other refs unchanged (3 kept).\nMoved in region "Basket" [ref=e5]:\n  - listitem "Pear" [ref=e4]  (was in list "Fruit")');
+  // What the node holds moves with it.
+  const holding = diffSnapshots(
+    '- list "Fruit":\n  - listitem "Pear" [ref=e4]:\n    Pear, ripe\n- region "Basket" [ref=e5]',
+    '- region "Basket" [ref=e5]:\n  - listitem "Pear" [ref=e4]:\n    Pear, ripe');
+  assert.equal(renderDiff(holding), 'Changes since the last snapshot (lines): 1 removed, 2 moved; other refs unchanged (2 kept).\nRemoved:\n  - list "Fruit":\nMoved in region "Basket" [ref=e5]:\n  - listitem "Pear" [ref=e4]:  (was in list "Fruit")\n    Pear, ripe');
+  const wrapped = diffSnapshots('- list "Fruit":\n  - link "A" [ref=e1]', '- list "Fruit":\n  - group:\n    - link "A" [ref=e1]');
+  assert.deepEqual(wrapped.entries?.map(e => e.kind), ['added']);
+});
+
 test('added lines are placed by their nearest named ancestor and the unnamed parent in between', () => {
   const before = '- region "Todos":\n  - list:\n    - listitem:\n      Milk\n      - button "Done" [ref=e1]';
   const after = `${before}\n    - listitem:\n      Eggs\n      - button "Done" [ref=e2]`;
