@@ -15,7 +15,6 @@ import { diffCounts, diffSnapshots, renderDiff, type SnapshotDiff } from '../ses
 import { ancestorsOf, containerLabel, formatLabel, type SnapLine } from '../session/snapshotLines.js';
 import type { Session } from '../session/session.js';
 import type { SnapshotBaseline, Tab } from '../session/tab.js';
-import type { ToolResponse } from './response.js';
 
 /**
  * Characters an action's diff (or the snapshot of a new document) may take
@@ -106,16 +105,29 @@ async function summaryLine(session: Session, tab: Tab, diff: SnapshotDiff): Prom
   return `The page changed too much for a diff here (${much}; refs: ${diff.refsAdded} new, ${diff.refsRemoved} gone, ${diff.refsKept} kept); ${read}.`;
 }
 
+/** What the result says about the page after an action: text lines, and the fields that carry the same. */
+export interface PageReport {
+  lines: string[];
+  fields: Record<string, unknown>;
+}
+
 /**
- * Adds what the page looks like after the action to `res`: a diff against
- * the baseline (fields `diff`, `changes`), the new document's snapshot or a
- * line about it after a navigation, or one line when the page is over the
- * snapshot budget or did not answer. Never throws.
+ * Reads the page after the action: a diff against the baseline (fields
+ * `diff`, `changes`), the new document's snapshot or a line about it after
+ * a navigation, or one line when the page is over the snapshot budget or
+ * did not answer. Returns what to add to the result (runAction adds it
+ * last, after the file and download lines it looks for meanwhile). Never
+ * throws.
  */
-export async function reportPage(session: Session, tab: Tab, before: PageBefore, res: ToolResponse): Promise<void> {
+export async function readPage(session: Session, tab: Tab, before: PageBefore): Promise<PageReport> {
   const navigated = tab.instanceId !== before.instanceId;
+  const out: PageReport = { lines: [], fields: {} };
   // What the result says about the page in the same document is also the `diff` field (the CLI prints fields).
-  const say = (text: string) => void res.text(text).set('diff', text);
+  const say = (text: string) => {
+    out.lines.push(text);
+    out.fields.diff = text;
+    return out;
+  };
   if (!navigated && knownOverBudget(tab)) return say('No snapshot diff: the page was over the snapshot budget at its last snapshot; get_page_context reads it in pages.');
   let snap: Snapshot;
   try {
@@ -125,18 +137,20 @@ export async function reportPage(session: Session, tab: Tab, before: PageBefore,
   }
   if (tab.instanceId !== snap.instanceId) return say('No snapshot diff: the page is loading another document; get_page_context reads it.');
   if (navigated) {
-    if (snap.cut) res.text('The new page is over the snapshot budget: get_page_context reads it in pages.');
-    else if (snap.text.length <= DIFF_BUDGET) res.set('snapshot', snap.text).text(`Snapshot of the new page (${snap.refCount} refs):\n${snap.text}`);
-    else res.text(`get_page_context reads the new page (${snap.refCount} refs, about ${tokens(snap.text.length)} tokens).`);
-    return;
+    if (snap.cut) out.lines.push('The new page is over the snapshot budget: get_page_context reads it in pages.');
+    else if (snap.text.length <= DIFF_BUDGET) {
+      out.lines.push(`Snapshot of the new page (${snap.refCount} refs):\n${snap.text}`);
+      out.fields.snapshot = snap.text;
+    } else out.lines.push(`get_page_context reads the new page (${snap.refCount} refs, about ${tokens(snap.text.length)} tokens).`);
+    return out;
   }
   if (snap.cut) return say('No snapshot diff: the page is now over the snapshot budget; get_page_context reads it in pages.');
   const base = before.baseline;
   if (!base || base.instanceId !== snap.instanceId) return say('No earlier snapshot of this page to compare with; get_page_context reads it.');
   const diff = diffSnapshots(base.text, snap.text);
-  res.set('changes', { added: diff.added, removed: diff.removed, changed: diff.changed, moved: diff.moved, refsAdded: diff.refsAdded, refsRemoved: diff.refsRemoved, refsKept: diff.refsKept, ...(diff.tooMany ? { tooMany: true } : {}) });
+  out.fields.changes = { added: diff.added, removed: diff.removed, changed: diff.changed, moved: diff.moved, refsAdded: diff.refsAdded, refsRemoved: diff.refsRemoved, refsKept: diff.refsKept, ...(diff.tooMany ? { tooMany: true } : {}) };
   if (!diff.tooMany && !diff.entries?.length) return say(`Snapshot unchanged (${diff.refsKept} refs).`);
   const text = renderDiff(diff);
   if (text && text.length <= DIFF_BUDGET) return say(text);
-  say(await summaryLine(session, tab, diff));
+  return say(await summaryLine(session, tab, diff));
 }

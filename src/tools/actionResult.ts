@@ -7,7 +7,7 @@ import * as z from 'zod';
 import { describeFocused, describeRefs, type ElementInfo } from '../session/elementInfo.js';
 import { takeSnapshot, type ResolvedRef } from '../session/snapshot.js';
 import { markFiles, reportFiles } from './actionFiles.js';
-import { currentBaseline, ensureBaseline, reportPage } from './actionReport.js';
+import { currentBaseline, ensureBaseline, readPage } from './actionReport.js';
 import type { Session } from '../session/session.js';
 import type { Request } from 'playwright-core';
 import type { Tab } from '../session/tab.js';
@@ -25,9 +25,9 @@ const SETTLE_MS = 10_000;
 const NEW_TAB_MS = 5_000;
 /** Longest wait for a tab the action opened to load its first document (its URL and title), in ms. */
 const NEW_TAB_LOAD_MS = 3_000;
-/** Longest wait for fetch / XHR requests the action started before the page is read for its diff, in ms. */
+/** Longest wait for the responses to fetch / XHR requests the action started, before the page is read for its diff, in ms. */
 const REQUESTS_MS = 1_000;
-/** Pause after the last of those requests, for the page's handlers to apply the response, in ms. */
+/** Pause after those responses, for the page's handlers to read and apply them, in ms. */
 const AFTER_REQUESTS_MS = 50;
 
 /**
@@ -152,20 +152,18 @@ export async function runAction(session: Session, tab: Tab, label: ActionLabel, 
   // A navigation the action asked for (a form submit, location.assign) may commit
   // after the action returns; Playwright's own wait covers clicks, not page tools.
   let navigation: Request | undefined;
-  // fetch / XHR the action started: the diff waits (bounded) for them, so content they bring is in it.
-  const pending = new Set<Request>();
-  let requestsSeen = false;
+  // fetch / XHR the action started: the diff waits (bounded) for their responses, so content they bring is in it.
+  // (Request.response() is a call, not an event: listening for `requestfinished` would subscribe every request's
+  // end, which also ends settleNavigation's wait early, before a download announces itself.)
+  const fetches: Array<Promise<unknown>> = [];
   const onRequest = (request: Request) => {
     if (request.isNavigationRequest()) {
       if (request.frame() === tab.page.mainFrame()) navigation = request;
     } else if (report && (request.resourceType() === 'fetch' || request.resourceType() === 'xhr')) {
-      pending.add(request);
-      requestsSeen = true;
+      fetches.push(request.response().catch(() => null));
     }
   };
-  const onDone = (request: Request) => void pending.delete(request);
   tab.page.on('request', onRequest);
-  if (report) tab.page.on('requestfinished', onDone).on('requestfailed', onDone);
   // A dialog in a tab the action opened pauses this page too when they share a
   // renderer (a same-site popup that alerts on load): end the call then as well.
   let stopWatching: () => void = () => undefined;
@@ -183,10 +181,7 @@ export async function runAction(session: Session, tab: Tab, label: ActionLabel, 
     outcome = await untilDialog(tab.dialogs, unstuck(tab, action), elsewhere);
   } catch (error) {
     // The page closed itself (window.close() in a handler) during the action.
-    if (!tab.closed && !tab.page.isClosed()) {
-      tab.page.off('requestfinished', onDone).off('requestfailed', onDone);
-      throw error;
-    }
+    if (!tab.closed && !tab.page.isClosed()) throw error;
     outcome = { done: true as const, value: undefined };
   } finally {
     tab.page.off('request', onRequest);
@@ -203,13 +198,11 @@ export async function runAction(session: Session, tab: Tab, label: ActionLabel, 
     // The document the action started on had loaded as far as it will before the action, unless something navigated.
     const unchanged = closed !== undefined && !navigation && tab.instanceId === before.instanceId;
     if (!tab.closed && !unchanged) await tab.page.waitForLoadState('domcontentloaded', { timeout: SETTLE_MS }).catch(() => undefined);
-    if (report && pending.size && !tab.closed && tab.instanceId === before.instanceId) {
-      const deadline = Date.now() + REQUESTS_MS;
-      while (pending.size && Date.now() < deadline && !tab.dialogs.current) await new Promise(resolve => setTimeout(resolve, 10));
+    if (fetches.length && !tab.closed && tab.instanceId === before.instanceId) {
+      await withTimeout(Promise.all(fetches), REQUESTS_MS);
+      await new Promise(resolve => setTimeout(resolve, AFTER_REQUESTS_MS));
     }
   }
-  if (report) tab.page.off('requestfinished', onDone).off('requestfailed', onDone);
-  if (requestsSeen && !tab.closed) await new Promise(resolve => setTimeout(resolve, AFTER_REQUESTS_MS));
   const text = typeof label === 'function' ? label(elements) : label;
   if (text) res.text(text);
   res.set('tabId', tab.id);
@@ -253,13 +246,17 @@ export async function runAction(session: Session, tab: Tab, label: ActionLabel, 
     res.text(`The active tab stays ${session.activeTabId} (focus_tab {tabId: ${infos[0]!.tabId}} switches; tools take tabId).`);
     for (const t of opened) if (t.dialogs.current) res.text(describeDialog(t.id, t.dialogs.current));
   }
+  // The page after the action, read before the file events are looked for: a download or chooser the
+  // browser announces a moment after the click returned is seen then (its CDP event may trail the click).
+  const pageReport = report && !tab.closed && !held && !tab.dialogs.current ? await readPage(session, tab, page) : undefined;
   // A page held by a dialog answers no round trip, so file choosers and downloads are not looked for then.
   if (!held) await reportFiles(session, tab, files, navigation, res, opts.ref);
   if (opts.snapshot && !tab.closed && !held) {
     const snap = await takeSnapshot(session, tab);
     res.set('snapshot', snap.text).text(`\n${snap.text}`);
-  } else if (report && !tab.closed && !held && !tab.dialogs.current) {
-    await reportPage(session, tab, page, res);
+  } else if (pageReport) {
+    for (const line of pageReport.lines) res.text(line);
+    res.merge(pageReport.fields);
   }
   return elements;
 }
