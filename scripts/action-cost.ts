@@ -1,10 +1,13 @@
 /**
  * Round-trip cost of click and type over stdio (the built server, headless
  * Chromium), on the bench's small login page and its medium app page
- * (200-row table). Prints the median and quartiles of N rounds per action.
+ * (200-row table). Prints the median and quartiles of N rounds per action:
+ * type then click on a page that has a whole-page snapshot (the usual case),
+ * then a click on a freshly loaded page whose refs come from a scoped
+ * snapshot only (no baseline: the action takes one first).
  * Run after `npm run build`: `npx tsx scripts/action-cost.ts [rounds]`.
  * Used to measure what the action report (element, diff) adds to a click
- * (docs/architecture.md, "Actions report what changed").
+ * (docs/snapshot.md, "After an action").
  */
 import { appPage, loginPage } from '../bench/pages.js';
 import { call, connect } from '../test/fixtures/mcp.js';
@@ -50,6 +53,13 @@ for (const [path, field, button] of [['/login', 'Username', 'Sign in'], ['/app',
     }
   }
   console.log(`${path}: click ${stats(clicks)}; type ${stats(types)}`);
+  const cold: number[] = [];
+  for (let i = 0; i < Math.max(5, Math.floor(rounds / 2)); i++) {
+    await call(server.client, 'navigate', { url: `${site.origin}${path}` });
+    const scoped = await call<{ snapshot: string }>(server.client, 'get_page_context', { output: 'inline', selector: 'main' });
+    cold.push(await timed('click', { ref: refOf(scoped.snapshot, 'button', button) }));
+  }
+  console.log(`${path}: click with no whole-page snapshot yet ${stats(cold)}`);
 }
 await server.close();
 await site.close();

@@ -29,7 +29,7 @@ async function dialogTab(session: Session, tabId: number | undefined): Promise<T
 export const handleDialog = defineTool({
   name: 'handle_dialog',
   title: 'Handle dialog',
-  description: 'Answer a tab\'s open alert, confirm, prompt or beforeunload dialog: accept (OK, Leave) or dismiss (Cancel, Stay). Reports what the page did next.',
+  description: 'Answer a tab\'s open alert, confirm, prompt or beforeunload dialog: accept (OK, Leave) or dismiss (Cancel, Stay). Reports what the page did next (a navigation, the next dialog, a diff of the page snapshot).',
   needs: [],
   consent: 'interact',
   launchesBrowser: false,
