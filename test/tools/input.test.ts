@@ -227,15 +227,19 @@ test('type replaces the value; submit presses Enter and reports the navigation',
 
 test('fill_form fills text, checkbox and select in one call', async () => {
   const { snap } = await open('/form');
-  const res = await call<ActionResult>(server.client, 'fill_form', {
+  const refs = [refOf(snap, 'textbox', 'Comment'), refOf(snap, 'checkbox', 'I agree'), refOf(snap, 'combobox', 'Colour'), refOf(snap, 'listbox', 'Toppings')];
+  const { res, text } = await act('fill_form', {
     fields: [
-      { ref: refOf(snap, 'textbox', 'Comment'), value: 'hello form' },
-      { ref: refOf(snap, 'checkbox', 'I agree'), value: true },
-      { ref: refOf(snap, 'combobox', 'Colour'), value: 'Blue' },
-      { ref: refOf(snap, 'listbox', 'Toppings'), value: ['ch', 'mu'] },
+      { ref: refs[0], value: 'hello form' },
+      { ref: refs[1], value: true },
+      { ref: refs[2], value: 'Blue' },
+      { ref: refs[3], value: ['ch', 'mu'] },
     ],
   });
   assert.equal(res.filled, 4);
+  assert.match(text, new RegExp(`^Filled 4 fields: textbox "Comment" \\[ref=${refs[0]}\\]; checkbox "I agree" \\[ref=${refs[1]}\\]; combobox "Colour" \\[ref=${refs[2]}\\]; listbox "Toppings" \\[ref=${refs[3]}\\]\\.$`, 'm'));
+  assert.deepEqual(res.elements?.map(e => e.ref), refs);
+  assert.match(text, new RegExp(`^  - checkbox "I agree" \\[ref=${refs[1]}\\] \\[checked\\]  \\(was: - checkbox "I agree" \\[ref=${refs[1]}\\]\\)$`, 'm'));
   const state = await evaluate(server.client, `({
     comment: document.getElementById('comment').value,
     agree: document.getElementById('agree').checked,
@@ -256,8 +260,10 @@ test('fill_form fills text, checkbox and select in one call', async () => {
 test('select_option by value and by label; returns the selected values', async () => {
   const { snap } = await open('/form');
   const colour = refOf(snap, 'combobox', 'Colour');
-  const byValue = await call<ActionResult>(server.client, 'select_option', { ref: colour, values: ['g'] });
+  const { res: byValue, text } = await act('select_option', { ref: colour, values: ['g'] });
   assert.deepEqual(byValue.selected, ['g']);
+  assert.match(text, new RegExp(`^Selected options in combobox "Colour" \\[ref=${colour}\\]\\.$`, 'm'));
+  assert.match(text, new RegExp(`^  - combobox "Colour" \\[ref=${colour}\\]: Green  \\(was: - combobox "Colour" \\[ref=${colour}\\]: Red\\)$`, 'm'));
   assert.equal(await evaluate(server.client, 'document.getElementById("colour").value'), 'g');
   const byLabel = await call<ActionResult>(server.client, 'select_option', { ref: colour, values: ['Red'] });
   assert.deepEqual(byLabel.selected, ['r']);
@@ -284,8 +290,10 @@ test('press_key sends keys and chords to the focused element', async () => {
 
 test('hover triggers mouseenter and :hover', async () => {
   const { snap } = await open('/effects');
-  await call(server.client, 'hover', { ref: refOf(snap, 'button', 'Hover box') });
+  const box = refOf(snap, 'button', 'Hover box');
+  const { text } = await act('hover', { ref: box });
   assert.equal(await evaluate(server.client, 'document.getElementById("hover-out").textContent'), 'hovered');
+  assert.match(text, new RegExp(`^Hovered button "Hover box" \\[ref=${box}\\]\\.\\n.*\\nChanged:\\n  hovered  \\(was: not hovered\\)$`));
   assert.equal(await evaluate(server.client, 'document.querySelector("#hover-box:hover") !== null'), true);
   assert.equal(await evaluate(server.client, 'getComputedStyle(document.getElementById("hover-box")).backgroundColor'), 'rgb(0, 128, 0)');
 });
@@ -301,7 +309,9 @@ test('scroll: by pixels, the default step, a ref into view, inside an element', 
   const up = await call<ActionResult>(server.client, 'scroll', { dy: -1100 });
   assert.equal(up.scroll!.y, 0);
 
-  const intoView = await call<ActionResult>(server.client, 'scroll', { ref: refOf(snap, 'button', 'Bottom button') });
+  const bottom = refOf(snap, 'button', 'Bottom button');
+  const { res: intoView, text } = await act('scroll', { ref: bottom });
+  assert.match(text, new RegExp(`^Scrolled button "Bottom button" \\[ref=${bottom}\\] into view\\.$`, 'm'));
   assert.ok(intoView.scroll!.y > 4000, `scrolled to ${intoView.scroll!.y}`);
   const visible = await evaluate<boolean>(server.client, `(() => {
     const r = document.getElementById('bottom').getBoundingClientRect();
