@@ -16,14 +16,15 @@ import { ancestorsOf, containerLabel, formatLabel, type SnapLine } from '../sess
 import type { Session } from '../session/session.js';
 import type { SnapshotBaseline, Tab } from '../session/tab.js';
 
+/** Characters per o200k token of snapshot text in a diff: the median on the corpus pages (scripts/diff-budget.ts). */
+const CHARS_PER_TOKEN = 3.5;
 /**
  * Characters an action's diff (or the snapshot of a new document) may take
- * in the result: about 1,500 o200k tokens. Snapshot text measures 3.5–3.9
- * characters per o200k token on the corpus (docs/snapshot.md,
- * "Measurements"), so characters / 3.7 is the estimate; a character count
- * is all it costs.
+ * in the result: 1,500 o200k tokens at CHARS_PER_TOKEN, so a character count
+ * is all the estimate costs (docs/snapshot.md, "After an action", has the
+ * measured spread).
  */
-export const DIFF_BUDGET = 5_600;
+export const DIFF_BUDGET = 1_500 * CHARS_PER_TOKEN;
 /** Longest wait for the post-action snapshot, in ms (the action itself is done; a slow page only loses its diff). */
 const SNAPSHOT_MS = 5_000;
 
@@ -57,7 +58,7 @@ export async function ensureBaseline(session: Session, tab: Tab): Promise<void> 
 
 /** About how many o200k tokens `chars` characters of snapshot text are. */
 function tokens(chars: number): number {
-  return Math.round(chars / 3.7);
+  return Math.round(chars / CHARS_PER_TOKEN);
 }
 
 /**
