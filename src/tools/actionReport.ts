@@ -121,7 +121,7 @@ export interface PageReport {
  * throws.
  */
 export async function readPage(session: Session, tab: Tab, before: PageBefore): Promise<PageReport> {
-  const navigated = tab.instanceId !== before.instanceId;
+  let navigated = tab.instanceId !== before.instanceId;
   const out: PageReport = { lines: [], fields: {} };
   // What the result says about the page in the same document is also the `diff` field (the CLI prints fields).
   const say = (text: string) => {
@@ -137,6 +137,8 @@ export async function readPage(session: Session, tab: Tab, before: PageBefore): 
     return say(`No snapshot diff: the page ${isTimeoutError(error) ? `did not answer within ${SNAPSHOT_MS / 1000} s` : 'could not be read'}; get_page_context reads it.`);
   }
   if (tab.instanceId !== snap.instanceId) return say('No snapshot diff: the page is loading another document; get_page_context reads it.');
+  // takeSnapshot reads a document that replaced the old one during the walk again: that is a navigation too.
+  navigated ||= snap.instanceId !== before.instanceId;
   if (navigated) {
     if (snap.cut) out.lines.push('The new page is over the snapshot budget: get_page_context reads it in pages.');
     else if (snap.text.length <= DIFF_BUDGET) {
