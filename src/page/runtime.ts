@@ -56,6 +56,7 @@ import { hasArea, insideAriaHidden, interactiveKind, isVisible, styleOf, styleVi
 import { adoptClosedRoot, recordClosedRoots, shadowRootOf, takeCandidates } from './shadow.js';
 import { byId, idOf, nonce, snapshot } from './snapshot.js';
 import { dispatchClick, fieldState, focusEditable, hitTest } from './actions.js';
+import { ancestorId, describe, focused } from './describe.js';
 import { installWebMcp, type WebMcpMode } from './webmcp.js';
 
 /**
@@ -181,6 +182,18 @@ const makeApi = (webmcp: ReturnType<typeof installWebMcp>) => Object.freeze({
   dispatchClick,
   fieldState,
   focusEditable,
+  /**
+   * Action reports (src/page/describe.ts): role, name and nearest container
+   * of an element; the focused element with its id; the id of a snapshot
+   * line's element found from a descendant's id.
+   */
+  describe,
+  describeRef: (id: string) => {
+    const el = byId(id);
+    return el ? describe(el) : null;
+  },
+  focused,
+  ancestorId,
   /**
    * Counts the visible interactive elements: links with href (or
    * role=link), buttons (or role=button), and form controls, across open

@@ -61,7 +61,8 @@ const elements = new Map<string, WeakRef<Element>>();
 /** What to act on for an element whose own box is empty (a link around a float): its first visible descendant. */
 const targets = new Map<string, WeakRef<Element>>();
 
-function assignId(el: Element): string {
+/** The id of an element (issued on first use, kept for the life of the document). */
+export function assignId(el: Element): string {
   let id = ids.get(el);
   if (!id) {
     id = `${nonce}_${++counter}`;
@@ -81,15 +82,15 @@ export function idOf(el: Element): string | null {
   return ids.get(el) ?? null;
 }
 
-const SKIP = new Set(['script', 'style', 'noscript', 'template', 'head', 'meta', 'link', 'title', 'base', 'datalist', 'option', 'optgroup', 'param', 'source', 'track', 'map']);
-const INTERACTIVE_ROLES = new Set(['button', 'link', 'checkbox', 'radio', 'switch', 'tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'option', 'combobox', 'textbox', 'searchbox', 'slider', 'spinbutton', 'treeitem', 'gridcell']);
+export const SKIP = new Set(['script', 'style', 'noscript', 'template', 'head', 'meta', 'link', 'title', 'base', 'datalist', 'option', 'optgroup', 'param', 'source', 'track', 'map']);
+export const INTERACTIVE_ROLES = new Set(['button', 'link', 'checkbox', 'radio', 'switch', 'tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'option', 'combobox', 'textbox', 'searchbox', 'slider', 'spinbutton', 'treeitem', 'gridcell']);
 /** Roles written as nodes when not actionable; everything else is a wrapper and is collapsed. */
 const STRUCTURAL = new Set(['heading', 'list', 'listitem', 'table', 'grid', 'treegrid', 'row', 'navigation', 'main', 'banner', 'contentinfo', 'complementary',
   'form', 'region', 'dialog', 'alertdialog', 'search', 'group', 'img', 'tablist', 'tabpanel', 'menu', 'menubar', 'toolbar', 'tree', 'listbox', 'radiogroup', 'alert', 'status']);
 /** Roles whose accessible name comes from their content (their text is not repeated under them). */
 const NAME_FROM_CONTENT = new Set(['button', 'link', 'heading', 'cell', 'columnheader', 'rowheader', 'gridcell', 'option', 'menuitem', 'menuitemcheckbox', 'menuitemradio',
   'tab', 'treeitem', 'checkbox', 'radio', 'switch', 'tooltip']);
-const NAMED_ONLY = new Set(['form', 'region', 'group', 'img']);
+export const NAMED_ONLY = new Set(['form', 'region', 'group', 'img']);
 const CHECKABLE = new Set(['checkbox', 'radio', 'switch', 'menuitemcheckbox', 'menuitemradio']);
 const VALUED = new Set(['textbox', 'searchbox', 'spinbutton', 'slider', 'combobox', 'listbox']);
 const INTERACTIVE_SELECTOR = 'a[href],area[href],button,input,select,textarea,[role],[tabindex],[contenteditable],[onclick]';
@@ -97,8 +98,8 @@ const IMPLICIT_INPUT_ROLE: Record<string, string> = {
   checkbox: 'checkbox', radio: 'radio', number: 'spinbutton', range: 'slider', search: 'searchbox', file: 'button', color: 'button',
 };
 
-const squash = (text: string | null | undefined) => (text ?? '').replace(/[\s\u0000-\u001f]+/g, ' ').trim();
-const cut = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
+export const squash = (text: string | null | undefined) => (text ?? '').replace(/[\s\u0000-\u001f]+/g, ' ').trim();
+export const cut = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
 
 function explicitRole(el: Element): string {
   const attr = el.getAttribute('role');
@@ -280,7 +281,7 @@ function valueOf(el: Element, role: string): { value?: string; options?: string 
 }
 
 /** Children in the flat tree: a shadow root's children (open or recorded closed) for a host, assigned nodes for a slot. */
-function flatChildren(el: Element): ArrayLike<Node> {
+export function flatChildren(el: Element): ArrayLike<Node> {
   const root = shadowRootOf(el);
   if (root) return root.childNodes;
   if (el.localName === 'slot') {

@@ -30,6 +30,14 @@ export interface Snapshot {
   /** Document revision it was taken on. */
   revision: number;
   instanceId: string;
+  /**
+   * The whole page, every child of every container, within DEFAULT_BUDGET
+   * (no selector, ref, offset, limit or urls): a snapshot the next action
+   * can diff against (kept as `Tab.baseline`).
+   */
+  whole: boolean;
+  /** With `wholeOnly`: the walk reached the budget, so `text` is empty (the page needs paging). */
+  cut?: boolean;
 }
 
 export interface SnapshotOptions {
@@ -49,6 +57,12 @@ export interface SnapshotOptions {
   /** Characters the snapshot may take (estimated while walking); default DEFAULT_BUDGET. */
   budget?: number;
   timeoutMs?: number;
+  /**
+   * Walk the whole page once and stop there: a page over the budget comes
+   * back `cut` with no text, instead of being walked again in pages (an
+   * action's diff snapshot, docs/snapshot.md "After an action").
+   */
+  wholeOnly?: boolean;
 }
 
 /** Children shown per container, before a paging line, when the whole snapshot does not fit its budget. */
@@ -260,8 +274,28 @@ export async function takeSnapshot(session: Session, tab: Tab, opts: SnapshotOpt
       await tab.page.waitForLoadState('domcontentloaded', { timeout }).catch(() => undefined);
       continue;
     }
-    if (tab.instanceId === instanceId || attempt === 2 || opts.ref) return snap;
+    if (tab.instanceId === instanceId || attempt === 2 || opts.ref) {
+      keepBaseline(tab, snap, opts);
+      return snap;
+    }
     await tab.page.waitForLoadState('domcontentloaded', { timeout }).catch(() => undefined);
+  }
+}
+
+/** Whether options ask for the whole page as the walker writes it by default (no scope, paging or URLs). */
+function wholePage(opts: SnapshotOptions): boolean {
+  return !opts.selector && !opts.ref && opts.offset === undefined && opts.limit === undefined && !opts.urls;
+}
+
+/** Records a whole-page snapshot as the tab's diff baseline, or that its document is over the budget. */
+function keepBaseline(tab: Tab, snap: Snapshot, opts: SnapshotOptions): void {
+  if (!wholePage(opts) || tab.instanceId !== snap.instanceId) return;
+  if (snap.whole) {
+    tab.baseline = { instanceId: snap.instanceId, revision: snap.revision, text: snap.text };
+    if (tab.overBudgetDocument === snap.instanceId) tab.overBudgetDocument = undefined;
+  } else {
+    tab.baseline = undefined;
+    tab.overBudgetDocument = snap.instanceId;
   }
 }
 
@@ -296,10 +330,13 @@ async function snapshotOnce(session: Session, tab: Tab, instanceId: string, opts
   }
   let pageOpts: PageOptions;
   let result: PageResult;
+  let firstCut = false;
   try {
     // Without a limit: every child of every container if it all fits the budget, else pages of DEFAULT_LIMIT.
     pageOpts = { ...base, limit: opts.limit ?? 100_000 };
     result = await withTimeout(walk(frame, pageOpts, root), timeout);
+    firstCut = !!result.cut || budget - (result.budgetLeft ?? 0) > DEFAULT_BUDGET;
+    if (result.cut && opts.wholeOnly) return { text: '', refCount: 0, revision, instanceId, whole: false, cut: true };
     if (result.cut && opts.limit === undefined && !result.gone) {
       pageOpts = { ...base, limit: DEFAULT_LIMIT };
       result = await withTimeout(walk(frame, pageOpts, root), timeout);
@@ -311,7 +348,7 @@ async function snapshotOnce(session: Session, tab: Tab, instanceId: string, opts
   const lines = await expand(session, tab, instanceId, frame, result, pageOpts, timeout);
   const text = lines.join('\n');
   const refCount = text.split('[ref=').length - 1;
-  return { text, refCount, revision, instanceId };
+  return { text, refCount, revision, instanceId, whole: wholePage(opts) && !firstCut };
 }
 
 const RETAKE = 'Call get_page_context for a fresh snapshot and use its refs.';
@@ -344,6 +381,9 @@ async function lookup(session: Session, ref: string) {
 export interface ResolvedRef {
   tab: Tab;
   locator: Locator;
+  /** The frame the element is in, and its runtime id there. */
+  frame: Frame;
+  id: string;
 }
 
 /**
@@ -358,7 +398,7 @@ export async function resolveRef(session: Session, ref: string): Promise<Resolve
   await registerEngine();
   const locator = frame.locator(`${ENGINE}=${id}`);
   if ((await locator.count()) === 0) throw goneError(ref);
-  return { tab, locator };
+  return { tab, locator, frame, id };
 }
 
 /** The tab a ref belongs to (for get_page_context {ref}). */

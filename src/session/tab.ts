@@ -37,6 +37,13 @@ export interface TabInfo {
   menuCommands?: MenuCommand[];
 }
 
+/** A whole-page snapshot kept as the diff baseline of a tab's document. */
+export interface SnapshotBaseline {
+  instanceId: string;
+  revision: number;
+  text: string;
+}
+
 export class Tab {
   readonly console = new ConsoleBuffer();
   /** JavaScript dialogs (fed by the session's context-level listener): the open one stays open until handle_dialog answers it (issue #4). */
@@ -62,6 +69,15 @@ export class Tab {
    * CDP session), so callers flush the page instead.
    */
   fileSignals = { choosers: -1, downloads: -1 };
+  /**
+   * The last whole-page snapshot of the current document (get_page_context
+   * or an action took it): what the next action's snapshot diff compares
+   * with (src/tools/actionReport.ts). Set by `takeSnapshot`, dropped with
+   * the document.
+   */
+  baseline: SnapshotBaseline | undefined;
+  /** The document whose last whole-page walk reached the snapshot budget: actions skip their diff there. */
+  overBudgetDocument: string | undefined;
   private cdp: CDPSession | undefined;
   private cachedTitle = '';
   private readonly documentListeners: Array<(oldInstanceId: string) => void> = [];
@@ -137,6 +153,7 @@ export class Tab {
     const old = this.instanceId;
     this.instanceId = loaderId;
     if (old !== 'pending') this.revision += 1;
+    this.baseline = undefined;
     this.userscripts.clear();
     for (const listener of this.documentListeners) listener(old);
   }
@@ -155,7 +172,7 @@ export class Tab {
    * URL and title without touching the page's main thread (a busy page still answers).
    * Falls back to Playwright's cached URL and the last title seen.
    */
-  async urlAndTitle(): Promise<{ url: string; title: string }> {
+  async urlAndTitle(): Promise<{ url: string; title: string; canAccessOpener?: boolean }> {
     if (this.cdp && !this.closed) {
       try {
         const info = await withTimeout(this.cdp.send('Target.getTargetInfo'), 1000);
@@ -165,7 +182,7 @@ export class Tab {
           // While a dialog holds a navigation (beforeunload), the browser shows the URL it
           // is leaving for; the page is still at Playwright's committed one.
           const url = this.dialogs.current ? this.page.url() : info.targetInfo.url;
-          return { url: url || this.page.url(), title: info.targetInfo.title };
+          return { url: url || this.page.url(), title: info.targetInfo.title, canAccessOpener: info.targetInfo.canAccessOpener };
         }
       } catch (error) {
         log.debug('Target.getTargetInfo failed', error);

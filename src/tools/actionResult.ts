@@ -4,8 +4,10 @@
  * only when `snapshot: true` is passed, a fresh snapshot").
  */
 import * as z from 'zod';
-import { takeSnapshot } from '../session/snapshot.js';
+import { describeFocused, describeRefs, type ElementInfo } from '../session/elementInfo.js';
+import { takeSnapshot, type ResolvedRef } from '../session/snapshot.js';
 import { markFiles, reportFiles } from './actionFiles.js';
+import { currentBaseline, ensureBaseline, readPage } from './actionReport.js';
 import type { Session } from '../session/session.js';
 import type { Request } from 'playwright-core';
 import type { Tab } from '../session/tab.js';
@@ -15,12 +17,18 @@ import { ToolError } from './errors.js';
 import type { ToolResponse } from './response.js';
 
 /** The `snapshot` flag every action tool accepts. */
-export const snapshotFlag = z.boolean().optional().describe('Also return a snapshot after the action (default false)');
+export const snapshotFlag = z.boolean().optional().describe('Return the whole snapshot after the action instead of the diff (default false)');
 
 /** Longest wait for a navigation the action started, in ms. */
 const SETTLE_MS = 10_000;
 /** Longest wait for a tab the action opened to show up in the session, in ms. */
 const NEW_TAB_MS = 5_000;
+/** Longest wait for a tab the action opened to load its first document (its URL and title), in ms. */
+const NEW_TAB_LOAD_MS = 3_000;
+/** Longest wait for the responses to fetch / XHR requests the action started, before the page is read for its diff, in ms. */
+const REQUESTS_MS = 1_000;
+/** Pause after those responses, for the page's handlers to read and apply them, in ms. */
+const AFTER_REQUESTS_MS = 50;
 
 /**
  * Waits until `count` tabs not in `known` are open (the browser announces a
@@ -90,16 +98,39 @@ async function unstuck(tab: Tab, action: () => Promise<void>): Promise<void> {
   }
 }
 
+/** How runAction reports an action. */
+export interface ActionOptions {
+  /** Return the whole snapshot after the action (instead of the diff). */
+  snapshot?: boolean;
+  /** The ref a file chooser the action opens is answered with (upload_file). */
+  ref?: string;
+  /**
+   * For actions that learn it themselves: whether the page's window was
+   * closed when the action returned (undefined: unknown, so the page is
+   * asked). A WebMCP call passes it (issue #5, speed); such an action also
+   * skips the wait for `domcontentloaded` when nothing navigated during it.
+   */
+  windowClosed?: () => boolean | undefined;
+  /** Report the page after the action: a snapshot diff, or the new document (the element tools). */
+  diff?: boolean;
+  /** The elements acted on, described before the action: field `element` (the first; drag adds its drop target itself). */
+  targets?: ReadonlyArray<{ ref: string; resolved: ResolvedRef }>;
+  /** The targets are peers (fill_form's fields): field `elements` instead. */
+  peers?: boolean;
+  /** Describe the focused element before the action (press_key). */
+  focused?: boolean;
+}
+
+/** The first line of an action's text, given the elements it acts on (as `describeRefs` names them). */
+export type ActionLabel = string | ((elements: ElementInfo[]) => string);
+
 /**
- * Runs `action` on `tab` and reports on `res` what it changed. `label` is
- * the first line of the text ("Clicked e5"); empty for none.
- * @param opts.windowClosed  for actions that learn it themselves: whether the
- *   page's window was closed when the action returned (undefined: unknown,
- *   so the page is asked). A WebMCP call passes it (issue #5, speed); such
- *   an action also skips the wait for `domcontentloaded` when nothing
- *   navigated during it.
+ * Runs `action` on `tab` and reports on `res` what it changed (docs/architecture.md,
+ * "Actions report what changed"). `label` is the first line of the text
+ * ("Clicked button "Save" [ref=e5]."); empty for none. Returns the
+ * described elements (`opts.targets`, or the focused one).
  */
-export async function runAction(session: Session, tab: Tab, label: string, res: ToolResponse, opts: { snapshot?: boolean; ref?: string; windowClosed?: () => boolean | undefined }, action: () => Promise<void>): Promise<void> {
+export async function runAction(session: Session, tab: Tab, label: ActionLabel, res: ToolResponse, opts: ActionOptions, action: () => Promise<void>): Promise<ElementInfo[]> {
   const before = {
     url: tab.page.url(),
     revision: tab.revision,
@@ -108,12 +139,29 @@ export async function runAction(session: Session, tab: Tab, label: string, res: 
     windowOpens: tab.windowOpens,
     instanceId: tab.instanceId,
   };
+  const report = opts.diff && !opts.snapshot;
+  // The diff needs a baseline; a page that has none gets one now (one walk), which also names the targets for free.
+  if (report) await ensureBaseline(session, tab);
+  const page = { instanceId: tab.instanceId, baseline: currentBaseline(tab) };
+  const elements = opts.targets?.length ? await describeRefs(tab, opts.targets) : [];
+  if (opts.focused && !tab.dialogs.current) {
+    const focused = await describeFocused(session, tab);
+    if (focused) elements.push(focused);
+  }
   const files = markFiles(session, tab);
   // A navigation the action asked for (a form submit, location.assign) may commit
   // after the action returns; Playwright's own wait covers clicks, not page tools.
   let navigation: Request | undefined;
+  // fetch / XHR the action started: the diff waits (bounded) for their responses, so content they bring is in it.
+  // (Request.response() is a call, not an event: listening for `requestfinished` would subscribe every request's
+  // end, which also ends settleNavigation's wait early, before a download announces itself.)
+  const fetches: Array<Promise<unknown>> = [];
   const onRequest = (request: Request) => {
-    if (request.isNavigationRequest() && request.frame() === tab.page.mainFrame()) navigation = request;
+    if (request.isNavigationRequest()) {
+      if (request.frame() === tab.page.mainFrame()) navigation = request;
+    } else if (report && (request.resourceType() === 'fetch' || request.resourceType() === 'xhr')) {
+      fetches.push(request.response().catch(() => null));
+    }
   };
   tab.page.on('request', onRequest);
   // A dialog in a tab the action opened pauses this page too when they share a
@@ -150,9 +198,16 @@ export async function runAction(session: Session, tab: Tab, label: string, res: 
     // The document the action started on had loaded as far as it will before the action, unless something navigated.
     const unchanged = closed !== undefined && !navigation && tab.instanceId === before.instanceId;
     if (!tab.closed && !unchanged) await tab.page.waitForLoadState('domcontentloaded', { timeout: SETTLE_MS }).catch(() => undefined);
+    if (fetches.length && !tab.closed && tab.instanceId === before.instanceId) {
+      await withTimeout(Promise.all(fetches), REQUESTS_MS);
+      await new Promise(resolve => setTimeout(resolve, AFTER_REQUESTS_MS));
+    }
   }
-  if (label) res.text(label);
+  const text = typeof label === 'function' ? label(elements) : label;
+  if (text) res.text(text);
   res.set('tabId', tab.id);
+  if (opts.peers) res.set('elements', elements);
+  else res.set('element', elements[0]);
 
   if (tab.closed) {
     res.text(`Tab ${tab.id} closed during the action (the page closed itself); the active tab is now ${session.activeTabId ?? 'none'}.`).set('tabClosed', true).set('activeTabId', session.activeTabId);
@@ -160,8 +215,14 @@ export async function runAction(session: Session, tab: Tab, label: string, res: 
     const url = tab.page.url();
     if (url !== before.url || tab.revision !== before.revision) {
       const replaced = tab.revision !== before.revision;
-      res.text(`${replaced ? 'Navigated' : 'URL changed (same document)'} to ${url} (revision ${tab.revision}).`);
-      res.set('navigation', { url, revision: tab.revision, instanceId: tab.instanceId, sameDocument: !replaced });
+      const { title } = await tab.urlAndTitle();
+      // The HTTP status of the new document: the response to the last main-frame navigation request (redirects followed).
+      const response = replaced && navigation ? await withTimeout(navigation.response().catch(() => null), 1000) : undefined;
+      const status = response?.status();
+      const http = status ? `HTTP ${status}, ` : '';
+      res.text(`${replaced ? 'Navigated' : 'URL changed (same document)'} to ${url} ${JSON.stringify(title)} (${http}revision ${tab.revision}).`);
+      if (status && status >= 400) res.text(`The server answered HTTP ${status}; the page shown is its error page.`);
+      res.set('navigation', { url, title, ...(status ? { status } : {}), revision: tab.revision, instanceId: tab.instanceId, sameDocument: !replaced });
     }
     res.set('revision', tab.revision);
   }
@@ -176,15 +237,51 @@ export async function runAction(session: Session, tab: Tab, label: string, res: 
     // The tab whose action opened a tab is its opener, also when the browser
     // keeps no opener (rel=noopener); recorded once, shown by list_tabs.
     for (const t of opened) t.openerTabId ??= tab.id;
-    res.set('newTabs', opened.map(t => ({ tabId: t.id, openerTabId: t.openerTabId, dialog: t.dialogs.current })));
+    const infos = await Promise.all(opened.map(describeNewTab));
+    res.set('newTabs', infos);
     res.set('activeTabId', session.activeTabId);
-    res.text(`New tab${opened.length > 1 ? 's' : ''} opened: ${opened.map(t => t.id).join(', ')}; the active tab stays ${session.activeTabId} (focus_tab switches).`);
+    for (const t of infos) {
+      res.text(`New tab ${t.tabId} opened (${t.popup ? 'a popup: it can reach its opener through window.opener' : 'a plain tab'}, opener tab ${t.openerTabId}): ${t.url} ${JSON.stringify(t.title)}.`);
+    }
+    res.text(`The active tab stays ${session.activeTabId} (focus_tab {tabId: ${infos[0]!.tabId}} switches; tools take tabId).`);
     for (const t of opened) if (t.dialogs.current) res.text(describeDialog(t.id, t.dialogs.current));
   }
+  // The page after the action, read before the file events are looked for: a download or chooser the
+  // browser announces a moment after the click returned is seen then (its CDP event may trail the click).
+  const pageReport = report && !tab.closed && !held && !tab.dialogs.current ? await readPage(session, tab, page) : undefined;
   // A page held by a dialog answers no round trip, so file choosers and downloads are not looked for then.
   if (!held) await reportFiles(session, tab, files, navigation, res, opts.ref);
   if (opts.snapshot && !tab.closed && !held) {
     const snap = await takeSnapshot(session, tab);
     res.set('snapshot', snap.text).text(`\n${snap.text}`, { mirrors: 'snapshot' });
+  } else if (pageReport) {
+    for (const line of pageReport.lines) res.text(line.text, line);
+    res.merge(pageReport.fields);
   }
+  return elements;
+}
+
+/** What an action's result says about a tab it opened. */
+export interface NewTabInfo {
+  tabId: number;
+  openerTabId?: number;
+  url: string;
+  title: string;
+  /**
+   * Opened as a window that keeps `window.opener` (window.open without
+   * noopener: a login or payment window that reports back to its opener);
+   * false for a plain tab (a target=_blank or rel=noopener link, which
+   * Chromium opens without an opener).
+   */
+  popup: boolean;
+  dialog?: DialogInfo;
+}
+
+/** URL, title and kind of a tab an action opened, once its first document has loaded (bounded; not while a dialog holds it). */
+async function describeNewTab(t: Tab): Promise<NewTabInfo> {
+  if (!t.dialogs.current) {
+    await withTimeout(t.page.waitForLoadState('domcontentloaded', { timeout: NEW_TAB_LOAD_MS }).catch(() => undefined), NEW_TAB_LOAD_MS);
+  }
+  const { url, title, canAccessOpener } = await t.urlAndTitle();
+  return { tabId: t.id, openerTabId: t.openerTabId, url, title, popup: !!canAccessOpener, ...(t.dialogs.current ? { dialog: t.dialogs.current } : {}) };
 }

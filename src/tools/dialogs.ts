@@ -29,7 +29,7 @@ async function dialogTab(session: Session, tabId: number | undefined): Promise<T
 export const handleDialog = defineTool({
   name: 'handle_dialog',
   title: 'Handle dialog',
-  description: 'Answer a tab\'s open alert, confirm, prompt or beforeunload dialog: accept (OK, Leave) or dismiss (Cancel, Stay). Reports what the page did next.',
+  description: 'Answer a tab\'s open alert, confirm, prompt or beforeunload dialog: accept (OK, Leave) or dismiss (Cancel, Stay). Reports what the page did next (a navigation, the next dialog, a diff of the page snapshot).',
   needs: [],
   consent: 'interact',
   launchesBrowser: false,
@@ -43,7 +43,7 @@ export const handleDialog = defineTool({
     const open = tab.dialogs.current;
     if (!open) throw noDialog(tab.id);
     let answered: DialogAnswer | undefined;
-    await runAction(session, tab, `${accept ? 'Accepted' : 'Dismissed'} the ${open.type} dialog of tab ${tab.id}.`, res, {}, async () => {
+    await runAction(session, tab, `${accept ? 'Accepted' : 'Dismissed'} the ${open.type} dialog of tab ${tab.id}.`, res, { diff: true }, async () => {
       answered = await tab.dialogs.answer(accept, promptText, tab.id);
       // One round trip to the page: it returns once the page's handler has run on,
       // unless the handler opens the next dialog first (runAction reports that one).

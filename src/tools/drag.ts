@@ -8,6 +8,7 @@
  * draggable, so both pointer-event and HTML5 drag-and-drop pages work.
  */
 import * as z from 'zod';
+import { formatElement, type ElementInfo } from '../session/elementInfo.js';
 import { resolveRef } from '../session/snapshot.js';
 import { actionError } from './actionErrors.js';
 import { runAction, snapshotFlag } from './actionResult.js';
@@ -24,7 +25,7 @@ export const DRAG_STEPS = 10;
 export const drag = defineTool({
   name: 'drag',
   title: 'Drag',
-  description: 'Drag one element onto another with real mouse input (pointer-event and HTML5 drag and drop).',
+  description: 'Drag one element onto another with real mouse input (pointer-event and HTML5 drag and drop). Reports both elements and what changed (the dragged node shows as moved in the snapshot diff).',
   needs: ['trustedInput'],
   consent: 'interact',
   launchesBrowser: true,
@@ -40,7 +41,8 @@ export const drag = defineTool({
       throw new ToolError('invalid_arguments', `${fromRef} is in tab ${from.tab.id} and ${toRef} in tab ${to.tab.id}.`, 'Drag between elements of one tab.');
     }
     const timeout = DRAG_TIMEOUT;
-    await runAction(session, from.tab, `Dragged ${fromRef} onto ${toRef}.`, res, { snapshot }, async () => {
+    const label = ([a, b]: ElementInfo[]) => `Dragged ${a ? formatElement(a) : fromRef} onto ${b ? formatElement(b) : toRef}.`;
+    const [, target] = await runAction(session, from.tab, label, res, { snapshot, diff: true, targets: [{ ref: fromRef, resolved: from }, { ref: toRef, resolved: to }] }, async () => {
       try {
         await assertNotCovered(from.locator, fromRef, `drag ${fromRef}`, false, timeout);
         await assertNotCovered(to.locator, toRef, `drop onto ${toRef}`, false, timeout);
@@ -49,5 +51,6 @@ export const drag = defineTool({
         throw actionError(error, `drag ${fromRef} onto ${toRef}`);
       }
     });
+    res.set('dropTarget', target);
   },
 });

@@ -10,6 +10,7 @@ import { resolve } from 'node:path';
 import { basename } from 'node:path';
 import * as z from 'zod';
 import type { Config } from '../config.js';
+import { formatElement, type ElementInfo } from '../session/elementInfo.js';
 import { resolveRef } from '../session/snapshot.js';
 import { actionError } from './actionErrors.js';
 import { runAction, snapshotFlag } from './actionResult.js';
@@ -56,7 +57,7 @@ export function resolveUploadPaths(paths: readonly string[], config: Pick<Config
 export const uploadFile = defineTool({
   name: 'upload_file',
   title: 'Upload file',
-  description: 'Set the files of a file input (even hidden) or of the file chooser an element opens, by ref.',
+  description: 'Set the files of a file input (even hidden) or of the file chooser an element opens, by ref. Reports the element and what changed, as click does.',
   needs: ['trustedInput'],
   consent: 'sensitive',
   launchesBrowser: true,
@@ -68,12 +69,14 @@ export const uploadFile = defineTool({
   }),
   async handle({ ref, paths, timeoutMs, snapshot }, { session, config }, res) {
     const files = resolveUploadPaths(paths, config);
-    const { tab, locator } = await resolveRef(session, ref);
+    const resolved = await resolveRef(session, ref);
+    const { tab, locator } = resolved;
     const timeout = timeoutMs ?? UPLOAD_TIMEOUT;
     const names = files.map(f => basename(f));
     const many = files.length ? `${files.length} file${files.length === 1 ? '' : 's'} (${names.slice(0, 10).join(', ')}${names.length > 10 ? ', …' : ''})` : 'no files (cleared)';
     let via: 'input' | 'chooser' = 'input';
-    await runAction(session, tab, `Chose ${many} for ${ref}.`, res, { snapshot, ref }, async () => {
+    const label = ([el]: ElementInfo[]) => `Chose ${many} for ${el ? formatElement(el) : ref}.`;
+    await runAction(session, tab, label, res, { snapshot, ref, diff: true, targets: [{ ref, resolved }] }, async () => {
       // The file input itself, or the one a <label> is for (Playwright does not follow a label with role=button).
       const input = await locator.evaluateHandle(el => {
         const target = el instanceof HTMLLabelElement ? el.control : el;

@@ -7,9 +7,11 @@
  */
 import * as z from 'zod';
 import type { Locator } from 'playwright-core';
+import { describeFocused, formatElement, formatElements } from '../session/elementInfo.js';
 import { resolveRef, type ResolvedRef } from '../session/snapshot.js';
 import { actionError, within } from './actionErrors.js';
 import { runAction, snapshotFlag } from './actionResult.js';
+import type { ElementInfo } from '../session/elementInfo.js';
 import { defineTool } from './define.js';
 import { ToolError } from './errors.js';
 import { assertNotCovered, forceClick } from './obstruction.js';
@@ -31,7 +33,9 @@ async function act(what: string, fn: () => Promise<unknown>): Promise<void> {
 export const click = defineTool({
   name: 'click',
   title: 'Click',
-  description: 'Click an element by ref (scrolls it into view first). Fails with element_not_actionable when it is hidden, disabled or covered.',
+  description: 'Click an element by ref (scrolls it into view first). Fails with element_not_actionable when it is hidden, disabled or covered. ' +
+    'Answers with the element clicked and where it is (row, list item, dialog, form), what changed (a navigation with URL, title and HTTP status; new tabs; a dialog, file chooser or download; console errors) ' +
+    'and a diff of the page snapshot (added, removed and changed lines with their refs), or one line when the change is too big.',
   needs: ['trustedInput'],
   consent: 'interact',
   launchesBrowser: true,
@@ -45,10 +49,11 @@ export const click = defineTool({
     snapshot: snapshotFlag,
   }),
   async handle({ ref, button, doubleClick, modifiers: mods, force, timeoutMs, snapshot }, { session }, res) {
-    const { tab, locator } = await resolveRef(session, ref);
+    const { tab, locator, frame, id } = await resolveRef(session, ref);
     const opts = { button, modifiers: mods, timeout: timeoutMs ?? ACTION_TIMEOUT };
     const verb = doubleClick ? 'Double-clicked' : 'Clicked';
-    await runAction(session, tab, force ? `${verb} ${ref} (force: events dispatched from script).` : `${verb} ${ref}.`, res, { snapshot, ref }, () =>
+    const label = ([el]: ElementInfo[]) => `${verb} ${el ? formatElement(el) : ref}${force ? ' (force: events dispatched from script)' : ''}.`;
+    await runAction(session, tab, label, res, { snapshot, ref, diff: true, targets: [{ ref, resolved: { tab, locator, frame, id } }] }, () =>
       act(`click ${ref}`, async () => {
         if (force) {
           await forceClick(locator, { button: button ?? 'left', clickCount: doubleClick ? 2 : 1, modifiers: mods ?? [] }, opts.timeout);
@@ -63,7 +68,7 @@ export const click = defineTool({
 export const type = defineTool({
   name: 'type',
   title: 'Type text',
-  description: 'Type into an input, textarea or contenteditable element by ref, then read it back; submit: true presses Enter afterwards.',
+  description: 'Type into an input, textarea or contenteditable element by ref, then read it back; submit: true presses Enter afterwards. Reports the element and what changed, as click does.',
   needs: ['trustedInput'],
   consent: 'interact',
   launchesBrowser: true,
@@ -76,9 +81,11 @@ export const type = defineTool({
     snapshot: snapshotFlag,
   }),
   async handle({ ref, text, clear, submit, timeoutMs, snapshot }, { session }, res) {
-    const { tab, locator } = await resolveRef(session, ref);
+    const resolved = await resolveRef(session, ref);
+    const { tab, locator } = resolved;
     const timeout = timeoutMs ?? ACTION_TIMEOUT;
-    await runAction(session, tab, `Typed ${[...text].length} characters into ${ref}${submit ? ' and pressed Enter' : ''}.`, res, { snapshot }, async () => {
+    const label = ([el]: ElementInfo[]) => `Typed ${[...text].length} characters into ${el ? formatElement(el) : ref}${submit ? ' and pressed Enter' : ''}.`;
+    await runAction(session, tab, label, res, { snapshot, diff: true, targets: [{ ref, resolved }] }, async () => {
       await act(`type into ${ref}`, () => typeText(locator, ref, text, { clear: clear ?? true, timeout }));
       if (submit) await act(`press Enter in ${ref}`, () => locator.press('Enter', { timeout }));
     });
@@ -113,7 +120,7 @@ async function fillField(locator: Locator, ref: string, value: string | boolean 
 export const fillForm = defineTool({
   name: 'fill_form',
   title: 'Fill form',
-  description: 'Fill several fields at once: text inputs and textareas get text, checkboxes and radios true/false, selects an option value or label (or a list for multi-selects).',
+  description: 'Fill several fields at once: text inputs and textareas get text, checkboxes and radios true/false, selects an option value or label (or a list for multi-selects). Reports the fields and what changed, as click does.',
   needs: ['trustedInput'],
   consent: 'interact',
   launchesBrowser: true,
@@ -132,7 +139,8 @@ export const fillForm = defineTool({
     if (resolved.some(f => f.tab !== tab)) {
       throw new ToolError('invalid_arguments', 'The fields belong to different tabs.', 'Call fill_form once per tab.');
     }
-    await runAction(session, tab, `Filled ${fields.length} field${fields.length > 1 ? 's' : ''}.`, res, { snapshot }, async () => {
+    const label = (els: ElementInfo[]) => `Filled ${fields.length} field${fields.length > 1 ? 's' : ''}: ${formatElements(els)}.`;
+    await runAction(session, tab, label, res, { snapshot, diff: true, targets: resolved.map(f => ({ ref: f.ref, resolved: f })), peers: true }, async () => {
       for (const f of resolved) await fillField(f.locator, f.ref, f.value, timeoutMs ?? ACTION_TIMEOUT);
     });
     res.set('filled', fields.length);
@@ -142,7 +150,7 @@ export const fillForm = defineTool({
 export const selectOption = defineTool({
   name: 'select_option',
   title: 'Select option',
-  description: 'Choose options of a <select> by value or visible label (several for a multi-select). Returns the values now selected.',
+  description: 'Choose options of a <select> by value or visible label (several for a multi-select). Returns the values now selected, and what changed, as click does.',
   needs: ['trustedInput'],
   consent: 'interact',
   launchesBrowser: true,
@@ -153,9 +161,11 @@ export const selectOption = defineTool({
     snapshot: snapshotFlag,
   }),
   async handle({ ref, values, timeoutMs, snapshot }, { session }, res) {
-    const { tab, locator } = await resolveRef(session, ref);
+    const resolved = await resolveRef(session, ref);
+    const { tab, locator } = resolved;
     let selected: string[] = [];
-    await runAction(session, tab, `Selected options in ${ref}.`, res, { snapshot }, () =>
+    const label = ([el]: ElementInfo[]) => `Selected options in ${el ? formatElement(el) : ref}.`;
+    await runAction(session, tab, label, res, { snapshot, diff: true, targets: [{ ref, resolved }] }, () =>
       act(`select options in ${ref}`, async () => {
         selected = await selectOptions(locator, ref, values, timeoutMs ?? ACTION_TIMEOUT);
       }));
@@ -166,7 +176,7 @@ export const selectOption = defineTool({
 export const pressKey = defineTool({
   name: 'press_key',
   title: 'Press key',
-  description: 'Press a key or chord in a tab (on the focused element): e.g. Enter, Escape, ArrowDown, Control+A, Shift+Tab.',
+  description: 'Press a key or chord in a tab (on the focused element): e.g. Enter, Escape, ArrowDown, Control+A, Shift+Tab. Names the focused element (and for Tab where focus went) and reports what changed, as click does.',
   needs: ['trustedInput'],
   consent: 'interact',
   launchesBrowser: true,
@@ -177,22 +187,30 @@ export const pressKey = defineTool({
   }),
   async handle({ key, tabId, snapshot }, { session }, res) {
     const tab = await session.tab(tabId);
-    await runAction(session, tab, `Pressed ${key}.`, res, { snapshot }, () => act(`press ${key}`, () => within(tab.page.keyboard.press(key), ACTION_TIMEOUT)));
+    const label = ([el]: ElementInfo[]) => (el ? `Pressed ${key} on ${formatElement(el)}.` : `Pressed ${key} (no element had focus: the page got it).`);
+    await runAction(session, tab, label, res, { snapshot, diff: true, focused: true }, () => act(`press ${key}`, () => within(tab.page.keyboard.press(key), ACTION_TIMEOUT)));
+    // Tab moves the focus: say where it went (one more evaluation, for Tab only).
+    if (/(^|\+)Tab$/.test(key) && !tab.closed && !tab.dialogs.current) {
+      const now = await describeFocused(session, tab);
+      if (now) res.set('focused', now).text(`Focus is now on ${formatElement(now)}.`);
+    }
   },
 });
 
 export const hover = defineTool({
   name: 'hover',
   title: 'Hover',
-  description: 'Move the mouse over an element by ref (opens hover menus and tooltips).',
+  description: 'Move the mouse over an element by ref (opens hover menus and tooltips). Reports the element and what changed (the menu that opened shows in the snapshot diff).',
   needs: ['trustedInput'],
   consent: 'interact',
   launchesBrowser: true,
   input: z.object({ ref: refField, timeoutMs: timeoutMsField(ACTION_TIMEOUT), snapshot: snapshotFlag }),
   async handle({ ref, timeoutMs, snapshot }, { session }, res) {
-    const { tab, locator } = await resolveRef(session, ref);
+    const resolved = await resolveRef(session, ref);
+    const { tab, locator } = resolved;
     const timeout = timeoutMs ?? ACTION_TIMEOUT;
-    await runAction(session, tab, `Hovered ${ref}.`, res, { snapshot }, () => act(`hover ${ref}`, async () => {
+    const label = ([el]: ElementInfo[]) => `Hovered ${el ? formatElement(el) : ref}.`;
+    await runAction(session, tab, label, res, { snapshot, diff: true, targets: [{ ref, resolved }] }, () => act(`hover ${ref}`, async () => {
       await assertNotCovered(locator, ref, `hover ${ref}`, false, timeout);
       await locator.hover({ timeout });
     }));
@@ -202,7 +220,7 @@ export const hover = defineTool({
 export const scroll = defineTool({
   name: 'scroll',
   title: 'Scroll',
-  description: 'Scroll the page by dx/dy pixels (no arguments: 600 px down), or scroll an element (ref) into view; with ref and dx/dy, scroll inside that element. Returns the page scroll position.',
+  description: 'Scroll the page by dx/dy pixels (no arguments: 600 px down), or scroll an element (ref) into view; with ref and dx/dy, scroll inside that element. Returns the page scroll position and what changed (content loaded on scroll shows in the snapshot diff).',
   needs: [],
   consent: 'observe',
   launchesBrowser: true,
@@ -220,7 +238,12 @@ export const scroll = defineTool({
       throw new ToolError('invalid_arguments', `Ref ${ref} belongs to tab ${resolved.tab.id}, not tab ${tabId}.`, 'Omit tabId when passing a ref.');
     }
     const by = { left: dx ?? 0, top: dy ?? (resolved || dx !== undefined ? 0 : 600) };
-    await runAction(session, tab, ref ? `Scrolled ${ref}${dx || dy ? ' by' : ' into view'}.` : `Scrolled by ${by.left},${by.top}.`, res, { snapshot }, async () => {
+    const label = ([el]: ElementInfo[]) => {
+      const what = el ? formatElement(el) : ref;
+      if (!resolved) return `Scrolled the page by ${by.left},${by.top}.`;
+      return dx || dy ? `Scrolled inside ${what} by ${by.left},${by.top}.` : `Scrolled ${what} into view.`;
+    };
+    await runAction(session, tab, label, res, { snapshot, diff: true, targets: resolved && ref ? [{ ref, resolved }] : [] }, async () => {
       if (resolved && dx === undefined && dy === undefined) {
         // Element.scrollIntoView, not locator.scrollIntoViewIfNeeded: that waits for two animation frames, which an
         // off-screen cross-site frame never paints (Chromium throttles it), so a ref in such a frame timed out (issue #4).

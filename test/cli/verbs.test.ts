@@ -169,6 +169,12 @@ test('tool NAME reaches any tool, with per-field options and --args', async () =
   assert.equal(status.workspace, home.cwd);
   const nav2 = await ok(home, ['navigate', `${site.origin}/one`]);
   assert.equal(nav2.tabId, 1);
+  // An action prints what it did: the element, and the snapshot diff (fields, as the text says).
+  const query = /- textbox "Query" \[ref=(e\d+)\]/.exec((await ok(home, ['context', 'page'])).snapshot)![1]!;
+  const typed = await ok(home, ['tool', 'type', '--ref', query, '--text', 'hi']);
+  assert.deepEqual(typed.element, { ref: query, role: 'textbox', name: 'Query' });
+  assert.match(typed.diff, new RegExp(`\\nChanged:\\n  - textbox "Query" \\[ref=${query}\\]: hi  \\(was: - textbox "Query" \\[ref=${query}\\]\\)$`));
+  assert.equal(typed.changes.changed, 1);
 });
 
 test('a remembered tab that closed is tab_not_found with a hint, never another tab', async () => {

@@ -9,7 +9,8 @@ import { chromium, type Browser } from 'playwright-core';
 import { call, callError, connect, unlessConnection, type Connected } from '../fixtures/mcp.js';
 import { startSite, type Site } from '../fixtures/site.js';
 import type { TabInfo } from '../../src/session/tab.js';
-import { closedPort, evaluate, refOf, snapshot } from './helpers.js';
+import { seenBy } from '../fixtures/clientLens.js';
+import { callRaw, closedPort, evaluate, refOf, snapshot } from './helpers.js';
 
 /**
  * Generous bound for "returns promptly (about 2 s)": the machine is shared and loaded. A call held by the dialog
@@ -135,12 +136,17 @@ test('a confirm answered both ways: the page gets true, then false', async () =>
   await call(server.client, 'navigate', { url: `${site.origin}/buttons` });
   const confirmRef = refOf((await snapshot(server.client)).snapshot, 'button', 'Confirm');
 
-  const first = await call<ActionResult>(server.client, 'click', { ref: confirmRef });
+  const firstRaw = await callRaw(server.client, 'click', { ref: confirmRef });
+  const first = firstRaw.structuredContent as unknown as ActionResult;
   assert.deepEqual(first.dialog, { type: 'confirm', message: 'Delete the draft?' });
+  assert.match(seenBy('cursor', firstRaw).text, new RegExp(`^Clicked button "Confirm" \\[ref=${confirmRef}\\]\\.\\n.*confirm.*Delete the draft\\?.*handle_dialog`, 's'));
   assert.equal(await outText().catch(() => 'refused'), 'refused', 'the page is blocked until answered');
-  const yes = await call<ActionResult>(server.client, 'handle_dialog', { accept: true });
+  const yesRaw = await callRaw(server.client, 'handle_dialog', { accept: true });
+  const yes = yesRaw.structuredContent as unknown as ActionResult;
   assert.deepEqual(yes.answered, { type: 'confirm', message: 'Delete the draft?', accepted: true });
   assert.equal(await outText(), 'true');
+  // What the page did once answered, as a diff against the snapshot taken before the click.
+  assert.match(seenBy('cursor', yesRaw).text, /^Accepted the confirm dialog of tab \d+\.\nChanges since the last snapshot \(lines\): 1 changed; other refs unchanged \(\d+ kept\)\.\nChanged:\n  true  \(was: nothing yet\)$/);
 
   const second = await call<ActionResult>(server.client, 'click', { ref: confirmRef });
   assert.deepEqual(second.dialog, { type: 'confirm', message: 'Delete the draft?' });

@@ -11,6 +11,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFi
 import { join } from 'node:path';
 import { call, connect, type Connected } from '../fixtures/mcp.js';
 import { startSite, type Site } from '../fixtures/site.js';
+import { seenBy } from '../fixtures/clientLens.js';
 import { callRaw, evaluate, refOf, snapshot } from './helpers.js';
 import { claimName, numberedName, type DownloadRecord } from '../../src/session/downloads.js';
 
@@ -120,7 +121,9 @@ test('a click on an attachment reports the download; a second one gets " (1)"; d
   assert.deepEqual(one.downloads!.map(withoutTime), [{
     id: 1, name: RESUME, suggestedName: RESUME, url: `${site.origin}/resume`, size, state: 'completed', path: join(dir, RESUME), tabId: nav.tabId,
   }]);
-  assert.ok(first.content[0]!.text!.includes(`Downloaded "${RESUME}" (${size} bytes) to ${join(dir, RESUME)}.`), first.content[0]!.text);
+  const text = seenBy('cursor', first).text;
+  assert.ok(text.startsWith(`Clicked link "Get résumé" [ref=${ref}].`), text);
+  assert.ok(text.includes(`Downloaded "${RESUME}" (${size} bytes) to ${join(dir, RESUME)}.`), text);
 
   const two = await call<ClickResult>(c.client, 'click', { ref });
   const second = `r\u00e9sum\u00e9 \u{1F4C4} (1).pdf`;

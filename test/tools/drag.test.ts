@@ -1,12 +1,14 @@
 // drag {fromRef, toRef} end to end (issue #4): real mouse input moves a card
 // built on pointer events (with intermediate moves, all trusted) and an
 // HTML5 draggable (Chromium runs dragstart / drop / dragend from the real
-// moves); a covered source fails with element_not_actionable.
+// moves); a covered source fails with element_not_actionable. The result
+// names both elements and shows the dragged node where it went.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { call, callError, connect, type Connected } from '../fixtures/mcp.js';
 import { startSite, type Site } from '../fixtures/site.js';
-import { evaluate, refOf, snapshot } from './helpers.js';
+import { seenBy } from '../fixtures/clientLens.js';
+import { callRaw, evaluate, refOf, snapshot } from './helpers.js';
 
 // A card dragged with pointer events: it follows the pointer after 5 px of
 // travel (as drag libraries do) and lands in the lane under the release
@@ -88,9 +90,16 @@ test('drag moves a pointer-events card with intermediate trusted moves', async (
   assert.deepEqual(await evaluate(server.client, '[...document.getElementById("done").children].map(c => c.id)'), ['card2', 'card']);
 });
 
-test('drag runs HTML5 drag and drop', async () => {
+test('drag runs HTML5 drag and drop; the result names both elements and shows the item moved', async () => {
   const snap = await open('/sort');
-  await call(server.client, 'drag', { fromRef: refOf(snap, 'listitem', 'Pear'), toRef: refOf(snap, 'region', 'Basket') });
+  const pear = refOf(snap, 'listitem', 'Pear');
+  const basket = refOf(snap, 'region', 'Basket');
+  const raw = await callRaw(server.client, 'drag', { fromRef: pear, toRef: basket });
+  const text = seenBy('cursor', raw).text;
+  assert.match(text, new RegExp(`^Dragged listitem "Pear" \\[ref=${pear}\\] onto region "Basket" \\[ref=${basket}\\]\\.$`, 'm'));
+  assert.match(text, new RegExp(`^Moved in region "Basket" \\[ref=${basket}\\]:\\n  - listitem "Pear" \\[ref=${pear}\\]:  \\(was in list\\)\\n    Pear$`, 'm'));
+  const res = raw.structuredContent as { element?: { ref: string; name?: string }; dropTarget?: { ref: string; role?: string } };
+  assert.deepEqual([res.element?.ref, res.element?.name, res.dropTarget?.ref, res.dropTarget?.role], [pear, 'Pear', basket, 'region']);
   assert.deepEqual(await evaluate(server.client, 'window.events'), ['dragstart:pear', 'drop:pear:true', 'dragend:move']);
   assert.deepEqual(await evaluate(server.client, '[...document.getElementById("basket").children].map(c => c.id)'), ['pear']);
   assert.deepEqual(await evaluate(server.client, '[...document.getElementById("source").children].map(c => c.id)'), ['apple']);

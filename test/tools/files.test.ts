@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { call, callError, connect, type Connected } from '../fixtures/mcp.js';
 import { startSite, type Site } from '../fixtures/site.js';
 import { browserEnv } from '../../src/browser/launch/locale.js';
+import { seenBy } from '../fixtures/clientLens.js';
 import { callRaw, evaluate, refOf, snapshot } from './helpers.js';
 
 interface UploadResult {
@@ -168,8 +169,11 @@ test('a click that opens a chooser reports it and upload_file fills that chooser
   const raw = await callRaw(c.client, 'click', { ref });
   assert.equal(raw.isError, undefined);
   assert.deepEqual((raw.structuredContent as unknown as ClickResult).fileChooser, { multiple: true });
-  assert.ok(raw.content[0]!.text!.includes(`A file chooser opened (several files allowed); call upload_file {ref: "${ref}", paths: [...]}`), raw.content[0]!.text);
-  const res = await call<UploadResult>(c.client, 'upload_file', { ref, paths: [NAMES.cjk] });
+  const text = seenBy('cursor', raw).text;
+  assert.ok(text.includes(`A file chooser opened (several files allowed); call upload_file {ref: "${ref}", paths: [...]}`), text);
+  const uploaded = await callRaw(c.client, 'upload_file', { ref, paths: [NAMES.cjk] });
+  assert.ok(seenBy('cursor', uploaded).text.startsWith(`Chose 1 file for button "Detached" [ref=${ref}].`), seenBy('cursor', uploaded).text);
+  const res = uploaded.structuredContent as unknown as UploadResult;
   assert.equal(res.via, 'chooser');
   assert.deepEqual((await chosen('detached')).detached!.map(f => f.name), [NAMES.cjk]);
   assert.equal(await evaluate(c.client, 'clicks.detached'), 1);

@@ -1,16 +1,30 @@
 // Element and keyboard tools end to end: click, type, fill_form,
-// select_option, press_key, hover, scroll; what each reports (navigation,
-// dialogs, console errors, snapshot), stale refs, scoped refs, elements that
-// cannot be acted on, and that typed text never shows up in an error.
+// select_option, press_key, hover, scroll; what each reports (the element
+// acted on and its container, navigation, dialogs, console errors, the
+// snapshot diff or the whole snapshot), stale refs, scoped refs, elements
+// that cannot be acted on, and that typed text never shows up in an error.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { call, connect, type Connected } from '../fixtures/mcp.js';
 import { startSite, type Site } from '../fixtures/site.js';
-import { callRaw, evaluate, refOf, snapshot } from './helpers.js';
+import { seenBy } from '../fixtures/clientLens.js';
+import { largePage } from '../fixtures/largePage.js';
+import { callRaw, evaluate, refOf, snapshot, type RawResult } from './helpers.js';
+
+interface ElementInfo {
+  ref: string;
+  role?: string;
+  name?: string;
+  container?: { role: string; name?: string; ref?: string };
+}
 
 interface ActionResult {
   tabId: number;
   revision: number;
+  element?: ElementInfo;
+  elements?: ElementInfo[];
+  diff?: string;
+  changes?: { added: number; removed: number; changed: number; moved: number; refsAdded: number; refsRemoved: number; refsKept: number; tooMany?: boolean };
   navigation?: { url: string; revision: number; instanceId: string; sameDocument: boolean };
   dialog?: { type: string; message: string; defaultValue?: string };
   consoleErrors?: Array<{ seq: number; text: string }>;
@@ -93,6 +107,31 @@ const SCOPED_PAGE = `<!doctype html><title>Scoped</title>
 <main><button onclick="window.mainClicks = (window.mainClicks || 0) + 1">Main button</button></main>
 <aside id="side"><button onclick="window.sideClicks = (window.sideClicks || 0) + 1">Side button</button></aside>`;
 
+// A table with a button per row, content a click reveals, a list a click fills with 300 entries, a search form.
+const INVOICES_PAGE = `<!doctype html><title>Invoices</title>
+<main><h1>Invoices</h1>
+<table><thead><tr><th>Number</th><th>Total</th><th>Actions</th></tr></thead><tbody id="rows">
+<tr><td>Invoice 2024-02</td><td>€80</td><td><button onclick="this.closest('tr').remove()">Delete</button></td></tr>
+<tr><td>Invoice 2024-03</td><td>€120</td><td><button onclick="this.closest('tr').remove()">Delete</button></td></tr>
+</tbody></table>
+<button onclick="document.getElementById('details').hidden = false">Show details</button>
+<section id="details" aria-label="Details" hidden><p>Paid on 2024-04-01.</p><button onclick="this.parentElement.hidden = true">Close details</button></section>
+<form role="search" aria-label="Search invoices" onsubmit="event.preventDefault()"><label>Query <input id="q"></label><button>Find</button></form>
+<ul aria-label="History"><li><a href="#created">Created</a></li></ul>
+<button onclick="loadAll()">Load history</button>
+<button onclick="fetch('/slow-data').then(r => r.text()).then(t => { const p = document.createElement('p'); p.textContent = t; document.querySelector('main').append(p); })">Fetch note</button>
+</main>
+<script>
+function loadAll() {
+  const ul = document.querySelector('ul');
+  for (let i = 0; i < 300; i++) {
+    const li = document.createElement('li');
+    li.innerHTML = '<a href="#h' + i + '">History entry number ' + i + ' of the invoice log</a>';
+    ul.append(li);
+  }
+}
+</script>`;
+
 let site: Site;
 let server: Connected;
 let searches: string[] = [];
@@ -114,6 +153,14 @@ before(async () => {
   site.page('/counter-2', COUNTER_PAGE('Second'));
   site.page('/scoped', SCOPED_PAGE);
   site.page('/hang', HANG_PAGE);
+  site.page('/invoices', INVOICES_PAGE);
+  site.page('/large', largePage(3000, 0));
+  site.route('/slow-data', (_req, res) => {
+    setTimeout(() => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.end('Note from the server');
+    }, 200);
+  });
   server = await connect();
 });
 after(async () => {
@@ -180,15 +227,19 @@ test('type replaces the value; submit presses Enter and reports the navigation',
 
 test('fill_form fills text, checkbox and select in one call', async () => {
   const { snap } = await open('/form');
-  const res = await call<ActionResult>(server.client, 'fill_form', {
+  const refs = [refOf(snap, 'textbox', 'Comment'), refOf(snap, 'checkbox', 'I agree'), refOf(snap, 'combobox', 'Colour'), refOf(snap, 'listbox', 'Toppings')];
+  const { res, text } = await act('fill_form', {
     fields: [
-      { ref: refOf(snap, 'textbox', 'Comment'), value: 'hello form' },
-      { ref: refOf(snap, 'checkbox', 'I agree'), value: true },
-      { ref: refOf(snap, 'combobox', 'Colour'), value: 'Blue' },
-      { ref: refOf(snap, 'listbox', 'Toppings'), value: ['ch', 'mu'] },
+      { ref: refs[0], value: 'hello form' },
+      { ref: refs[1], value: true },
+      { ref: refs[2], value: 'Blue' },
+      { ref: refs[3], value: ['ch', 'mu'] },
     ],
   });
   assert.equal(res.filled, 4);
+  assert.match(text, new RegExp(`^Filled 4 fields: textbox "Comment" \\[ref=${refs[0]}\\]; checkbox "I agree" \\[ref=${refs[1]}\\]; combobox "Colour" \\[ref=${refs[2]}\\]; listbox "Toppings" \\[ref=${refs[3]}\\]\\.$`, 'm'));
+  assert.deepEqual(res.elements?.map(e => e.ref), refs);
+  assert.match(text, new RegExp(`^  - checkbox "I agree" \\[ref=${refs[1]}\\] \\[checked\\]  \\(was: - checkbox "I agree" \\[ref=${refs[1]}\\]\\)$`, 'm'));
   const state = await evaluate(server.client, `({
     comment: document.getElementById('comment').value,
     agree: document.getElementById('agree').checked,
@@ -209,8 +260,10 @@ test('fill_form fills text, checkbox and select in one call', async () => {
 test('select_option by value and by label; returns the selected values', async () => {
   const { snap } = await open('/form');
   const colour = refOf(snap, 'combobox', 'Colour');
-  const byValue = await call<ActionResult>(server.client, 'select_option', { ref: colour, values: ['g'] });
+  const { res: byValue, text } = await act('select_option', { ref: colour, values: ['g'] });
   assert.deepEqual(byValue.selected, ['g']);
+  assert.match(text, new RegExp(`^Selected options in combobox "Colour" \\[ref=${colour}\\]\\.$`, 'm'));
+  assert.match(text, new RegExp(`^  - combobox "Colour" \\[ref=${colour}\\]: Green  \\(was: - combobox "Colour" \\[ref=${colour}\\]: Red\\)$`, 'm'));
   assert.equal(await evaluate(server.client, 'document.getElementById("colour").value'), 'g');
   const byLabel = await call<ActionResult>(server.client, 'select_option', { ref: colour, values: ['Red'] });
   assert.deepEqual(byLabel.selected, ['r']);
@@ -237,8 +290,10 @@ test('press_key sends keys and chords to the focused element', async () => {
 
 test('hover triggers mouseenter and :hover', async () => {
   const { snap } = await open('/effects');
-  await call(server.client, 'hover', { ref: refOf(snap, 'button', 'Hover box') });
+  const box = refOf(snap, 'button', 'Hover box');
+  const { text } = await act('hover', { ref: box });
   assert.equal(await evaluate(server.client, 'document.getElementById("hover-out").textContent'), 'hovered');
+  assert.match(text, new RegExp(`^Hovered button "Hover box" \\[ref=${box}\\]\\.\\n.*\\nChanged:\\n  hovered  \\(was: not hovered\\)$`));
   assert.equal(await evaluate(server.client, 'document.querySelector("#hover-box:hover") !== null'), true);
   assert.equal(await evaluate(server.client, 'getComputedStyle(document.getElementById("hover-box")).backgroundColor'), 'rgb(0, 128, 0)');
 });
@@ -254,7 +309,9 @@ test('scroll: by pixels, the default step, a ref into view, inside an element', 
   const up = await call<ActionResult>(server.client, 'scroll', { dy: -1100 });
   assert.equal(up.scroll!.y, 0);
 
-  const intoView = await call<ActionResult>(server.client, 'scroll', { ref: refOf(snap, 'button', 'Bottom button') });
+  const bottom = refOf(snap, 'button', 'Bottom button');
+  const { res: intoView, text } = await act('scroll', { ref: bottom });
+  assert.match(text, new RegExp(`^Scrolled button "Bottom button" \\[ref=${bottom}\\] into view\\.$`, 'm'));
   assert.ok(intoView.scroll!.y > 4000, `scrolled to ${intoView.scroll!.y}`);
   const visible = await evaluate<boolean>(server.client, `(() => {
     const r = document.getElementById('bottom').getBoundingClientRect();
@@ -419,4 +476,107 @@ test('an action whose handler never returns times out, and the tab works again',
   assert.equal((err.structuredContent!.error as { type: string }).type, 'timeout');
   await call(server.client, 'press_key', { key: 'y' });
   assert.match(await evaluate<string>(server.client, 'document.getElementById("trap").value'), /y$/);
+});
+
+/** The text a content-only client (Cursor) gives its model, and the fields, of one call. */
+async function act(name: string, args: Record<string, unknown>): Promise<{ text: string; res: ActionResult; raw: RawResult }> {
+  const raw = await callRaw(server.client, name, args);
+  assert.ok(!raw.isError, `${name} failed: ${JSON.stringify(raw.content)}`);
+  return { text: seenBy('cursor', raw).text, res: raw.structuredContent as unknown as ActionResult, raw };
+}
+
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+test('a click names the element and its row: the wrong row\'s button says which row, and the diff shows the row gone', async () => {
+  const { snap } = await open('/invoices');
+  const second = [...snap.matchAll(/- button "Delete" \[ref=(e\d+)\]/g)].map(m => m[1]!)[1]!;
+  const { text, res } = await act('click', { ref: second });
+  assert.match(text, new RegExp(`^Clicked button "Delete" \\[ref=${second}\\] in row "Invoice 2024-03 \\| €120"\\.$`, 'm'));
+  assert.deepEqual(res.element, { ref: second, role: 'button', name: 'Delete', container: { role: 'row', name: 'Invoice 2024-03 | €120' } });
+  assert.match(text, new RegExp(`Removed in table:\\n  - row: Invoice 2024-03 \\| €120\\n    - button "Delete" \\[ref=${second}\\]`));
+  assert.equal(res.changes?.removed, 2);
+  assert.equal(res.changes?.refsRemoved, 1);
+  assert.ok(res.diff && text.includes(res.diff), 'the diff field is what the text says');
+  assert.equal(await evaluate(server.client, 'document.querySelectorAll("#rows tr").length'), 1);
+});
+
+test('an element the last whole-page snapshot does not have is named by the page (one evaluation), the same way', async () => {
+  const { snap } = await open('/invoices');
+  // A row added behind the baseline's back, and its ref from a scoped snapshot (which is no baseline).
+  await evaluate(server.client, `document.getElementById('rows').insertAdjacentHTML('beforeend', '<tr><td>Invoice 2024-04</td><td>€95</td><td><button onclick="this.textContent = \\'Archived\\'">Archive</button></td></tr>')`);
+  const scoped = await snapshot(server.client, { selector: '#rows' });
+  assert.ok(!snap.includes('Archive'));
+  const archive = refOf(scoped.snapshot, 'button', 'Archive');
+  const { text, res } = await act('click', { ref: archive });
+  assert.match(text, new RegExp(`^Clicked button "Archive" \\[ref=${archive}\\] in row "Invoice 2024-04 \\| €95"\\.$`, 'm'));
+  assert.deepEqual(res.element?.container, { role: 'row', name: 'Invoice 2024-04 | €95' });
+  // The diff is against the last whole-page snapshot: the row is new to it, with the button's new name.
+  assert.match(text, new RegExp(`Added in table:\\n  - row: Invoice 2024-04 \\| €95\\n    - button "Archived" \\[ref=${archive}\\]`));
+});
+
+test('a click that reveals content reports it as added, with refs that work', async () => {
+  const { snap } = await open('/invoices');
+  const { text, res } = await act('click', { ref: refOf(snap, 'button', 'Show details') });
+  assert.match(text, /^Clicked button "Show details" \[ref=e\d+\]\.$/m);
+  const added = /Added in main:\n  - region "Details":\n    Paid on 2024-04-01\.\n    - button "Close details" \[ref=(e\d+)\]/.exec(text);
+  assert.ok(added, text);
+  assert.deepEqual({ added: res.changes?.added, removed: res.changes?.removed, refsAdded: res.changes?.refsAdded }, { added: 3, removed: 0, refsAdded: 1 });
+  // The new ref acts; the next diff is against the snapshot this click took.
+  const close = await act('click', { ref: added[1] });
+  assert.match(close.text, new RegExp(`^Clicked button "Close details" \\[ref=${added[1]}\\] in region "Details"\\.$`, 'm'));
+  assert.match(close.text, /Removed in main:\n  - region "Details":/);
+  // Nothing visible changes: the result says so.
+  const again = await act('click', { ref: refOf(snap, 'button', 'Find') });
+  assert.match(again.text, /^Clicked button "Find" \[ref=e\d+\] in search "Search invoices"\.\nSnapshot unchanged \(\d+ refs\)\.$/);
+});
+
+test('typing shows the new value as a changed line; press_key names the focused element and where Tab moved it', async () => {
+  const { snap } = await open('/invoices');
+  const query = refOf(snap, 'textbox', 'Query');
+  const typed = await act('type', { ref: query, text: 'April' });
+  assert.match(typed.text, new RegExp(`^Typed 5 characters into textbox "Query" \\[ref=${query}\\] in search "Search invoices"\\.$`, 'm'));
+  assert.match(typed.text, new RegExp(`Changed in search "Search invoices":\\n  - textbox "Query" \\[ref=${query}\\]: April  \\(was: - textbox "Query" \\[ref=${query}\\]\\)`));
+  const tab = await act('press_key', { key: 'Tab' });
+  assert.match(tab.text, new RegExp(`^Pressed Tab on textbox "Query" \\[ref=${query}\\] in search "Search invoices"\\.$`, 'm'));
+  assert.match(tab.text, new RegExp(`^Focus is now on button "Find" \\[ref=${refOf(snap, 'button', 'Find')}\\] in search "Search invoices"\\.$`, 'm'));
+  assert.equal(tab.res.element?.ref, query);
+  const filled = await act('fill_form', { fields: [{ ref: query, value: 'May' }] });
+  assert.match(filled.text, new RegExp(`^Filled 1 field: textbox "Query" \\[ref=${query}\\] in search "Search invoices"\\.$`, 'm'));
+});
+
+test('a diff waits for the fetch the click started, so the content it brings is in it', async () => {
+  const { snap } = await open('/invoices');
+  const { text } = await act('click', { ref: refOf(snap, 'button', 'Fetch note') });
+  assert.match(text, /Added in main:\n  Note from the server$/m);
+});
+
+test('a change too big for the diff budget is one line naming the part that changed and the call that reads it', async () => {
+  const { snap } = await open('/invoices');
+  const { text, res } = await act('click', { ref: refOf(snap, 'button', 'Load history') });
+  const line = /^The page changed too much for a diff here \(300 added lines; refs: 300 new, 0 gone, \d+ kept\); the change is inside list "History": get_page_context \{ref: "(e\d+)"\} reads that part/m.exec(text);
+  assert.ok(line, text);
+  assert.ok(text.length < 600, `one line, not the diff (${text.length} characters)`);
+  assert.equal(res.changes?.added, 300);
+  const part = await snapshot(server.client, { ref: line[1] });
+  assert.match(part.snapshot, /link "History entry number 299 of the invoice log"/);
+  assert.ok(!part.snapshot.includes('Invoice 2024-02'), 'the scope is the list, not the page');
+});
+
+test('with no whole-page snapshot of the document yet, the action takes one first and reports a diff', async () => {
+  await call(server.client, 'navigate', { url: `${site.origin}/invoices` });
+  const scoped = await snapshot(server.client, { selector: 'main' });
+  const { text } = await act('click', { ref: refOf(scoped.snapshot, 'button', 'Show details') });
+  assert.match(text, /Added in main:\n  - region "Details":/);
+});
+
+test('on a page over the snapshot budget the action skips the diff and says so in one line', async () => {
+  await call(server.client, 'navigate', { url: `${site.origin}/large` });
+  const page = await snapshot(server.client);
+  assert.match(page.snapshot, /… items 1–50 of 3000 shown/, 'the page is paged');
+  const { text, res } = await act('click', { ref: refOf(page.snapshot, 'button', 'Buy 7') });
+  assert.match(text, /^Clicked button "Buy 7" \[ref=e\d+\] in row "Row 7 \| Item 49 \| 91\.70 \| green"\.\nNo snapshot diff: the page was over the snapshot budget at its last snapshot; get_page_context reads it in pages\.$/);
+  assert.equal(res.changes, undefined);
+  assert.equal(await evaluate(server.client, 'window.clicked'), 7);
 });

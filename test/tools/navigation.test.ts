@@ -1,10 +1,13 @@
 // navigate end to end: URLs, back/forward, HTTP status, waitUntil, and the
 // failure modes (refused connection, bad URL, a page whose script never ends).
+// Also a click that navigates: its result names the new document's URL,
+// title and HTTP status, in the text a model reads as well as in fields.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { call, callError, connect, type Connected } from '../fixtures/mcp.js';
 import { startSite, type Site } from '../fixtures/site.js';
-import { closedPort, evaluate } from './helpers.js';
+import { seenBy } from '../fixtures/clientLens.js';
+import { callRaw, closedPort, evaluate, refOf, snapshot } from './helpers.js';
 
 interface NavResult {
   tabId: number;
@@ -42,6 +45,8 @@ before(async () => {
       res.end();
     }, 700);
   });
+  site.page('/links', '<title>Links</title><a href="/a">To A</a> <a href="/missing">To missing</a> <a href="/redirect">To redirect</a> <a href="/big">To big</a>');
+  site.page('/big', `<title>Big</title>${Array.from({ length: 400 }, (_, i) => `<p><a href="#p${i}">Paragraph link ${i}</a></p>`).join('')}`);
   site.page('/loop', '<title>Loop</title><h1>stuck</h1><script>while (true) {}</script><p>after</p>');
   // Loads fine, then its script never returns.
   site.page('/stuck-later', '<title>Later</title><h1>fine at first</h1><script>setTimeout(() => { while (true) {} }, 50)</script>');
@@ -215,4 +220,46 @@ test('a page stuck after it loaded: reload_tab and navigate still work', async (
   assert.equal(away.title, 'Page A');
   assert.equal(away.revision, reloaded.revision + 1);
   assert.equal(await evaluate(server.client, '6 * 7', tabId), 42);
+});
+
+interface ClickNav {
+  navigation?: { url: string; title: string; status?: number; revision: number; sameDocument: boolean };
+  revision: number;
+  snapshot?: string;
+}
+
+/** Clicks the link named `name` on /links; returns the fields and the text a content-only client shows its model. */
+async function clickLink(name: string): Promise<{ res: ClickNav; text: string; revision: number }> {
+  await call(server.client, 'navigate', { url: `${site.origin}/links` });
+  const page = await snapshot(server.client);
+  const raw = await callRaw(server.client, 'click', { ref: refOf(page.snapshot, 'link', name) });
+  assert.ok(!raw.isError, JSON.stringify(raw.content));
+  return { res: raw.structuredContent as unknown as ClickNav, text: seenBy('cursor', raw).text, revision: page.revision };
+}
+
+test('a click that navigates reports the new URL, title, HTTP status and revision, and a small new page inline', async () => {
+  const { res, text, revision } = await clickLink('To A');
+  assert.deepEqual(res.navigation, { url: `${site.origin}/a`, title: 'Page A', status: 200, revision: revision + 1, instanceId: (res.navigation as { instanceId: string }).instanceId, sameDocument: false });
+  assert.match(text, new RegExp(`^Navigated to ${site.origin}/a "Page A" \\(HTTP 200, revision ${revision + 1}\\)\\.$`, 'm'));
+  // A small new document comes with its snapshot (no diff: the old document's refs are gone).
+  assert.match(text, /^Snapshot of the new page \(0 refs\):\n- heading "A" \[level=1\]$/m);
+  assert.equal(res.snapshot, '- heading "A" [level=1]');
+});
+
+test('a click onto a 404 reports HTTP 404; a redirect reports the final URL and status', async () => {
+  const missing = await clickLink('To missing');
+  assert.equal(missing.res.navigation?.status, 404);
+  assert.equal(missing.res.navigation?.title, 'Not here');
+  assert.match(missing.text, new RegExp(`^Navigated to ${site.origin}/missing "Not here" \\(HTTP 404, revision \\d+\\)\\.\\nThe server answered HTTP 404; the page shown is its error page\\.$`, 'm'));
+  const redirect = await clickLink('To redirect');
+  assert.equal(redirect.res.navigation?.url, `${site.origin}/b`);
+  assert.equal(redirect.res.navigation?.status, 200);
+  assert.match(redirect.text, /"Page B" \(HTTP 200, revision \d+\)/);
+});
+
+test('a click onto a page too big to show inline says how to read it', async () => {
+  const { res, text } = await clickLink('To big');
+  assert.equal(res.navigation?.title, 'Big');
+  assert.equal(res.snapshot, undefined);
+  assert.match(text, /^get_page_context reads the new page \(400 refs, about \d+ tokens\)\.$/m);
 });

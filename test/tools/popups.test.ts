@@ -2,19 +2,22 @@
 // window.open, rel=noopener links and window.close(). The action that opened
 // a tab reports it (newTabs with openerTabId) and the active tab, which stays
 // the one the agent was using; a tab that closes itself is reported by the
-// action that caused it, and the active tab falls back to its opener.
+// action that caused it, and the active tab falls back to its opener. The
+// click's text names each new tab's URL and title and whether it is a popup
+// (window.open keeping window.opener) or a plain tab.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { call, callError, connect, type Connected } from '../fixtures/mcp.js';
 import { startSite, type Site } from '../fixtures/site.js';
 import type { TabInfo } from '../../src/session/tab.js';
-import { evaluate, refOf, snapshot } from './helpers.js';
+import { seenBy } from '../fixtures/clientLens.js';
+import { callRaw, evaluate, refOf, snapshot } from './helpers.js';
 
 interface ActionResult {
   tabId: number;
   activeTabId?: number;
   tabClosed?: boolean;
-  newTabs?: Array<{ tabId: number; openerTabId?: number; dialog?: { type: string; message: string } }>;
+  newTabs?: Array<{ tabId: number; openerTabId?: number; url?: string; title?: string; popup?: boolean; dialog?: { type: string; message: string } }>;
 }
 
 const OPENER_PAGE = `<!doctype html><title>Opener</title>
@@ -57,13 +60,24 @@ async function openOpener(): Promise<{ tabId: number; snap: string }> {
   return { tabId: tab.tabId, snap: (await snapshot(server.client)).snapshot };
 }
 
-/** Clicks `ref`, checks the result reports exactly one new tab opened by `opener`, and returns it. */
-async function clickOpens(ref: string, opener: number): Promise<TabInfo> {
-  const res = await call<ActionResult>(server.client, 'click', { ref });
+/**
+ * Clicks `ref`, checks the result reports exactly one new tab opened by
+ * `opener`, with its URL, title and kind in the fields and in the text a
+ * content-only client gives its model, and returns it.
+ */
+async function clickOpens(ref: string, opener: number, expect: { path: string; title: string; popup: boolean }): Promise<TabInfo> {
+  const raw = await callRaw(server.client, 'click', { ref });
+  const res = raw.structuredContent as unknown as ActionResult;
   assert.equal(res.newTabs?.length, 1, JSON.stringify(res));
   const opened = res.newTabs![0]!;
   assert.equal(opened.openerTabId, opener);
   assert.equal(res.activeTabId, opener, 'the active tab stays the one that clicked');
+  const url = `${site.origin}${expect.path}`;
+  assert.deepEqual({ url: opened.url, title: opened.title, popup: opened.popup }, { url, title: expect.title, popup: expect.popup });
+  const kind = expect.popup ? 'a popup: it can reach its opener through window.opener' : 'a plain tab';
+  const text = seenBy('cursor', raw).text;
+  assert.ok(text.includes(`New tab ${opened.tabId} opened (${kind}, opener tab ${opener}): ${url} ${JSON.stringify(expect.title)}.`), text);
+  assert.ok(text.includes(`The active tab stays ${opener} (focus_tab {tabId: ${opened.tabId}} switches`), text);
   const listed = (await tabs()).find(t => t.tabId === opened.tabId);
   assert.ok(listed, 'the new tab is in list_tabs');
   assert.equal(listed.openerTabId, opener);
@@ -73,7 +87,7 @@ async function clickOpens(ref: string, opener: number): Promise<TabInfo> {
 
 test('a target=_blank link opens a tab; list_tabs names the tab that clicked as opener; the active tab stays', async () => {
   const { tabId, snap } = await openOpener();
-  const child = await clickOpens(refOf(snap, 'link', 'Blank link'), tabId);
+  const child = await clickOpens(refOf(snap, 'link', 'Blank link'), tabId, { path: '/child?via=blank', title: 'Child', popup: false });
   assert.equal(child.url, `${site.origin}/child?via=blank`);
   assert.equal(await evaluate(server.client, 'document.getElementById("via").textContent', child.tabId), 'blank no opener', 'target=_blank implies noopener in Chromium');
   assert.equal(await evaluate(server.client, 'document.title'), 'Opener', 'calls without tabId still go to the opener');
@@ -81,14 +95,14 @@ test('a target=_blank link opens a tab; list_tabs names the tab that clicked as 
 
 test('window.open from a click opens a tab with its opener', async () => {
   const { tabId, snap } = await openOpener();
-  const child = await clickOpens(refOf(snap, 'button', 'Open window'), tabId);
+  const child = await clickOpens(refOf(snap, 'button', 'Open window'), tabId, { path: '/child?via=open', title: 'Child', popup: true });
   assert.equal(await evaluate(server.client, 'document.getElementById("via").textContent', child.tabId), 'open has opener');
   assert.equal(await evaluate(server.client, 'window.popup.closed'), false);
 });
 
 test('a rel=noopener link: the page has no opener, list_tabs names the tab that clicked', async () => {
   const { tabId, snap } = await openOpener();
-  const child = await clickOpens(refOf(snap, 'link', 'Noopener link'), tabId);
+  const child = await clickOpens(refOf(snap, 'link', 'Noopener link'), tabId, { path: '/child?via=noopener', title: 'Child', popup: false });
   assert.equal(await evaluate(server.client, 'document.getElementById("via").textContent', child.tabId), 'noopener no opener');
 });
 
@@ -110,7 +124,7 @@ test('a popup with an alert on load is reported with its dialog', async () => {
 
 test('a page that closes itself: the click reports it, the active tab falls back to the opener, the next call works', async () => {
   const { tabId, snap } = await openOpener();
-  const closer = await clickOpens(refOf(snap, 'button', 'Open closer'), tabId);
+  const closer = await clickOpens(refOf(snap, 'button', 'Open closer'), tabId, { path: '/closer', title: 'Closer', popup: true });
   await call(server.client, 'focus_tab', { tabId: closer.tabId });
   const closeRef = refOf((await snapshot(server.client)).snapshot, 'button', 'Close me');
 
