@@ -16,13 +16,15 @@ import { callRaw, refOf, type RawResult } from './helpers.js';
 const SHOP = `<!doctype html><title>Lens shop</title>
 <h1>Lens shop</h1>
 <table><tbody>
-  <tr><td>Invoice 2024-01</td><td><button onclick="this.closest('tr').dataset.gone = 1">Delete</button></td></tr>
-  <tr><td>Invoice 2024-02</td><td><button onclick="this.closest('tr').dataset.gone = 1">Delete</button></td></tr>
+  <tr><td>Invoice 2024-01</td><td><button onclick="this.closest('tr').remove()">Delete</button></td></tr>
+  <tr><td>Invoice 2024-02</td><td><button onclick="this.closest('tr').remove()">Delete</button></td></tr>
 </tbody></table>
 <a href="/next">Next page</a>
 <button onclick="window.open('/popup', 'pop', 'width=400,height=300')">Open popup</button>
 <button onclick="alert('Saved the order')">Save order</button>
 <button onclick="console.error('Widget exploded')">Break</button>
+<button onclick="document.getElementById('more').hidden = false">Show details</button>
+<section id="more" hidden aria-label="Details"><p>Ships in 2 days</p><button>Confirm order</button></section>
 <button onclick="document.getElementById('picker').click()">Choose file</button>
 <input type="file" id="picker" style="display:none">
 <a href="/report.csv" download="report.csv">Get report</a>
@@ -132,15 +134,20 @@ for (const mode of ['default', 'structured'] as const) {
       await callRaw(server.client, 'navigate', { url: `${site.origin}/shop` });
       let snap = textOf(await callRaw(server.client, 'get_page_context', {}));
       const del = [...snap.matchAll(/button "Delete" \[ref=(e\d+)\]/g)].map(m => m[1]!);
-      await seen('click', { ref: del[1]! }, [new RegExp(`Clicked ${del[1]}`)]);
-      await seen('click', { ref: refOf(snap, 'button', 'Open popup') }, [/New tab/i]);
+      // The element acted on, with the row that places it, and what the click removed.
+      await seen('click', { ref: del[1]! }, [new RegExp(`Clicked button "Delete" \\[ref=${del[1]}\\] in row "Invoice 2024-02"`), /removed/i, /Invoice 2024-02/]);
+      // A popup: its tab id, URL and title, and that the active tab stays.
+      await seen('click', { ref: refOf(snap, 'button', 'Open popup') }, [/New tab/i, new RegExp(`${site.origin}/popup`), /Popup window/, /popup/, /focus_tab/]);
       await seen('click', { ref: refOf(snap, 'button', 'Save order') }, [/alert/, /Saved the order/, /handle_dialog/]);
-      await seen('handle_dialog', { accept: true }, [/accept/i]);
+      await seen('handle_dialog', { accept: true }, [/Accepted the alert/i]);
       await seen('click', { ref: refOf(snap, 'button', 'Break') }, [/console error/i, /Widget exploded/]);
-      await seen('click', { ref: refOf(snap, 'link', 'Next page') }, [new RegExp(`Navigated to ${site.origin}/next`)]);
+      // Revealed content shows up as added, with refs the agent can use at once.
+      await seen('click', { ref: refOf(snap, 'button', 'Show details') }, [/added/i, /Ships in 2 days/, /button "Confirm order" \[ref=e\d+\]/]);
+      // A navigation: URL, title, HTTP status and the new document.
+      await seen('click', { ref: refOf(snap, 'link', 'Next page') }, [new RegExp(`Navigated to ${site.origin}/next`), /Second page/, /200/, /You made it/]);
       await seen('navigate', { url: 'back' }, [/Lens shop|\/shop/]);
       snap = textOf(await callRaw(server.client, 'get_page_context', {}));
-      await seen('hover', { ref: refOf(snap, 'button', 'Hover me') }, [/Hovered e\d+/]);
+      await seen('hover', { ref: refOf(snap, 'button', 'Hover me') }, [/Hovered button "Hover me" \[ref=e\d+\]/, /Hovered!/]);
       await seen('scroll', { dy: 200 }, [/scroll position/i]);
       await seen('press_key', { key: 'Tab' }, [/Pressed Tab/]);
     });
@@ -149,9 +156,9 @@ for (const mode of ['default', 'structured'] as const) {
       await callRaw(server.client, 'navigate', { url: `${site.origin}/shop` });
       const snap = textOf(await callRaw(server.client, 'get_page_context', {}));
       const name = refOf(snap, 'textbox', 'Your name');
-      await seen('type', { ref: name, text: 'Ada' }, [new RegExp(`Typed 3 characters into ${name}`)]);
-      await seen('fill_form', { fields: [{ ref: name, value: 'Grace' }, { ref: refOf(snap, 'checkbox', 'Gift wrap'), value: true }] }, [/Filled 2 fields/]);
-      await seen('select_option', { ref: refOf(snap, 'combobox', 'Size'), values: ['Large'] }, [/selected: l/i]);
+      await seen('type', { ref: name, text: 'Ada' }, [new RegExp(`Typed 3 characters into textbox "Your name" \\[ref=${name}\\]`), /Ada/]);
+      await seen('fill_form', { fields: [{ ref: name, value: 'Grace' }, { ref: refOf(snap, 'checkbox', 'Gift wrap'), value: true }] }, [/Filled 2 fields/, /Your name/, /Gift wrap/, /Grace/, /checked/]);
+      await seen('select_option', { ref: refOf(snap, 'combobox', 'Size'), values: ['Large'] }, [/combobox "Size"/, /selected: l/i]);
       const chooser = await seen('click', { ref: refOf(snap, 'button', 'Choose file') }, [/file chooser/i, /upload_file/]);
       const upload = join(server.workspace, 'lens-upload.txt');
       writeFileSync(upload, 'hello');
@@ -159,7 +166,7 @@ for (const mode of ['default', 'structured'] as const) {
       assert.ok(chooser);
       await seen('click', { ref: refOf(snap, 'link', 'Get report') }, [/report\.csv/, /download/i]);
       await seen('list_downloads', {}, [/report\.csv/]);
-      await seen('drag', { fromRef: refOf(snap, 'button', 'Card'), toRef: refOf(snap, 'button', 'Bin') }, [/Dragged|Dropped|drag/i]);
+      await seen('drag', { fromRef: refOf(snap, 'button', 'Card'), toRef: refOf(snap, 'button', 'Bin') }, [/Dragged button "Card" \[ref=e\d+\]/, /Bin|Dropped card/]);
     });
 
     test('screenshot, execute, console and page tools', async () => {
