@@ -275,6 +275,31 @@ function placeOf(lines: readonly SnapLine[], at: number): string {
   return parts.join(' in ');
 }
 
+/**
+ * When a diff removes more than this many lines, the removals are one line
+ * (removedSummary): what the page no longer shows needs naming, not its
+ * whole text again (a search that replaces a result list would otherwise
+ * repeat the old list). Fewer are shown whole, in place.
+ */
+const REMOVED_IN_FULL = 4;
+/** How many removed lines a summary names. */
+const REMOVED_NAMED = 8;
+
+/** `20 lines, 20 refs gone: link "Anvil" · button "Add Anvil" · … 14 more`: the removed lines that name something, refs left out (they are gone). */
+function removedSummary(lines: readonly SnapLine[]): string {
+  const refs = lines.filter(l => l.ref).length;
+  const clip = (text: string) => (text.length > 50 ? `${text.slice(0, 50)}…` : text);
+  const labels = lines.flatMap(l => {
+    if (l.kind === 'node' && l.name) return [`${l.role ?? ''} ${JSON.stringify(clip(l.name))}`];
+    if (l.kind === 'node' && l.value) return [`${l.role ?? ''}: ${clip(l.value)}`];
+    if (l.kind === 'text') return [JSON.stringify(clip(l.body))];
+    return [];
+  });
+  const named = labels.slice(0, REMOVED_NAMED).join(' · ');
+  const more = labels.length > REMOVED_NAMED ? ` · … ${labels.length - REMOVED_NAMED} more` : '';
+  return `${lines.length} lines${refs ? `, ${refs} ref${refs === 1 ? '' : 's'} gone` : ''}${named ? `: ${named}${more}` : ''}`;
+}
+
 const HEAD: Record<DiffEntry['kind'], string> = { added: 'Added', removed: 'Removed', changed: 'Changed', moved: 'Moved' };
 
 /** Counts as a phrase: `2 added, 1 removed, 1 changed`. */
@@ -300,6 +325,9 @@ export function renderDiff(diff: SnapshotDiff): string | undefined {
   if (!entries?.length) return undefined;
   const out: string[] = [];
   out.push(`Changes since the last snapshot (lines): ${diffCounts(diff)}; other refs unchanged (${diff.refsKept} kept).`);
+  const removedLines = entries.filter(e => e.kind === 'removed').map(e => diff.before[e.at]!);
+  const summarizeRemoved = removedLines.length > REMOVED_IN_FULL;
+  const removedPlaces = new Set<string>();
   let i = 0;
   while (i < entries.length) {
     const first = entries[i]!;
@@ -312,8 +340,14 @@ export function renderDiff(diff: SnapshotDiff): string | undefined {
       j++;
     }
     const place = placeOf(lines, first.at);
+    const hunk = entries.slice(i, j);
+    if (first.kind === 'removed' && summarizeRemoved) {
+      removedPlaces.add(place);
+      i = j;
+      continue;
+    }
     out.push(`${HEAD[first.kind]}${place ? ` in ${place}` : ''}:`);
-    for (const e of entries.slice(i, j)) {
+    for (const e of hunk) {
       const line = lines[e.at]!;
       const indent = '  '.repeat(line.depth - depth0 + 1);
       let was = '';
@@ -325,6 +359,12 @@ export function renderDiff(diff: SnapshotDiff): string | undefined {
       out.push(`${indent}${line.body}${was}`);
     }
     i = j;
+  }
+  if (summarizeRemoved) {
+    const places = [...removedPlaces];
+    const named = places.filter(Boolean);
+    const where = !named.length ? '' : named.length <= 3 && named.length === places.length ? ` in ${named.join('; ')}` : ` in ${places.length} places`;
+    out.push(`${HEAD.removed}${where}: ${removedSummary(removedLines)}`);
   }
   return out.join('\n');
 }

@@ -17,7 +17,7 @@ import { ToolError } from './errors.js';
 import type { ToolResponse } from './response.js';
 
 /** The `snapshot` flag every action tool accepts. */
-export const snapshotFlag = z.boolean().optional().describe('Return the whole snapshot after the action instead of the diff (default false)');
+export const snapshotFlag = z.boolean().optional().describe('Whole snapshot instead of the diff');
 
 /** Longest wait for a navigation the action started, in ms. */
 const SETTLE_MS = 10_000;

@@ -7,7 +7,7 @@ export const getConsoleContext = defineTool({
   name: 'get_console_context',
   title: 'Get console messages',
   description:
-    'Console messages and uncaught errors of a tab, captured from document start (the newest 1000 are kept): level, text, source location, timestamp. ' +
+    'Console messages and uncaught errors of a tab since document start (the newest 1000 kept), with level, source and time. ' +
     'Pass the returned lastSeq as since to read only what is new.',
   needs: ['console'],
   consent: 'observe',

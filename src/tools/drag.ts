@@ -25,7 +25,7 @@ export const DRAG_STEPS = 10;
 export const drag = defineTool({
   name: 'drag',
   title: 'Drag',
-  description: 'Drag one element onto another with real mouse input (pointer-event and HTML5 drag and drop). Reports both elements and what changed (the dragged node shows as moved in the snapshot diff).',
+  description: 'Drag one element onto another with real mouse input (pointer-event and HTML5 drag and drop). Reports both elements and the diff, as click does.',
   needs: ['trustedInput'],
   consent: 'interact',
   launchesBrowser: true,

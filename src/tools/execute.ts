@@ -88,9 +88,9 @@ export const execute = defineTool({
   name: 'execute',
   title: 'Execute JavaScript',
   description:
-    'Run JavaScript in a tab\'s page (main frame) as the body of an async function: a single expression returns its value, await works, otherwise use return. ' +
-    'With ref, it runs in that element\'s frame with the element bound to `element`. ' +
-    'Returns {value} as JSON (DOM nodes are described, cycles marked). Results over maxBytes fail with result_too_large; return less.',
+    'Run JavaScript in a tab\'s page as an async function body: one expression returns its value, else use return. ' +
+    'With ref: in that element\'s frame, the element as `element`. ' +
+    'Returns the value as JSON (DOM nodes described, cycles marked); over maxBytes is result_too_large.',
   needs: ['evaluate'],
   consent: 'sensitive',
   launchesBrowser: true,

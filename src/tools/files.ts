@@ -57,7 +57,7 @@ export function resolveUploadPaths(paths: readonly string[], config: Pick<Config
 export const uploadFile = defineTool({
   name: 'upload_file',
   title: 'Upload file',
-  description: 'Set the files of a file input (even hidden) or of the file chooser an element opens, by ref. Reports the element and what changed, as click does.',
+  description: 'Set the files of a file input (even hidden) or of the file chooser an element opens, by ref. Reports as click does.',
   needs: ['trustedInput'],
   consent: 'sensitive',
   launchesBrowser: true,

@@ -33,9 +33,9 @@ async function act(what: string, fn: () => Promise<unknown>): Promise<void> {
 export const click = defineTool({
   name: 'click',
   title: 'Click',
-  description: 'Click an element by ref (scrolls it into view first). Fails with element_not_actionable when it is hidden, disabled or covered. ' +
-    'Answers with the element clicked and where it is (row, list item, dialog, form), what changed (a navigation with URL, title and HTTP status; new tabs; a dialog, file chooser or download; console errors) ' +
-    'and a diff of the page snapshot (added, removed and changed lines with their refs), or one line when the change is too big.',
+  description: 'Click an element by ref (scrolled into view; element_not_actionable when hidden, disabled or covered). ' +
+    'Answers with the element and its row, list item, dialog or form; what changed (navigation with URL, title and HTTP status, new tabs, a dialog, file chooser or download, console errors); ' +
+    'and a diff of the page snapshot (lines added, removed, changed, with refs).',
   needs: ['trustedInput'],
   consent: 'interact',
   launchesBrowser: true,
@@ -68,7 +68,7 @@ export const click = defineTool({
 export const type = defineTool({
   name: 'type',
   title: 'Type text',
-  description: 'Type into an input, textarea or contenteditable element by ref, then read it back; submit: true presses Enter afterwards. Reports the element and what changed, as click does.',
+  description: 'Type into an input, textarea or contenteditable element by ref, then read it back; submit: true presses Enter afterwards. Reports as click does.',
   needs: ['trustedInput'],
   consent: 'interact',
   launchesBrowser: true,
@@ -120,7 +120,7 @@ async function fillField(locator: Locator, ref: string, value: string | boolean 
 export const fillForm = defineTool({
   name: 'fill_form',
   title: 'Fill form',
-  description: 'Fill several fields at once: text inputs and textareas get text, checkboxes and radios true/false, selects an option value or label (or a list for multi-selects). Reports the fields and what changed, as click does.',
+  description: 'Fill several fields at once: text for inputs and textareas, true/false for checkboxes and radios, option values or labels for selects. Reports as click does.',
   needs: ['trustedInput'],
   consent: 'interact',
   launchesBrowser: true,
@@ -150,7 +150,7 @@ export const fillForm = defineTool({
 export const selectOption = defineTool({
   name: 'select_option',
   title: 'Select option',
-  description: 'Choose options of a <select> by value or visible label (several for a multi-select). Returns the values now selected, and what changed, as click does.',
+  description: 'Choose options of a <select> by value or visible label (several for a multi-select). Returns the values now selected; reports as click does.',
   needs: ['trustedInput'],
   consent: 'interact',
   launchesBrowser: true,
@@ -176,7 +176,7 @@ export const selectOption = defineTool({
 export const pressKey = defineTool({
   name: 'press_key',
   title: 'Press key',
-  description: 'Press a key or chord in a tab (on the focused element): e.g. Enter, Escape, ArrowDown, Control+A, Shift+Tab. Names the focused element (and for Tab where focus went) and reports what changed, as click does.',
+  description: 'Press a key or chord in a tab (on the focused element): e.g. Enter, Escape, ArrowDown, Control+A, Shift+Tab. Names the focused element (and for Tab where focus went); reports as click does.',
   needs: ['trustedInput'],
   consent: 'interact',
   launchesBrowser: true,
@@ -200,7 +200,7 @@ export const pressKey = defineTool({
 export const hover = defineTool({
   name: 'hover',
   title: 'Hover',
-  description: 'Move the mouse over an element by ref (opens hover menus and tooltips). Reports the element and what changed (the menu that opened shows in the snapshot diff).',
+  description: 'Move the mouse over an element by ref (opens hover menus and tooltips). Reports as click does (a menu that opens shows in the diff).',
   needs: ['trustedInput'],
   consent: 'interact',
   launchesBrowser: true,
@@ -220,13 +220,13 @@ export const hover = defineTool({
 export const scroll = defineTool({
   name: 'scroll',
   title: 'Scroll',
-  description: 'Scroll the page by dx/dy pixels (no arguments: 600 px down), or scroll an element (ref) into view; with ref and dx/dy, scroll inside that element. Returns the page scroll position and what changed (content loaded on scroll shows in the snapshot diff).',
+  description: 'Scroll the page by dx/dy px (default 600 down), an element (ref) into view, or inside it with ref and dx/dy. Returns the scroll position; reports as click does.',
   needs: [],
   consent: 'observe',
   launchesBrowser: true,
   input: z.object({
     tabId: tabIdField,
-    ref: refField.optional().describe('Element to scroll into view, or to scroll inside with dx/dy (ref from get_page_context)'),
+    ref: refField.optional().describe('Element to scroll into view (or inside, with dx/dy)'),
     dx: z.number().min(-1e6).max(1e6).optional().describe('Horizontal pixels (positive: right)'),
     dy: z.number().min(-1e6).max(1e6).optional().describe('Vertical pixels (positive: down)'),
     snapshot: snapshotFlag,

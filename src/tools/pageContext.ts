@@ -18,22 +18,22 @@ export const getPageContext = defineTool({
   name: 'get_page_context',
   title: 'Get page context',
   description:
-    'Snapshot of a tab as a compact accessibility tree (`- role "name" [ref=e12]` lines), with a ref on every actionable element for click, type and the other element tools. ' +
-    'Refs stay valid until the document is replaced (navigation, reload). A page too big for one snapshot shows its long containers\' first items ' +
-    'and lines saying how to page on (get_page_context {ref, offset}); narrow a large page with selector or ref.',
+    'Snapshot of a tab: a compact accessibility tree (`- role "name" [ref=e12]` lines), a ref on every actionable element for the element tools. ' +
+    'Refs last until the document is replaced (navigation, reload). A page too big for one snapshot shows long containers\' first items ' +
+    'and paging lines (get_page_context {ref, offset}); selector or ref narrows it.',
   needs: ['snapshot'],
   consent: 'observe',
   launchesBrowser: true,
   input: z.object({
     tabId: tabIdField,
-    selector: z.string().min(1).max(1000).optional().describe('CSS selector of the part to snapshot (first match), e.g. "main" or "#results"; default the whole page'),
+    selector: z.string().min(1).max(1000).optional().describe('CSS selector of the part to snapshot (first match), e.g. "main"'),
     ref: z.string().min(1).max(64).optional()
-      .describe('Snapshot only the element of this ref (e.g. a container a paging line names), with its full text; its tab is the ref\'s'),
+      .describe('Snapshot only this element (e.g. a container a paging line names), with its full text'),
     offset: z.number().int().min(0).max(10_000_000).optional()
-      .describe('With ref or selector: skip the first offset children of that element (continue where a paging line says)'),
+      .describe('With ref or selector: skip this many children (as a paging line says)'),
     limit: z.number().int().min(1).max(100_000).optional()
-      .describe(`Children shown per container before a paging line (default: all if the snapshot fits, else ${DEFAULT_LIMIT})`),
-    urls: z.boolean().optional().describe('Show each link\'s URL (a "- /url:" line under it); default false'),
+      .describe(`Children per container before a paging line (default: all that fit, else ${DEFAULT_LIMIT})`),
+    urls: z.boolean().optional().describe('Show link URLs'),
     output: outputField,
   }),
   async handle({ tabId, selector, ref, offset, limit, urls, output }, { session, config }, res) {

@@ -107,18 +107,18 @@ function describe(shot: Capture): string {
 export const takeScreenshot = defineTool({
   name: 'take_screenshot',
   title: 'Take screenshot',
-  description: 'Screenshot of any tab (not only the focused one): the viewport, the full page, or one element by ref. Inline as an image, or written to a file. '
-    + `Images wider than the server's max width (default ${SCREENSHOT_DEFAULTS.maxWidth} px) are scaled down. Inline, a full page or element is cut to its top `
-    + `${INLINE_MAX_PIXELS / 1e6} megapixels (at most ${INLINE_MAX_EDGE} px tall); output auto also writes the whole one to a file. The text says the size, any scaling or cut, and the file.`,
+  description: 'Screenshot of any tab: the viewport, the full page, or one element by ref; inline image or a file. '
+    + `Scaled down to the server's max width (default ${SCREENSHOT_DEFAULTS.maxWidth} px); inline, a full page is cut to its top `
+    + `${INLINE_MAX_PIXELS / 1e6} megapixels (output auto writes the whole one to a file). The text says size, scaling, cut and file.`,
   needs: ['screenshot'],
   consent: 'observe',
   launchesBrowser: true,
   input: z.object({
     tabId: tabIdField,
-    fullPage: z.boolean().optional().describe(`Capture the whole scrollable page instead of the viewport (clipped at ${MAX_SIDE} px a side)`),
+    fullPage: z.boolean().optional().describe(`The whole scrollable page (at most ${MAX_SIDE} px a side)`),
     ref: refField.optional().describe('Capture only this element (ref from get_page_context)'),
-    format: z.enum(['png', 'jpeg', 'webp']).optional().describe(`Image format (default ${SCREENSHOT_DEFAULTS.format}, or the server's --screenshot-format)`),
-    quality: z.number().int().min(1).max(100).optional().describe(`JPEG/WebP quality 1-100 (default ${SCREENSHOT_DEFAULTS.quality}, or the server's --screenshot-quality)`),
+    format: z.enum(['png', 'jpeg', 'webp']).optional().describe(`Default: the server's --screenshot-format (${SCREENSHOT_DEFAULTS.format})`),
+    quality: z.number().int().min(1).max(100).optional().describe(`JPEG/WebP quality (default: the server's --screenshot-quality, ${SCREENSHOT_DEFAULTS.quality})`),
     output: outputField,
   }),
   async handle({ tabId, fullPage, ref, format, quality, output }, { session, config }, res) {

@@ -40,8 +40,8 @@ export const openTab = defineTool({
   consent: 'interact',
   launchesBrowser: true,
   input: z.object({
-    url: urlField.optional().describe('Absolute URL to load (http, https, file, about, data); default about:blank'),
-    background: z.boolean().optional().describe('Open without making it the active tab (default false)'),
+    url: urlField.optional().describe('URL to load (default about:blank)'),
+    background: z.boolean().optional().describe('Do not make it the active tab'),
     waitUntil: waitUntilField,
     timeoutMs: timeoutMsField(30_000),
   }),

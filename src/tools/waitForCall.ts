@@ -34,8 +34,8 @@ export const waitForCall = defineTool({
   name: WAIT_FOR_CALL,
   title: 'Wait for call',
   description:
-    'The outcome of a call that answered pending, by its callId: waits for it and returns its result or error as the call would have, once (then call_not_found). ' +
-    'Still running after timeoutSec (default and cap: the max-wait) → pending again; call again. cancel: true aborts the call.',
+    'Outcome of a call that answered pending (its callId): waits, then returns its result or error as the call would have, once. ' +
+    'Still running after timeoutSec (default and cap: the max-wait): pending again. cancel: true aborts it.',
   needs: [],
   consent: 'interact',
   launchesBrowser: false,

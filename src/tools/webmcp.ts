@@ -212,7 +212,7 @@ function warmValidators(schemas: unknown[]): void {
 export const listWebmcpTools = defineTool({
   name: 'list_webmcp_tools',
   title: 'List WebMCP tools',
-  description: 'Tools the pages registered through WebMCP (document.modelContext.registerTool or <form toolname>): name, title, description, inputSchema, annotations, source (native, polyfill, agentscript). Without tabId, every open tab.',
+  description: 'Tools pages registered through WebMCP (registerTool or <form toolname>): name, description, inputSchema, annotations, source, permission. Without tabId, of every open tab.',
   needs: ['webmcp'],
   consent: 'observe',
   launchesBrowser: false,
@@ -250,7 +250,7 @@ export const listWebmcpTools = defineTool({
 export const callWebmcpTool = defineTool({
   name: 'call_webmcp_tool',
   title: 'Call WebMCP tool',
-  description: 'Call a tool a page registered through WebMCP, with arguments checked against its inputSchema first. Returns the tool\'s content (text, images, structured); untrustedContentHint tools\' output is marked untrusted. A `prompt` tool may wait up to 5 min for the user\'s approval (normal); after a timeout, do not blindly re-issue a call with side effects.',
+  description: 'Call a tool a page registered through WebMCP; arguments are checked against its inputSchema. Returns the tool\'s content (an untrustedContentHint tool\'s is marked untrusted). A `prompt` tool waits for the user\'s approval (up to 5 min); after a timeout, do not blindly repeat a call with side effects.',
   needs: ['webmcp'],
   consent: 'interact',
   launchesBrowser: true,

@@ -193,3 +193,21 @@ test('past maxEdits the diff gives up with ref counts only', () => {
   assert.deepEqual({ refsAdded: diff.refsAdded, refsRemoved: diff.refsRemoved, refsKept: diff.refsKept }, { refsAdded: 50, refsRemoved: 50, refsKept: 0 });
   assert.equal(diffSnapshots(before, after).tooMany, undefined, '100 edits are within the default bound');
 });
+
+test('more than four removed lines are one line naming what went (refs left out); fewer are shown whole', () => {
+  const items = (names: string[], from: number) => names.map((n, i) => `  - listitem:\n    - link "${n}" [ref=e${from + i}]\n    - button "Add ${n}" [ref=e${from + 100 + i}]`).join('\n');
+  const before = `- searchbox "Search" [ref=e1]\n- list "Products":\n${items(['Anvil', 'Bell', 'Candle', 'Drum', 'Easel', 'Flute', 'Gong', 'Harp', 'Ink', 'Jar'], 10)}`;
+  const after = `- searchbox "Search" [ref=e1]: harp\n- list "Products":\n${items(['Harp'], 50)}`;
+  const text = renderDiff(diffSnapshots(before, after))!;
+  const removed = text.split('\n').find(l => l.startsWith('Removed'))!;
+  // One line (nine list items and their links and buttons), naming the first eight lines that say something.
+  assert.equal(text.split('\n').filter(l => l.startsWith('Removed')).length, 1);
+  assert.match(removed, /^Removed in [^:]*list "Products": 29 lines, 20 refs gone: link "Anvil" · button "Add Anvil" · link "Bell" · button "Add Bell" · link "Candle" · button "Add Candle" · link "Drum" · button "Add Drum" · … 12 more$/);
+  assert.ok(!/\[ref=e1\d\]/.test(removed), 'no gone ref is shown');
+  // What was added is shown whole, with its refs.
+  assert.match(text, /- link "Harp" \[ref=e50\]/);
+  assert.match(text, /- button "Add Harp" \[ref=e150\]/);
+  // The row deletion of a table (two lines) stays whole.
+  const rows = renderDiff(diffSnapshots(INVOICES, INVOICES.replace('    - row: Invoice 2024-03 | €120\n      - button "Delete" [ref=e4]\n', '')))!;
+  assert.match(rows, /Removed in table:\n {2}- row: Invoice 2024-03 \| €120\n {4}- button "Delete" \[ref=e4\]/);
+});

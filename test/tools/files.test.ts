@@ -172,7 +172,7 @@ test('a click that opens a chooser reports it and upload_file fills that chooser
   const text = seenBy('cursor', raw).text;
   assert.ok(text.includes(`A file chooser opened (several files allowed); call upload_file {ref: "${ref}", paths: [...]}`), text);
   const uploaded = await callRaw(c.client, 'upload_file', { ref, paths: [NAMES.cjk] });
-  assert.ok(seenBy('cursor', uploaded).text.startsWith(`Chose 1 file for button "Detached" [ref=${ref}].`), seenBy('cursor', uploaded).text);
+  assert.ok(seenBy('cursor', uploaded).text.startsWith(`Chose 1 file (${NAMES.cjk}) for button "Detached" [ref=${ref}].`), seenBy('cursor', uploaded).text);
   const res = uploaded.structuredContent as unknown as UploadResult;
   assert.equal(res.via, 'chooser');
   assert.deepEqual((await chosen('detached')).detached!.map(f => f.name), [NAMES.cjk]);
