@@ -300,7 +300,50 @@ function removedSummary(lines: readonly SnapLine[]): string {
   return `${lines.length} lines${refs ? `, ${refs} ref${refs === 1 ? '' : 's'} gone` : ''}${named ? `: ${named}${more}` : ''}`;
 }
 
+/** The `[…]` states of a line, its ref left out. */
+function statesOf(line: SnapLine): string[] {
+  return (line.states ?? '').match(/\[[^\]]*\]/g)?.filter(s => !s.startsWith('[ref=')) ?? [];
+}
+
+/**
+ * What a changed line was, as little as says it: for the same node (role and
+ * ref) only what differs (`"Old name"`, `empty`, `"old value"`, `without
+ * [checked]`, `with [expanded]`), else the whole old line.
+ */
+export function wasOf(before: SnapLine, after: SnapLine): string {
+  if (before.kind !== 'node' || after.kind !== 'node' || before.role !== after.role || before.ref !== after.ref) return before.body;
+  const parts: string[] = [];
+  if ((before.name ?? '') !== (after.name ?? '')) parts.push(before.name ? JSON.stringify(before.name) : 'no name');
+  if ((before.value ?? '') !== (after.value ?? '')) parts.push(before.value ? `value ${JSON.stringify(before.value)}` : 'empty');
+  const [was, now] = [statesOf(before), statesOf(after)];
+  const gained = now.filter(s => !was.includes(s));
+  const lost = was.filter(s => !now.includes(s));
+  if (gained.length) parts.push(`without ${gained.join(' ')}`);
+  if (lost.length) parts.push(`with ${lost.join(' ')}`);
+  return parts.length ? parts.join(', ') : before.body;
+}
+
 const HEAD: Record<DiffEntry['kind'], string> = { added: 'Added', removed: 'Removed', changed: 'Changed', moved: 'Moved' };
+
+/** The first line of a rendered diff, without its period: `Changes since the last snapshot (lines): 2 added; other refs unchanged (7 kept)`. */
+export function diffHeader(diff: SnapshotDiff): string {
+  return `Changes since the last snapshot (lines): ${diffCounts(diff)}; other refs unchanged (${diff.refsKept} kept)`;
+}
+
+/**
+ * The part of the new snapshot that holds every change (`diff.scope`) as
+ * it now reads, indented from its own line, and its label
+ * (`list "Products"`); undefined when no one node holds the change.
+ */
+export function scopeNow(diff: SnapshotDiff): { label: string; text: string } | undefined {
+  const lines = diff.after;
+  if (diff.scope < 0) return undefined;
+  const head = lines[diff.scope]!;
+  const out = [head.body];
+  for (let i = diff.scope + 1; i < lines.length && lines[i]!.depth > head.depth; i++) out.push(`${'  '.repeat(lines[i]!.depth - head.depth)}${lines[i]!.body}`);
+  const label = formatLabel(containerLabel(lines, diff.scope) ?? { role: head.role ?? 'generic', name: head.name, ref: head.ref });
+  return { label, text: out.join('\n') };
+}
 
 /** Counts as a phrase: `2 added, 1 removed, 1 changed`. */
 export function diffCounts(diff: SnapshotDiff): string {
@@ -324,7 +367,7 @@ export function renderDiff(diff: SnapshotDiff): string | undefined {
   const entries = diff.entries;
   if (!entries?.length) return undefined;
   const out: string[] = [];
-  out.push(`Changes since the last snapshot (lines): ${diffCounts(diff)}; other refs unchanged (${diff.refsKept} kept).`);
+  out.push(`${diffHeader(diff)}.`);
   const removedLines = entries.filter(e => e.kind === 'removed').map(e => diff.before[e.at]!);
   const summarizeRemoved = removedLines.length > REMOVED_IN_FULL;
   const removedPlaces = new Set<string>();
@@ -351,7 +394,7 @@ export function renderDiff(diff: SnapshotDiff): string | undefined {
       const line = lines[e.at]!;
       const indent = '  '.repeat(line.depth - depth0 + 1);
       let was = '';
-      if (e.kind === 'changed' && e.was !== undefined) was = `  (was: ${diff.before[e.was]!.body})`;
+      if (e.kind === 'changed' && e.was !== undefined) was = `  (was: ${wasOf(diff.before[e.was]!, line)})`;
       if (e.kind === 'moved' && e.was !== undefined) {
         const from = placeOf(diff.before, e.was);
         if (from !== placeOf(diff.after, e.at)) was = `  (was in ${from || 'the top level'})`;

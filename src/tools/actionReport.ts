@@ -11,7 +11,7 @@
 import { isTimeoutError } from '../browser/playwright.js';
 import { ancestorRef } from '../session/elementInfo.js';
 import { resolveRef, takeSnapshot, type Snapshot } from '../session/snapshot.js';
-import { diffCounts, diffSnapshots, renderDiff, type SnapshotDiff } from '../session/snapshotDiff.js';
+import { diffCounts, diffHeader, diffSnapshots, renderDiff, scopeNow, type SnapshotDiff } from '../session/snapshotDiff.js';
 import { ancestorsOf, containerLabel, formatLabel, type SnapLine } from '../session/snapshotLines.js';
 import type { Session } from '../session/session.js';
 import type { SnapshotBaseline, Tab } from '../session/tab.js';
@@ -157,7 +157,35 @@ export async function readPage(session: Session, tab: Tab, before: PageBefore): 
   const diff = diffSnapshots(base.text, snap.text);
   out.fields.changes = { added: diff.added, removed: diff.removed, changed: diff.changed, moved: diff.moved, refsAdded: diff.refsAdded, refsRemoved: diff.refsRemoved, refsKept: diff.refsKept, ...(diff.tooMany ? { tooMany: true } : {}) };
   if (!diff.tooMany && !diff.entries?.length) return say(`Snapshot unchanged (${diff.refsKept} refs).`);
+  // The diff, or what reads shorter and says as much: the changed part as it now reads, or the whole page (a search
+  // that replaces a result list pairs old and new items line by line, which costs more than the list itself).
   const text = renderDiff(diff);
-  if (text && text.length <= DIFF_BUDGET) return say(text);
+  const part = scopeNow(diff);
+  const partText = part && `${diffHeader(diff)}; all of it inside ${part.label}, which now reads:\n${part.text}`;
+  const wholeHead = `${diffHeader(diff)}; the page now reads (${snap.refCount} refs):`;
+  // `rank`: the size the choice goes by (the diff is preferred unless the other is clearly shorter).
+  const options: Array<{ size: number; rank: number; apply: () => PageReport }> = [];
+  if (text) options.push({ size: text.length, rank: text.length, apply: () => say(text) });
+  if (partText) options.push({ size: partText.length, rank: partText.length / SHORTER, apply: () => say(partText) });
+  const wholeSize = wholeHead.length + 1 + snap.text.length;
+  options.push({
+    size: wholeSize,
+    rank: wholeSize / SHORTER,
+    apply: () => {
+      out.lines.push({ text: wholeHead, mirrors: 'diff' }, { text: snap.text, mirrors: 'snapshot' });
+      out.fields.diff = wholeHead;
+      out.fields.snapshot = snap.text;
+      return out;
+    },
+  });
+  const best = options.filter(o => o.size <= DIFF_BUDGET).sort((a, b) => a.rank - b.rank)[0];
+  if (best) return best.apply();
   return say(await summaryLine(session, tab, diff));
 }
+
+/**
+ * How much shorter than the diff the page as it now reads must be to be
+ * sent instead: the diff also says what went and what each line was, so it
+ * wins unless the other is clearly shorter.
+ */
+const SHORTER = 0.8;

@@ -173,7 +173,7 @@ test('tool NAME reaches any tool, with per-field options and --args', async () =
   const query = /- textbox "Query" \[ref=(e\d+)\]/.exec((await ok(home, ['context', 'page'])).snapshot)![1]!;
   const typed = await ok(home, ['tool', 'type', '--ref', query, '--text', 'hi']);
   assert.deepEqual(typed.element, { ref: query, role: 'textbox', name: 'Query' });
-  assert.match(typed.diff, new RegExp(`\\nChanged:\\n  - textbox "Query" \\[ref=${query}\\]: hi  \\(was: - textbox "Query" \\[ref=${query}\\]\\)$`));
+  assert.match(typed.diff, new RegExp(`\\nChanged:\\n  - textbox "Query" \\[ref=${query}\\]: hi  \\(was: empty\\)$`));
   assert.equal(typed.changes.changed, 1);
 });
 

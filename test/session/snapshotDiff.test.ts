@@ -128,7 +128,7 @@ Removed in table:
   - row: Invoice 2024-03 | €120
     - button "Delete" [ref=e4]
 Changed in form "Order":
-  - checkbox "Gift wrap" [ref=e11] [checked]  (was: - checkbox "Gift wrap" [ref=e11])
+  - checkbox "Gift wrap" [ref=e11] [checked]  (was: without [checked])
 Changed in main:
   2 invoices  (was: 3 invoices)
 Added in main:
@@ -210,4 +210,13 @@ test('more than four removed lines are one line naming what went (refs left out)
   // The row deletion of a table (two lines) stays whole.
   const rows = renderDiff(diffSnapshots(INVOICES, INVOICES.replace('    - row: Invoice 2024-03 | €120\n      - button "Delete" [ref=e4]\n', '')))!;
   assert.match(rows, /Removed in table:\n {2}- row: Invoice 2024-03 \| €120\n {4}- button "Delete" \[ref=e4\]/);
+});
+
+test('a changed line says only what differs when it is the same node', () => {
+  const was = (a: string, b: string) => renderDiff(diffSnapshots(a, b))!.split('\n').at(-1)!;
+  assert.equal(was('- textbox "Name" [ref=e1]', '- textbox "Name" [ref=e1]: Ada'), '  - textbox "Name" [ref=e1]: Ada  (was: empty)');
+  assert.equal(was('- combobox "Size" [ref=e1]: Small', '- combobox "Size" [ref=e1]: Large'), '  - combobox "Size" [ref=e1]: Large  (was: value "Small")');
+  assert.equal(was('- button "Menu" [ref=e1] [expanded]', '- button "Menu" [ref=e1]'), '  - button "Menu" [ref=e1]  (was: with [expanded])');
+  assert.equal(was('- heading "Old" [level=2]', '- heading "New" [level=2]'), '  - heading "New" [level=2]  (was: "Old")');
+  assert.equal(was('3 items', '2 items'), '  2 items  (was: 3 items)');
 });

@@ -107,6 +107,24 @@ const SCOPED_PAGE = `<!doctype html><title>Scoped</title>
 <main><button onclick="window.mainClicks = (window.mainClicks || 0) + 1">Main button</button></main>
 <aside id="side"><button onclick="window.sideClicks = (window.sideClicks || 0) + 1">Side button</button></aside>`;
 
+// A result list a click replaces item by item (new elements, new refs), beside a page of links that do not change.
+const RESULTS_PAGE = `<!doctype html><title>Results</title>
+<nav>${Array.from({ length: 40 }, (_, i) => `<a href="#n${i}">Section link number ${i} of the site</a>`).join(' ')}</nav>
+<main><button onclick="page()">Next results</button><ul aria-label="Results" id="results"></ul></main>
+<script>
+  let n = 0;
+  function page() {
+    const list = document.getElementById('results');
+    list.replaceChildren(...Array.from({ length: 10 }, (_, i) => {
+      const li = document.createElement('li');
+      li.innerHTML = '<h3>Result ' + (n * 10 + i) + '</h3><span>score ' + ((n * 7 + i * 3) % 10) + '</span> <button>Open result ' + (n * 10 + i) + '</button>';
+      return li;
+    }));
+    n++;
+  }
+  page();
+</script>`;
+
 // A table with a button per row, content a click reveals, a list a click fills with 300 entries, a search form.
 const INVOICES_PAGE = `<!doctype html><title>Invoices</title>
 <main><h1>Invoices</h1>
@@ -154,6 +172,7 @@ before(async () => {
   site.page('/scoped', SCOPED_PAGE);
   site.page('/hang', HANG_PAGE);
   site.page('/invoices', INVOICES_PAGE);
+  site.page('/results', RESULTS_PAGE);
   site.page('/large', largePage(3000, 0));
   site.route('/slow-data', (_req, res) => {
     setTimeout(() => {
@@ -239,7 +258,7 @@ test('fill_form fills text, checkbox and select in one call', async () => {
   assert.equal(res.filled, 4);
   assert.match(text, new RegExp(`^Filled 4 fields: textbox "Comment" \\[ref=${refs[0]}\\]; checkbox "I agree" \\[ref=${refs[1]}\\]; combobox "Colour" \\[ref=${refs[2]}\\]; listbox "Toppings" \\[ref=${refs[3]}\\]\\.$`, 'm'));
   assert.deepEqual(res.elements?.map(e => e.ref), refs);
-  assert.match(text, new RegExp(`^  - checkbox "I agree" \\[ref=${refs[1]}\\] \\[checked\\]  \\(was: - checkbox "I agree" \\[ref=${refs[1]}\\]\\)$`, 'm'));
+  assert.match(text, new RegExp(`^  - checkbox "I agree" \\[ref=${refs[1]}\\] \\[checked\\]  \\(was: without \\[checked\\]\\)$`, 'm'));
   const state = await evaluate(server.client, `({
     comment: document.getElementById('comment').value,
     agree: document.getElementById('agree').checked,
@@ -263,7 +282,7 @@ test('select_option by value and by label; returns the selected values', async (
   const { res: byValue, text } = await act('select_option', { ref: colour, values: ['g'] });
   assert.deepEqual(byValue.selected, ['g']);
   assert.match(text, new RegExp(`^Selected options in combobox "Colour" \\[ref=${colour}\\]\\.$`, 'm'));
-  assert.match(text, new RegExp(`^  - combobox "Colour" \\[ref=${colour}\\]: Green  \\(was: - combobox "Colour" \\[ref=${colour}\\]: Red\\)$`, 'm'));
+  assert.match(text, new RegExp(`^  - combobox "Colour" \\[ref=${colour}\\]: Green  \\(was: value "Red"\\)$`, 'm'));
   assert.equal(await evaluate(server.client, 'document.getElementById("colour").value'), 'g');
   const byLabel = await call<ActionResult>(server.client, 'select_option', { ref: colour, values: ['Red'] });
   assert.deepEqual(byLabel.selected, ['r']);
@@ -537,7 +556,7 @@ test('typing shows the new value as a changed line; press_key names the focused 
   const query = refOf(snap, 'textbox', 'Query');
   const typed = await act('type', { ref: query, text: 'April' });
   assert.match(typed.text, new RegExp(`^Typed 5 characters into textbox "Query" \\[ref=${query}\\] in search "Search invoices"\\.$`, 'm'));
-  assert.match(typed.text, new RegExp(`Changed in search "Search invoices":\\n  - textbox "Query" \\[ref=${query}\\]: April  \\(was: - textbox "Query" \\[ref=${query}\\]\\)`));
+  assert.match(typed.text, new RegExp(`Changed in search "Search invoices":\\n  - textbox "Query" \\[ref=${query}\\]: April  \\(was: empty\\)`));
   const tab = await act('press_key', { key: 'Tab' });
   assert.match(tab.text, new RegExp(`^Pressed Tab on textbox "Query" \\[ref=${query}\\] in search "Search invoices"\\.$`, 'm'));
   assert.match(tab.text, new RegExp(`^Focus is now on button "Find" \\[ref=${refOf(snap, 'button', 'Find')}\\] in search "Search invoices"\\.$`, 'm'));
@@ -562,6 +581,20 @@ test('a change too big for the diff budget is one line naming the part that chan
   const part = await snapshot(server.client, { ref: line[1] });
   assert.match(part.snapshot, /link "History entry number 299 of the invoice log"/);
   assert.ok(!part.snapshot.includes('Invoice 2024-02'), 'the scope is the list, not the page');
+});
+
+test('when the diff would be longer than the changed part as it now reads, the part is shown instead, with refs that work', async () => {
+  const { snap } = await open('/results');
+  assert.match(snap, /button "Open result 9"/);
+  const { text, res } = await act('click', { ref: refOf(snap, 'button', 'Next results') });
+  assert.match(text, /^Changes since the last snapshot \(lines\): .*; all of it inside list "Results", which now reads:\n- list "Results":\n {2}- listitem:/m);
+  assert.ok(!text.includes('Result 9'), 'the old items are not repeated');
+  assert.ok(!text.includes('Section link number'), 'the unchanged page around the list is not repeated');
+  assert.match(text, /button "Open result 19" \[ref=e\d+\]/);
+  assert.equal(res.changes?.refsRemoved, 10);
+  // The refs it shows are live, and it is the new baseline: the next action diffs against it.
+  const { text: next } = await act('click', { ref: refOf(text, 'button', 'Open result 19') });
+  assert.match(next, /^Clicked button "Open result 19" \[ref=e\d+\] in listitem "Result 19"\.\nSnapshot unchanged/m);
 });
 
 test('with no whole-page snapshot of the document yet, the action takes one first and reports a diff', async () => {

@@ -1,0 +1,17 @@
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { createServer } from 'node:http';
+import { shopPage, SHOP_ORDER } from './bench/pages.ts';
+const html = shopPage();
+const srv = createServer((q, r) => { r.writeHead(200, {'content-type':'text/html'}); r.end(html); });
+await new Promise<void>(r => srv.listen(0, '127.0.0.1', r)); const o = `http://127.0.0.1:${(srv.address() as any).port}`;
+const c = new Client({ name: 'x', version: '0' });
+await c.connect(new StdioClientTransport({ command: process.execPath, args: ['dist/cli.js', 'mcp', '--headless', '--isolated'], env: { ...process.env, TABWRIGHT_STRUCTURED_CONTENT: '0' } as any }));
+const p = async (n: string, a = {}) => { const r: any = await c.callTool({ name: n, arguments: a }); const t = r.content.map((x: any) => x.text ?? `[${x.type}]`).join('\n'); console.log(`\n## ${n} ${JSON.stringify(a)}\n${t}`); return t; };
+await p('navigate', { url: o + '/gen/shop' });
+const s = await p('get_page_context');
+const ref = /searchbox "[^"]*" \[ref=(e\d+)/.exec(s)![1];
+const t = await p('type', { ref, text: 'teapot' });
+const add = /button "Add Quartz Teapot to order" \[ref=(e\d+)/.exec(t)![1];
+const u = await p('click', { ref: add });
+await c.close(); srv.close();
