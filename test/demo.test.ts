@@ -18,7 +18,9 @@ const STEPS = ['list_tabs', 'navigate', 'get_page_context', 'type', 'click', 'li
 
 function runDemo(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [DEMO, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    // As a user runs it: without the suite's TABWRIGHT_STRUCTURED_CONTENT (scripts/test.mjs).
+    const { TABWRIGHT_STRUCTURED_CONTENT: _suite, ...env } = process.env;
+    const child = spawn(process.execPath, [DEMO, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

@@ -8,7 +8,7 @@ import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const CLIENTS = ['claude-code', 'cursor', 'vscode', 'windsurf', 'codex', 'claude-desktop', 'generic'] as const;
+export const CLIENTS = ['claude-code', 'cursor', 'vscode', 'windsurf', 'codex', 'claude-desktop', 'gemini-cli', 'generic'] as const;
 export type McpClient = (typeof CLIENTS)[number];
 
 /** The server entry of this install. */
@@ -57,6 +57,11 @@ export function mcpConfig(client: McpClient): Record<string, unknown> {
     case 'claude-desktop': {
       const config = { mcpServers: { tabwright: entry } };
       return { client, file: claudeDesktopFile(), format: 'json', config, text: json(config) };
+    }
+    case 'gemini-cli': {
+      // Gemini CLI reads `mcpServers` of ~/.gemini/settings.json (or .gemini/settings.json in a project).
+      const config = { mcpServers: { tabwright: entry } };
+      return { client, file: join(homedir(), '.gemini', 'settings.json'), format: 'json', config, text: json(config) };
     }
     case 'generic':
       return { client, file: null, format: 'json', config: entry, text: json(entry) };

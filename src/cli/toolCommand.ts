@@ -81,7 +81,13 @@ export function addFieldOptions(cmd: Command, schema: JsonSchema, skip: Set<stri
     const desc = `${prop.description ?? field}${schema.required?.includes(field) ? ' (required)' : ''}`;
     const flag = field === 'tabId' ? '--tab' : `--${kebab(field)}`;
     if (type === 'boolean') {
-      cmd.addOption(new Option(flag, desc));
+      // `--accept`, `--accept true|false` and `--no-accept` all work: an agent writes any of them.
+      cmd.addOption(new Option(`${flag} [true|false]`, desc).argParser(v => {
+        if (/^(true|1|yes)$/i.test(v)) return true;
+        if (/^(false|0|no)$/i.test(v)) return false;
+        throw new InvalidArgumentError('expected true or false.');
+      }));
+      cmd.addOption(new Option(`--no-${flag.slice(2)}`, `the same as ${flag} false`).hideHelp());
     } else if (type === 'integer' || type === 'number') {
       cmd.addOption(new Option(`${flag} <n>`, desc).argParser(v => {
         const n = Number(v);

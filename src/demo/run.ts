@@ -49,8 +49,13 @@ export function parseDemoArgs(argv: string[]): DemoOptions {
 }
 
 /** The server's argv after `node`. */
+/**
+ * The server the demo starts. The demo is a program that checks each step's
+ * fields (docs/clients.md: fields reach an MCP client only with
+ * --structured-content); the text a model reads is what it prints.
+ */
 function serverArgs(options: DemoOptions): string[] {
-  return [CLI, 'mcp', '--isolated', options.headed ? '--headed' : '--headless'];
+  return [CLI, 'mcp', '--isolated', '--structured-content', options.headed ? '--headed' : '--headless'];
 }
 
 const pause = (ms: number) => new Promise(resolve => setTimeout(resolve, ms));

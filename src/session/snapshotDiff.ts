@@ -285,11 +285,15 @@ const REMOVED_IN_FULL = 4;
 /** How many removed lines a summary names. */
 const REMOVED_NAMED = 8;
 
-/** `20 lines, 20 refs gone: link "Anvil" · button "Add Anvil" · … 14 more`: the removed lines that name something, refs left out (they are gone). */
-function removedSummary(lines: readonly SnapLine[]): string {
+/** `20 lines, 20 refs gone: listitem "Anvil" · link "Bell" · … 14 more`: the removed nodes at the top of what went (`tops`, indexes in `before`) that name something, refs left out (they are gone). */
+function removedSummary(lines: readonly SnapLine[], tops: readonly number[], before: readonly SnapLine[]): string {
   const refs = lines.filter(l => l.ref).length;
   const clip = (text: string) => (text.length > 50 ? `${text.slice(0, 50)}…` : text);
-  const labels = lines.flatMap(l => {
+  const labels = tops.flatMap(at => {
+    const l = before[at]!;
+    // A list item or row is named by what it shows (its first text, its cells).
+    const placed = containerLabel(before, at);
+    if (placed?.name) return [formatLabel({ role: placed.role, name: clip(placed.name) })];
     if (l.kind === 'node' && l.name) return [`${l.role ?? ''} ${JSON.stringify(clip(l.name))}`];
     if (l.kind === 'node' && l.value) return [`${l.role ?? ''}: ${clip(l.value)}`];
     if (l.kind === 'text') return [JSON.stringify(clip(l.body))];
@@ -325,9 +329,9 @@ export function wasOf(before: SnapLine, after: SnapLine): string {
 
 const HEAD: Record<DiffEntry['kind'], string> = { added: 'Added', removed: 'Removed', changed: 'Changed', moved: 'Moved' };
 
-/** The first line of a rendered diff, without its period: `Changes since the last snapshot (lines): 2 added; other refs unchanged (7 kept)`. */
+/** The first line of a rendered diff, without its period: `Since the last snapshot: 2 added lines; the other 7 refs unchanged`. */
 export function diffHeader(diff: SnapshotDiff): string {
-  return `Changes since the last snapshot (lines): ${diffCounts(diff)}; other refs unchanged (${diff.refsKept} kept)`;
+  return `Since the last snapshot: ${diffCounts(diff)} lines; the other ${diff.refsKept} refs unchanged`;
 }
 
 /**
@@ -368,9 +372,14 @@ export function renderDiff(diff: SnapshotDiff): string | undefined {
   if (!entries?.length) return undefined;
   const out: string[] = [];
   out.push(`${diffHeader(diff)}.`);
-  const removedLines = entries.filter(e => e.kind === 'removed').map(e => diff.before[e.at]!);
+  const removedAt = entries.filter(e => e.kind === 'removed').map(e => e.at);
+  const removedLines = removedAt.map(at => diff.before[at]!);
+  // The removed nodes whose ancestors all stay: a removed region is named, not each line inside it.
+  const removedSet = new Set(removedAt);
+  const removedTops = removedAt.filter(at => !ancestorsOf(diff.before, at).some(a => removedSet.has(a)));
   const summarizeRemoved = removedLines.length > REMOVED_IN_FULL;
   const removedPlaces = new Set<string>();
+  let lastHeading = '';
   let i = 0;
   while (i < entries.length) {
     const first = entries[i]!;
@@ -389,7 +398,10 @@ export function renderDiff(diff: SnapshotDiff): string | undefined {
       i = j;
       continue;
     }
-    out.push(`${HEAD[first.kind]}${place ? ` in ${place}` : ''}:`);
+    // The next hunk of the same kind and place (a deeper line after a shallower one) goes under the same heading.
+    const heading = `${HEAD[first.kind]}${place ? ` in ${place}` : ''}:`;
+    if (heading !== lastHeading) out.push(heading);
+    lastHeading = heading;
     for (const e of hunk) {
       const line = lines[e.at]!;
       const indent = '  '.repeat(line.depth - depth0 + 1);
@@ -407,7 +419,7 @@ export function renderDiff(diff: SnapshotDiff): string | undefined {
     const places = [...removedPlaces];
     const named = places.filter(Boolean);
     const where = !named.length ? '' : named.length <= 3 && named.length === places.length ? ` in ${named.join('; ')}` : ` in ${places.length} places`;
-    out.push(`${HEAD.removed}${where}: ${removedSummary(removedLines)}`);
+    out.push(`${HEAD.removed}${where}: ${removedSummary(removedLines, removedTops, diff.before)}`);
   }
   return out.join('\n');
 }

@@ -3,8 +3,9 @@
  * (DESIGN.md, "Where things live"). Writes are atomic (temp file + rename),
  * so a reader never sees a half-written file.
  */
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { ToolError } from './errors.js';
 
 /** Inline text above this many bytes goes to a file in `auto` mode (issue #2). */
 export const INLINE_TEXT_CAP = 64 * 1024;
@@ -19,13 +20,25 @@ export function stamp(date = new Date()): string {
 /**
  * Writes `data` to `<workspace>/.tabwright/<kind>/<name>` atomically and
  * returns the absolute path.
+ * @throws ToolError workspace_unwritable when the folder cannot be made or
+ *   written (read-only, not a folder, full); no partial file is left.
  */
 export function writeArtifact(workspace: string, kind: string, name: string, data: string | Buffer): string {
   const dir = join(workspace, '.tabwright', kind);
-  mkdirSync(dir, { recursive: true });
   const path = join(dir, name);
   const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, data);
-  renameSync(tmp, path);
+  try {
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(tmp, data);
+    renameSync(tmp, path);
+  } catch (error) {
+    try {
+      rmSync(tmp, { force: true });
+    } catch {
+      // the folder itself is what failed: there is no temporary file
+    }
+    const code = (error as NodeJS.ErrnoException).code ?? 'error';
+    throw new ToolError('workspace_unwritable', `Cannot write ${path} (${code}): the workspace ${workspace} is not a writable folder.`, 'Start the server with --workspace DIR (or TABWRIGHT_WORKSPACE) naming a folder you can write; clients that start servers in / or a read-only folder need it.');
+  }
   return path;
 }

@@ -43,7 +43,8 @@ export const handleDialog = defineTool({
     const open = tab.dialogs.current;
     if (!open) throw noDialog(tab.id);
     let answered: DialogAnswer | undefined;
-    await runAction(session, tab, `${accept ? 'Accepted' : 'Dismissed'} the ${open.type} dialog of tab ${tab.id}.`, res, { diff: true }, async () => {
+    const sent = accept && open.type === 'prompt' ? ` with ${JSON.stringify(promptText ?? open.defaultValue ?? '')}${promptText === undefined ? ' (its default value)' : ''}` : '';
+    await runAction(session, tab, `${accept ? 'Accepted' : 'Dismissed'} the ${open.type} dialog of tab ${tab.id}${sent}.`, res, { diff: true }, async () => {
       answered = await tab.dialogs.answer(accept, promptText, tab.id);
       // One round trip to the page: it returns once the page's handler has run on,
       // unless the handler opens the next dialog first (runAction reports that one).

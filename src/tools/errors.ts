@@ -33,6 +33,7 @@ export const ERROR_TYPES = [
   'script_rejected',
   'conflict',
   'call_not_found',
+  'workspace_unwritable',
   'internal',
 ] as const;
 

@@ -7,7 +7,7 @@
  */
 import * as z from 'zod';
 import type { Locator } from 'playwright-core';
-import { describeFocused, formatElement, formatElements } from '../session/elementInfo.js';
+import { describeFocused, formatElement, formatFieldNames } from '../session/elementInfo.js';
 import { resolveRef, type ResolvedRef } from '../session/snapshot.js';
 import { actionError, within } from './actionErrors.js';
 import { runAction, snapshotFlag } from './actionResult.js';
@@ -139,7 +139,7 @@ export const fillForm = defineTool({
     if (resolved.some(f => f.tab !== tab)) {
       throw new ToolError('invalid_arguments', 'The fields belong to different tabs.', 'Call fill_form once per tab.');
     }
-    const label = (els: ElementInfo[]) => `Filled ${fields.length} field${fields.length > 1 ? 's' : ''}: ${formatElements(els)}.`;
+    const label = (els: ElementInfo[]) => `Filled ${fields.length} field${fields.length > 1 ? 's' : ''}${formatFieldNames(els)}.`;
     await runAction(session, tab, label, res, { snapshot, diff: true, targets: resolved.map(f => ({ ref: f.ref, resolved: f })), peers: true }, async () => {
       for (const f of resolved) await fillField(f.locator, f.ref, f.value, timeoutMs ?? ACTION_TIMEOUT);
     });

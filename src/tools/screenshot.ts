@@ -178,7 +178,8 @@ export const takeScreenshot = defineTool({
     const toFile = mode === 'file' ? whole : inline ? (cut ? whole : undefined) : (whole ?? cut);
     const shown = inline ?? toFile!;
     const cssWidth = Math.round(region.width);
-    const scaledFrom = shown.width !== cssWidth ? { width: cssWidth, height: Math.round(region.height) } : undefined;
+    // A fractional CSS width (an element 54.53 px wide) rounds to a pixel either way: that is not scaling.
+    const scaledFrom = Math.abs(shown.width - region.width) >= 1 ? { width: cssWidth, height: Math.round(region.height) } : undefined;
     const from = scaledFrom ? `, scaled from ${scaledFrom.width} × ${scaledFrom.height} CSS px` : '';
     res.merge({ tabId: tab.id, revision: tab.revision, format: shown.format, bytes: shown.image.length, width: shown.width, height: shown.height, scaledFrom, clipped });
     if (clipped) {

@@ -9,10 +9,11 @@ import type { ToolResponse } from './response.js';
 import { tabIdField, tabIdRequired, timeoutMsField, waitUntilField } from './schemas.js';
 
 /** Adds a tab's info to the response (fields and one line of text). */
-async function reportTab(session: Session, tab: Tab, res: ToolResponse, verb: string): Promise<void> {
+async function reportTab(session: Session, tab: Tab, res: ToolResponse, verb: string, status?: number | null): Promise<void> {
   const info = await tab.info(session.activeTabId === tab.id);
   res.merge({ ...info });
-  res.text(`${verb} tab ${info.tabId}: ${info.url} "${info.title}" (revision ${info.revision}${info.active ? ', active' : ''}).`);
+  const http = status === undefined ? '' : `HTTP ${status ?? 'n/a'}, `;
+  res.text(`${verb} tab ${info.tabId}: ${info.url} "${info.title}" (${http}revision ${info.revision}${info.active ? ', active' : ''}).`);
 }
 
 export const listTabs = defineTool({
@@ -27,6 +28,7 @@ export const listTabs = defineTool({
     await session.attachRemote();
     const tabs = await Promise.all(session.openTabs().map(tab => tab.info(tab.id === session.activeTabId)));
     res.set('tabs', tabs);
+    if (tabs.length) res.text(`${tabs.length} tab${tabs.length === 1 ? '' : 's'} (* the active one):`);
     if (!tabs.length) res.text(session.running ? 'No tabs are open.' : 'The browser is not running yet; no tabs. Any page tool (e.g. navigate) starts it.');
     for (const t of tabs) res.text(tabLine(t));
   },
@@ -47,8 +49,8 @@ export const openTab = defineTool({
   }),
   async handle({ url, background, waitUntil, timeoutMs }, { session }, res) {
     const tab = await session.openTab(undefined, background ?? false);
+    let status: number | undefined;
     if (url) {
-      let status;
       try {
         status = await gotoUrl(tab, url, { waitUntil, timeoutMs });
       } catch (error) {
@@ -58,7 +60,7 @@ export const openTab = defineTool({
       }
       res.set('status', status);
     }
-    await reportTab(session, tab, res, 'Opened');
+    await reportTab(session, tab, res, 'Opened', status);
     reportDialog(tab, res);
   },
 });
@@ -105,12 +107,14 @@ export const reloadTab = defineTool({
     // A stuck script would hold the reload (and any attempt to stop it) forever.
     await tab.stopIfStuck();
     const previous = tab.instanceId;
+    let status;
     try {
-      res.set('status', await loadOrDialog(tab, tab.page.reload({ waitUntil: waitUntil ?? 'domcontentloaded', timeout: timeoutMs ?? 30_000 })));
+      status = await loadOrDialog(tab, tab.page.reload({ waitUntil: waitUntil ?? 'domcontentloaded', timeout: timeoutMs ?? 30_000 }));
+      res.set('status', status);
     } catch (error) {
       throw await pageLoadError(tab, error, 'reload the tab', timeoutMs ?? 30_000, previous);
     }
-    await reportTab(session, tab, res, 'Reloaded');
+    await reportTab(session, tab, res, 'Reloaded', status);
     reportDialog(tab, res);
   },
 });

@@ -280,7 +280,7 @@ test('mcp-config prints each client\'s config with absolute paths', async () => 
   assert.deepEqual(cc.config, { mcpServers: { tabwright: { type: 'stdio', ...entry } } });
   assert.equal(cc.command, `claude mcp add tabwright -- ${node} ${main}`);
   assert.deepEqual(JSON.parse(cc.text), cc.config);
-  for (const [client, key] of [['cursor', 'mcpServers'], ['windsurf', 'mcpServers'], ['claude-desktop', 'mcpServers']] as const) {
+  for (const [client, key] of [['cursor', 'mcpServers'], ['windsurf', 'mcpServers'], ['claude-desktop', 'mcpServers'], ['gemini-cli', 'mcpServers']] as const) {
     const r = await ok(home, ['mcp-config', '--client', client]);
     assert.equal(r.format, 'json');
     assert.deepEqual(JSON.parse(r.text), { [key]: { tabwright: entry } });

@@ -89,3 +89,20 @@ test('an execute result over the bound is cut, names its file, and the file hold
   // Fields keep the whole value (the CLI's, and --structured-content's, under which the suite runs).
   assert.equal((raw.structuredContent as { value?: string } | undefined)?.value, '0123456789'.repeat(12000));
 });
+
+test('a workspace that is not a writable folder is workspace_unwritable with a hint, and leaves no partial file', async () => {
+  const { writeArtifact } = await import('../../src/tools/artifacts.js');
+  const { writeFileSync: write, readdirSync: list } = await import('node:fs');
+  const dir = mkdtempSync(join(tmpdir(), 'tw-unwritable-'));
+  try {
+    const notAFolder = join(dir, 'file');
+    write(notAFolder, 'x');
+    assert.throws(() => writeArtifact(notAFolder, 'screenshots', 'a.png', 'data'), (error: unknown) => {
+      const e = error as { type?: string; message: string; hint?: string };
+      return e.type === 'workspace_unwritable' && e.message.includes(notAFolder) && /--workspace/.test(e.hint ?? '');
+    });
+    assert.deepEqual(list(dir), ['file']);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
