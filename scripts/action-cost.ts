@@ -17,7 +17,8 @@ const rounds = Number(process.argv[2] ?? 20);
 const site = await startSite();
 site.page('/login', loginPage());
 site.page('/app', appPage());
-const server = await connect();
+// Fields through structuredContent, as in the test suite (scripts/test.mjs).
+const server = await connect({ env: { TABWRIGHT_STRUCTURED_CONTENT: '1' } });
 
 function refOf(snapshot: string, role: string, name: string): string {
   const m = new RegExp(`- ${role} "${name}"[^\\n]*?\\[ref=(e\\d+)\\]`).exec(snapshot);

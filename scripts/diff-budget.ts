@@ -12,7 +12,8 @@ import { call, connect } from '../test/fixtures/mcp.js';
 import { CORPUS, startSite } from '../test/fixtures/site.js';
 
 const site = await startSite();
-const server = await connect();
+// Fields through structuredContent, as in the test suite (scripts/test.mjs).
+const server = await connect({ env: { TABWRIGHT_STRUCTURED_CONTENT: '1' } });
 const ratios: number[] = [];
 for (const file of readdirSync(CORPUS).filter(f => f.endsWith('.html')).sort()) {
   await call(server.client, 'navigate', { url: `${site.origin}/corpus/${file}` });
