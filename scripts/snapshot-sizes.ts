@@ -11,7 +11,8 @@ const extra = process.argv[2] ? JSON.parse(process.argv[2]) as Record<string, un
 const site = await startSite();
 for (const dir of ['/', '/corpus/', '/shared/']) site.page(dir, '<title>Directory</title><h1>Not a page</h1>');
 site.page('/large', largePage());
-const server = await connect();
+// Fields through structuredContent, as in the test suite (scripts/test.mjs).
+const server = await connect({ env: { TABWRIGHT_STRUCTURED_CONTENT: '1' } });
 const rows: Array<Record<string, string | number>> = [];
 const pages = [...readdirSync(CORPUS).filter(f => f.endsWith('.html')).sort().map(f => `/corpus/${f}`), '/large'];
 try {
