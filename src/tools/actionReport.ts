@@ -11,7 +11,7 @@
 import { isTimeoutError } from '../browser/playwright.js';
 import { ancestorRef } from '../session/elementInfo.js';
 import { resolveRef, takeSnapshot, type Snapshot } from '../session/snapshot.js';
-import { diffCounts, diffHeader, diffSnapshots, renderDiff, scopeNow, type SnapshotDiff } from '../session/snapshotDiff.js';
+import { diffCounts, diffSnapshots, renderDiff, scopeNow, type SnapshotDiff } from '../session/snapshotDiff.js';
 import { ancestorsOf, containerLabel, formatLabel, type SnapLine } from '../session/snapshotLines.js';
 import type { Session } from '../session/session.js';
 import type { SnapshotBaseline, Tab } from '../session/tab.js';
@@ -161,8 +161,9 @@ export async function readPage(session: Session, tab: Tab, before: PageBefore): 
   // that replaces a result list pairs old and new items line by line, which costs more than the list itself).
   const text = renderDiff(diff);
   const part = scopeNow(diff);
-  const partText = part && `${diffHeader(diff)}; all of it inside ${part.label}, which now reads:\n${part.text}`;
-  const wholeHead = `${diffHeader(diff)}; the page now reads (${snap.refCount} refs):`;
+  const refs = `refs: ${diff.refsAdded} new, ${diff.refsRemoved} gone, ${diff.refsKept} kept`;
+  const partText = part && `Since last snapshot, ${part.label} changed (${refs}); it now reads:\n${part.text}`;
+  const wholeHead = `Since last snapshot, the page changed (${refs}); it now reads:`;
   // `rank`: the size the choice goes by (the diff is preferred unless the other is clearly shorter).
   const options: Array<{ size: number; rank: number; apply: () => PageReport }> = [];
   if (text) options.push({ size: text.length, rank: text.length, apply: () => say(text) });

@@ -122,7 +122,12 @@ export interface ActionOptions {
 }
 
 /** The first line of an action's text, given the elements it acts on (as `describeRefs` names them). */
-export type ActionLabel = string | ((elements: ElementInfo[]) => string);
+/**
+ * The first line of an action's text, or a function of the described
+ * elements and of the refs the page report below it shows (lines of its diff
+ * or of the page as it now reads), so a label can leave out what that shows.
+ */
+export type ActionLabel = string | ((elements: ElementInfo[], shown: ReadonlySet<string>) => string);
 
 /**
  * Runs `action` on `tab` and reports on `res` what it changed (docs/architecture.md,
@@ -203,7 +208,11 @@ export async function runAction(session: Session, tab: Tab, label: ActionLabel, 
       await new Promise(resolve => setTimeout(resolve, AFTER_REQUESTS_MS));
     }
   }
-  const text = typeof label === 'function' ? label(elements) : label;
+  // The page after the action, read before the file events are looked for: a download or chooser the
+  // browser announces a moment after the click returned is seen then (its CDP event may trail the click).
+  const pageReport = report && !tab.closed && !held && !tab.dialogs.current ? await readPage(session, tab, page) : undefined;
+  const shown = new Set(pageReport?.lines.flatMap(l => [...l.text.matchAll(/\[ref=(e\d+)\]/g)].map(m => m[1]!)) ?? []);
+  const text = typeof label === 'function' ? label(elements, shown) : label;
   if (text) res.text(text);
   res.set('tabId', tab.id);
   if (opts.peers) res.set('elements', elements);
@@ -246,9 +255,6 @@ export async function runAction(session: Session, tab: Tab, label: ActionLabel, 
     res.text(`The active tab stays ${session.activeTabId} (focus_tab {tabId: ${infos[0]!.tabId}} switches; tools take tabId).`);
     for (const t of opened) if (t.dialogs.current) res.text(describeDialog(t.id, t.dialogs.current));
   }
-  // The page after the action, read before the file events are looked for: a download or chooser the
-  // browser announces a moment after the click returned is seen then (its CDP event may trail the click).
-  const pageReport = report && !tab.closed && !held && !tab.dialogs.current ? await readPage(session, tab, page) : undefined;
   // A page held by a dialog answers no round trip, so file choosers and downloads are not looked for then.
   if (!held) await reportFiles(session, tab, files, navigation, res, opts.ref);
   if (opts.snapshot && !tab.closed && !held) {

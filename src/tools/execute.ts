@@ -98,8 +98,8 @@ export const execute = defineTool({
     tabId: tabIdField,
     ref: refField.optional().describe('Element ref (from get_page_context): run in its frame with it as `element`'),
     code: z.string().min(1).max(1_000_000).describe('JavaScript: one expression (its value is returned) or an async function body with return'),
-    timeoutSec: z.number().int().min(1).max(300).optional().describe('Time limit in seconds, 1..300 (default 30); a runaway script is stopped'),
-    maxBytes: z.number().int().min(1024).max(MAX_MAX_BYTES).optional().describe(`Largest JSON result in bytes, 1024..${MAX_MAX_BYTES} (default ${DEFAULT_MAX_BYTES})`),
+    timeoutSec: z.number().int().min(1).max(300).optional().describe('Time limit in seconds (default 30); a runaway script is stopped'),
+    maxBytes: z.number().int().min(1024).max(MAX_MAX_BYTES).optional().describe(`Largest JSON result in bytes (default ${DEFAULT_MAX_BYTES})`),
   }),
   async handle({ tabId, ref, code, timeoutSec, maxBytes }, ctx, res) {
     const { session, signal } = ctx;

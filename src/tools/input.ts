@@ -9,6 +9,7 @@ import * as z from 'zod';
 import type { Locator } from 'playwright-core';
 import { describeFocused, formatElement, formatFieldNames } from '../session/elementInfo.js';
 import { resolveRef, type ResolvedRef } from '../session/snapshot.js';
+import { formatLabel } from '../session/snapshotLines.js';
 import { actionError, within } from './actionErrors.js';
 import { runAction, snapshotFlag } from './actionResult.js';
 import type { ElementInfo } from '../session/elementInfo.js';
@@ -139,7 +140,13 @@ export const fillForm = defineTool({
     if (resolved.some(f => f.tab !== tab)) {
       throw new ToolError('invalid_arguments', 'The fields belong to different tabs.', 'Call fill_form once per tab.');
     }
-    const label = (els: ElementInfo[]) => `Filled ${fields.length} field${fields.length > 1 ? 's' : ''}${formatFieldNames(els)}.`;
+    // Fields the diff below shows (each with its ref and new value) are not named twice.
+    const label = (els: ElementInfo[], shown: ReadonlySet<string>) => {
+      const many = `Filled ${fields.length} field${fields.length > 1 ? 's' : ''}`;
+      if (!els.every(e => shown.has(e.ref))) return `${many}${formatFieldNames(els)}.`;
+      const containers = new Set(els.map(e => (e.container ? formatLabel(e.container) : '')));
+      return `${many}${containers.size === 1 && els[0]?.container ? ` in ${[...containers][0]}` : ''}; each is in the diff below.`;
+    };
     await runAction(session, tab, label, res, { snapshot, diff: true, targets: resolved.map(f => ({ ref: f.ref, resolved: f })), peers: true }, async () => {
       for (const f of resolved) await fillField(f.locator, f.ref, f.value, timeoutMs ?? ACTION_TIMEOUT);
     });

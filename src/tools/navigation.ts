@@ -125,7 +125,7 @@ export async function hasHistoryEntry(tab: Tab, direction: 'back' | 'forward'): 
 export const navigate = defineTool({
   name: 'navigate',
   title: 'Navigate',
-  description: 'Load a URL in a tab (default: the active tab), or go "back" / "forward" in its history. Returns the final URL, title, HTTP status and the new document revision.',
+  description: 'Load a URL in a tab, or go "back" / "forward" in its history. Returns the final URL, title, HTTP status and the new revision.',
   needs: [],
   consent: 'interact',
   launchesBrowser: true,

@@ -256,11 +256,14 @@ test('fill_form fills text, checkbox and select in one call', async () => {
     ],
   });
   assert.equal(res.filled, 4);
-  // The fields by name (the agent passed their refs); the diff shows each with its ref and new value.
-  assert.match(text, /^Filled 4 fields: "Comment", "I agree", "Colour", "Toppings"\.$/m);
+  // The diff shows each field with its ref and new value, so the first line does not name them again.
+  assert.match(text, /^Filled 4 fields; each is in the diff below\.$/m);
   assert.match(text, new RegExp(`^  - textbox "Comment" \\[ref=${refs[0]}\\]: hello form  \\(was: empty\\)$`, 'm'));
   assert.deepEqual(res.elements?.map(e => e.ref), refs);
   assert.match(text, new RegExp(`^  - checkbox "I agree" \\[ref=${refs[1]}\\] \\[checked\\]  \\(was: without \\[checked\\]\\)$`, 'm'));
+  // Filled again with what they hold: nothing changes, so the fields are named in the first line.
+  const again = await act('fill_form', { fields: [{ ref: refs[0], value: 'hello form' }, { ref: refs[1], value: true }] });
+  assert.match(again.text, /^Filled 2 fields: "Comment", "I agree"\.\nSnapshot unchanged/m);
   const state = await evaluate(server.client, `({
     comment: document.getElementById('comment').value,
     agree: document.getElementById('agree').checked,
@@ -564,7 +567,7 @@ test('typing shows the new value as a changed line; press_key names the focused 
   assert.match(tab.text, new RegExp(`^Focus is now on button "Find" \\[ref=${refOf(snap, 'button', 'Find')}\\] in search "Search invoices"\\.$`, 'm'));
   assert.equal(tab.res.element?.ref, query);
   const filled = await act('fill_form', { fields: [{ ref: query, value: 'May' }] });
-  assert.match(filled.text, /^Filled 1 field in search "Search invoices": "Query"\.$/m);
+  assert.match(filled.text, /^Filled 1 field in search "Search invoices"; each is in the diff below\.$/m);
 });
 
 test('a diff waits for the fetch the click started, so the content it brings is in it', async () => {
@@ -589,7 +592,7 @@ test('when the diff would be longer than the changed part as it now reads, the p
   const { snap } = await open('/results');
   assert.match(snap, /button "Open result 9"/);
   const { text, res } = await act('click', { ref: refOf(snap, 'button', 'Next results') });
-  assert.match(text, /^Since the last snapshot: .*; all of it inside list "Results", which now reads:\n- list "Results":\n {2}- listitem:/m);
+  assert.match(text, /^Since last snapshot, list "Results" changed \(refs: 10 new, 10 gone, \d+ kept\); it now reads:\n- list "Results":\n {2}- listitem:/m);
   assert.ok(!text.includes('Result 9'), 'the old items are not repeated');
   assert.ok(!text.includes('Section link number'), 'the unchanged page around the list is not repeated');
   assert.match(text, /button "Open result 19" \[ref=e\d+\]/);
