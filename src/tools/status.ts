@@ -8,7 +8,7 @@ import { defineTool } from './define.js';
 export const getBridgeStatus = defineTool({
   name: 'get_bridge_status',
   title: 'Get bridge status',
-  description: 'Connection kind and capabilities, browser version and state, tabs, server version, MCP revision and relay role. Does not start the browser.'s relay role. Does not start the browser.',
+  description: 'Connection kind and capabilities, browser version and state, tabs, server version, MCP revision and relay role. Does not start the browser.',
   needs: [],
   consent: 'observe',
   launchesBrowser: false,
