@@ -51,8 +51,6 @@ function advertisedSchema(tool: AnyTool) {
   };
 }
 
-
-
 /**
  * MCP tool annotations from the consent class, with only the hints that differ
  * from the spec's defaults (readOnlyHint false, destructiveHint true,

@@ -108,20 +108,6 @@ export async function ancestorRef(session: Session, tab: Tab, descendant: Resolv
 }
 
 /**
- * Fields an agent filled, by name (it passed their refs, and the diff shows
- * each with its ref and new value): `in form "Order": "Name", "Gift wrap"`.
- * A field without a name keeps its role and ref; a container they all share
- * is named once, else each field's own.
- */
-export function formatFieldNames(infos: readonly ElementInfo[]): string {
-  const name = (i: ElementInfo) => (i.name ? JSON.stringify(i.name) : formatLabel({ role: i.role ?? 'element', ref: i.ref }));
-  const containers = new Set(infos.map(i => (i.container ? formatLabel(i.container) : '')));
-  if (containers.size === 1 && infos[0]!.container) return ` in ${[...containers][0]}: ${infos.map(name).join(', ')}`;
-  const own = infos.some(i => i.container);
-  return `: ${infos.map(i => `${name(i)}${i.container ? ` in ${formatLabel(i.container)}` : ''}`).join(own ? '; ' : ', ')}`;
-}
-
-/**
  * Several elements in one phrase; a container they all share is named once:
  * `textbox "Name" [ref=e4], checkbox "Gift wrap" [ref=e5] in form "Order"`.
  */

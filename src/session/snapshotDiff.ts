@@ -314,7 +314,7 @@ function statesOf(line: SnapLine): string[] {
  * ref) only what differs (`"Old name"`, `empty`, `"old value"`, `without
  * [checked]`, `with [expanded]`), else the whole old line.
  */
-export function wasOf(before: SnapLine, after: SnapLine): string {
+function wasOf(before: SnapLine, after: SnapLine): string {
   if (before.kind !== 'node' || after.kind !== 'node' || before.role !== after.role || before.ref !== after.ref) return before.body;
   const parts: string[] = [];
   if ((before.name ?? '') !== (after.name ?? '')) parts.push(before.name ? JSON.stringify(before.name) : 'no name');

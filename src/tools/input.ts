@@ -7,7 +7,7 @@
  */
 import * as z from 'zod';
 import type { Locator } from 'playwright-core';
-import { describeFocused, formatElement, formatFieldNames } from '../session/elementInfo.js';
+import { describeFocused, formatElement, formatElements } from '../session/elementInfo.js';
 import { resolveRef, type ResolvedRef } from '../session/snapshot.js';
 import { formatLabel } from '../session/snapshotLines.js';
 import { actionError, within } from './actionErrors.js';
@@ -143,7 +143,7 @@ export const fillForm = defineTool({
     // Fields the diff below shows (each with its ref and new value) are not named twice.
     const label = (els: ElementInfo[], shown: ReadonlySet<string>) => {
       const many = `Filled ${fields.length} field${fields.length > 1 ? 's' : ''}`;
-      if (!els.every(e => shown.has(e.ref))) return `${many}${formatFieldNames(els)}.`;
+      if (!els.every(e => shown.has(e.ref))) return `${many}: ${formatElements(els)}.`;
       const containers = new Set(els.map(e => (e.container ? formatLabel(e.container) : '')));
       return `${many}${containers.size === 1 && els[0]?.container ? ` in ${[...containers][0]}` : ''}; each is in the diff below.`;
     };

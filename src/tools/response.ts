@@ -36,7 +36,7 @@ export interface ToolResult {
 
 export class ToolResponse {
   private readonly lines: string[] = [];
-  /** Indexes of `lines` that render a field verbatim (TextOptions.mirrors). */
+  /** Indexes of `lines` that render a field verbatim (`text(line, {mirrors})`). */
   private readonly mirrored = new Set<number>();
   private readonly images: ImageBlock[] = [];
   private readonly fields: Record<string, unknown> = {};

@@ -36,6 +36,8 @@ export function estimateTokens(text: string): number {
 
 /** Whether `text` fits one result (MAX_RESULT_CHARS and MAX_RESULT_TOKENS). */
 export function fitsResult(text: string): boolean {
+  // At most one token a character: a text this short fits without counting (most results; this runs on every call).
+  if (text.length <= MAX_RESULT_TOKENS) return true;
   return text.length <= MAX_RESULT_CHARS && estimateTokens(text) <= MAX_RESULT_TOKENS;
 }
 

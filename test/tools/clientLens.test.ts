@@ -188,6 +188,17 @@ for (const mode of ['default', 'structured'] as const) {
       mkdirSync(join(server.workspace, 'out'), { recursive: true });
       await seen('import_script', { scriptId, path: 'out/lens.user.js' }, [/lens\.user\.js/]);
       await seen('delete_script', { scriptId }, [/deleted|removed/i]);
+      await seen('sync_scripts', { directory: 'synced' }, [/synced/, /watching/]);
+    });
+
+    test('userscript menu commands: list_tabs names them with their commandId, run_menu_command runs one', async () => {
+      const code = '// ==UserScript==\n// @name Lens menu\n// @namespace lens\n// @match http://127.0.0.1/*\n// @grant GM_registerMenuCommand\n// ==/UserScript==\nGM_registerMenuCommand("Say hi", () => { document.title = "Hi from the menu"; });\n';
+      await callRaw(server.client, 'export_script', { code });
+      await callRaw(server.client, 'navigate', { url: `${site.origin}/shop` });
+      const tabs = await seen('list_tabs', {}, [/Lens menu › Say hi \(commandId [^)]+\)/, /run_menu_command/]);
+      const commandId = /Say hi \(commandId ([^)]+)\)/.exec(textOf(tabs))![1]!;
+      await seen('run_menu_command', { commandId }, [/Ran menu command "Say hi"/]);
+      await seen('execute', { code: 'document.title' }, [/Hi from the menu/]);
     });
 
     test('errors carry type, message and a hint that names the next step', async () => {

@@ -263,7 +263,7 @@ test('fill_form fills text, checkbox and select in one call', async () => {
   assert.match(text, new RegExp(`^  - checkbox "I agree" \\[ref=${refs[1]}\\] \\[checked\\]  \\(was: without \\[checked\\]\\)$`, 'm'));
   // Filled again with what they hold: nothing changes, so the fields are named in the first line.
   const again = await act('fill_form', { fields: [{ ref: refs[0], value: 'hello form' }, { ref: refs[1], value: true }] });
-  assert.match(again.text, /^Filled 2 fields: "Comment", "I agree"\.\nSnapshot unchanged/m);
+  assert.match(again.text, new RegExp(`^Filled 2 fields: textbox "Comment" \\[ref=${refs[0]}\\]; checkbox "I agree" \\[ref=${refs[1]}\\]\\.\\nSnapshot unchanged`, 'm'));
   const state = await evaluate(server.client, `({
     comment: document.getElementById('comment').value,
     agree: document.getElementById('agree').checked,
