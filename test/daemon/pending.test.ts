@@ -12,30 +12,18 @@ import { seenBy } from '../fixtures/clientLens.js';
 import { startDaemon, type Daemon } from '../fixtures/daemon.js';
 import { startSite, type Site } from '../fixtures/site.js';
 import type { RawResult } from '../tools/helpers.js';
+import { PENDING_SHOP } from '../fixtures/pendingShop.js';
 
 const MAX_WAIT = 2;
 
-const SHOP = `<!doctype html><title>Shop</title><h1>Shop</h1>
-<script>
-  window.counts = { buy: 0 };
-  document.modelContext.registerTool({
-    name: 'sleep', description: 'Sleeps for ms milliseconds', annotations: { readOnlyHint: true },
-    inputSchema: { type: 'object', properties: { ms: { type: 'number' } }, required: ['ms'] },
-    execute: async ({ ms }) => { await new Promise(r => setTimeout(r, ms)); return { content: [{ type: 'text', text: 'slept ' + ms }] }; },
-  });
-  document.modelContext.registerTool({
-    name: 'buy', description: 'Buy an item', annotations: { consequentialHint: true },
-    inputSchema: { type: 'object', properties: { item: { type: 'string' } } },
-    execute: async ({ item }) => { counts.buy++; return { content: [{ type: 'text', text: 'bought ' + item }] }; },
-  });
-</script>`;
+
 
 let daemon: Daemon;
 let site: Site;
 
 before(async () => {
   site = await startSite();
-  site.page('/shop', SHOP);
+  site.page('/shop', PENDING_SHOP);
   daemon = await startDaemon({ args: ['--max-wait', String(MAX_WAIT)] });
   // Through the HTTP API, which waits for the outcome however long the browser takes to start.
   const nav = await daemon.request({ path: '/v1/tools/navigate', body: { url: `${site.origin}/shop` } });

@@ -13,25 +13,13 @@ import { seenBy } from '../fixtures/clientLens.js';
 import { startSite, type Site } from '../fixtures/site.js';
 import { callRaw, type RawResult } from '../tools/helpers.js';
 import { browsersOn, killLeftovers, machine, startServer, waitUntil, type Machine, type Server } from './helpers.js';
+import { PENDING_SHOP } from '../fixtures/pendingShop.js';
 
 const MAX_WAIT = 2;
 
 interface Pending { pending: true; callId: string; tool: string; waitingFor: { kind: string; tool?: string; origin?: string; text: string } }
 
-const SHOP = `<!doctype html><title>Shop</title><h1>Shop</h1>
-<script>
-  window.counts = { buy: 0 };
-  document.modelContext.registerTool({
-    name: 'sleep', description: 'Sleeps for ms milliseconds', annotations: { readOnlyHint: true },
-    inputSchema: { type: 'object', properties: { ms: { type: 'number' } }, required: ['ms'] },
-    execute: async ({ ms }) => { await new Promise(r => setTimeout(r, ms)); return { content: [{ type: 'text', text: 'slept ' + ms }] }; },
-  });
-  document.modelContext.registerTool({
-    name: 'buy', description: 'Buy an item', annotations: { consequentialHint: true },
-    inputSchema: { type: 'object', properties: { item: { type: 'string' } } },
-    execute: async ({ item }) => { counts.buy++; return { content: [{ type: 'text', text: 'bought ' + (item ?? '') }] }; },
-  });
-</script>`;
+
 
 let m: Machine;
 let site: Site;
@@ -61,7 +49,7 @@ async function settled<T>(client: Client, name: string, args: Record<string, unk
 before(async () => {
   m = await machine();
   site = await startSite();
-  site.page('/shop', SHOP);
+  site.page('/shop', PENDING_SHOP);
   const env = { TABWRIGHT_MAX_WAIT: String(MAX_WAIT) };
   leader = await startServer(m, { env });
   follower = await startServer(m, {
