@@ -329,9 +329,9 @@ function wasOf(before: SnapLine, after: SnapLine): string {
 
 const HEAD: Record<DiffEntry['kind'], string> = { added: 'Added', removed: 'Removed', changed: 'Changed', moved: 'Moved' };
 
-/** The first line of a rendered diff, without its period: `Since last snapshot: 2 lines added, 1 removed; 7 other refs unchanged`. */
+/** The first line of a rendered diff, without its period: `Since last snapshot: 2 lines added, 1 removed; 7 refs still valid`. */
 export function diffHeader(diff: SnapshotDiff): string {
-  return `Since last snapshot: ${diffCounts(diff).replace(/^(\d+) /, (_, n: string) => `${n} line${n === '1' ? '' : 's'} `)}; ${diff.refsKept} other refs unchanged`;
+  return `Since last snapshot: ${diffCounts(diff).replace(/^(\d+) /, (_, n: string) => `${n} line${n === '1' ? '' : 's'} `)}; ${diff.refsKept} refs still valid`;
 }
 
 /**

@@ -40,7 +40,7 @@ uid=3_6 button "Place order"`;
 
 test('findAll in an action result with a snapshot diff: added and changed lines count, removed ones do not', () => {
   const diff = `Typed 6 characters into searchbox "Search products" [ref=e4].
-Since last snapshot: 12 lines added, 12 removed, 1 changed; 4 other refs unchanged.
+Since last snapshot: 12 lines added, 12 removed, 1 changed; 4 refs still valid.
 Removed in list "Products":
   - listitem:
     - button "Add Quartz Teapot to order" [ref=e9]

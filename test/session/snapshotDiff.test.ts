@@ -123,7 +123,7 @@ test('a removed row, a checked checkbox, a changed count and an added dialog, wi
   const diff = diffSnapshots(INVOICES, after);
   assert.deepEqual({ added: diff.added, removed: diff.removed, changed: diff.changed, moved: diff.moved }, { added: 3, removed: 2, changed: 2, moved: 0 });
   assert.deepEqual({ refsAdded: diff.refsAdded, refsRemoved: diff.refsRemoved, refsKept: diff.refsKept }, { refsAdded: 1, refsRemoved: 1, refsKept: 8 });
-  assert.equal(renderDiff(diff), `Since last snapshot: 3 lines added, 2 removed, 2 changed; 8 other refs unchanged.
+  assert.equal(renderDiff(diff), `Since last snapshot: 3 lines added, 2 removed, 2 changed; 8 refs still valid.
 Removed in table:
   - row: Invoice 2024-03 | €120
     - button "Delete" [ref=e4]
@@ -143,7 +143,7 @@ test('a re-sorted list keeps its refs: the items are moved, not removed and adde
   const diff = diffSnapshots(before, after);
   assert.deepEqual(diff.entries, [{ kind: 'moved', at: 1, was: 3 }]);
   assert.equal(diff.refsRemoved, 0);
-  assert.equal(renderDiff(diff), 'Since last snapshot: 1 line moved; 3 other refs unchanged.\nMoved in list "Tasks":\n  - link "C" [ref=e3]');
+  assert.equal(renderDiff(diff), 'Since last snapshot: 1 line moved; 3 refs still valid.\nMoved in list "Tasks":\n  - link "C" [ref=e3]');
 });
 
 test('a node dropped into another named container moved there; a wrapper appearing around a node is no move', () => {
@@ -151,12 +151,12 @@ test('a node dropped into another named container moved there; a wrapper appeari
   const after = '- list "Fruit":\n  - listitem "Apple" [ref=e3]\n- region "Basket" [ref=e5]:\n  - listitem "Pear" [ref=e4]';
   const diff = diffSnapshots(before, after);
   assert.deepEqual(diff.entries, [{ kind: 'moved', at: 3, was: 2 }], 'the region only gained children: not a change');
-  assert.equal(renderDiff(diff), 'Since last snapshot: 1 line moved; 3 other refs unchanged.\nMoved in region "Basket" [ref=e5]:\n  - listitem "Pear" [ref=e4]  (was in list "Fruit")');
+  assert.equal(renderDiff(diff), 'Since last snapshot: 1 line moved; 3 refs still valid.\nMoved in region "Basket" [ref=e5]:\n  - listitem "Pear" [ref=e4]  (was in list "Fruit")');
   // What the node holds moves with it.
   const holding = diffSnapshots(
     '- list "Fruit":\n  - listitem "Pear" [ref=e4]:\n    Pear, ripe\n- region "Basket" [ref=e5]',
     '- region "Basket" [ref=e5]:\n  - listitem "Pear" [ref=e4]:\n    Pear, ripe');
-  assert.equal(renderDiff(holding), 'Since last snapshot: 1 line removed, 2 moved; 2 other refs unchanged.\nRemoved:\n  - list "Fruit":\nMoved in region "Basket" [ref=e5]:\n  - listitem "Pear" [ref=e4]:  (was in list "Fruit")\n    Pear, ripe');
+  assert.equal(renderDiff(holding), 'Since last snapshot: 1 line removed, 2 moved; 2 refs still valid.\nRemoved:\n  - list "Fruit":\nMoved in region "Basket" [ref=e5]:\n  - listitem "Pear" [ref=e4]:  (was in list "Fruit")\n    Pear, ripe');
   const wrapped = diffSnapshots('- list "Fruit":\n  - link "A" [ref=e1]', '- list "Fruit":\n  - group:\n    - link "A" [ref=e1]');
   assert.deepEqual(wrapped.entries?.map(e => e.kind), ['added']);
 });

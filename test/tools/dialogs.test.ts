@@ -146,7 +146,7 @@ test('a confirm answered both ways: the page gets true, then false', async () =>
   assert.deepEqual(yes.answered, { type: 'confirm', message: 'Delete the draft?', accepted: true });
   assert.equal(await outText(), 'true');
   // What the page did once answered, as a diff against the snapshot taken before the click.
-  assert.match(seenBy('cursor', yesRaw).text, /^Accepted the confirm dialog of tab \d+\.\nSince last snapshot: 1 line changed; \d+ other refs unchanged\.\nChanged:\n  true  \(was: nothing yet\)$/);
+  assert.match(seenBy('cursor', yesRaw).text, /^Accepted the confirm dialog of tab \d+\.\nSince last snapshot: 1 line changed; \d+ refs still valid\.\nChanged:\n  true  \(was: nothing yet\)$/);
 
   const second = await call<ActionResult>(server.client, 'click', { ref: confirmRef });
   assert.deepEqual(second.dialog, { type: 'confirm', message: 'Delete the draft?' });
