@@ -130,7 +130,8 @@ const LIST = `async function () {
     if (schema != null) tool.inputSchema = schema;
     out.push(tool);
   }
-  return out;
+  // By name, as the polyfill lists them: Chromium 150 answers in registration order, later builds sorted.
+  return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }`;
 
 const WORLD_NAME = 'tabwright';
@@ -324,7 +325,8 @@ async function inWorld(tab: Tab, cdp: CDPSession, frame: Frame, functionDeclarat
 /**
  * Lists the native WebMCP tools of `frame` (a frame of `tab`): one
  * evaluation in the frame's isolated world that keeps `title` and the
- * `debugging` annotation; without a CDP session, where the world cannot be
+ * `debugging` annotation, sorted by name whatever order the browser
+ * answers in; without a CDP session, where the world cannot be
  * made (an out-of-process frame, an ambiguous child frame), or when the
  * document has no modelContext, Playwright's `frame.webmcp.tools()`
  * (which raises its own "WebMCP is not enabled" error where it applies, and
@@ -342,7 +344,7 @@ export async function listNativeTools(tab: Tab, frame: Frame, timeoutMs: number)
     timeoutMs = Math.max(1, deadline - Date.now());
   }
   const tools = await frame.webmcp.tools({ timeout: timeoutMs });
-  return tools.map(tool => {
+  return [...tools].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)).map(tool => {
     const a = tool.annotations ?? {};
     const annotations: SourceTool['annotations'] = {};
     if (a.readOnly) annotations.readOnlyHint = true;

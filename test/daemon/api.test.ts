@@ -47,7 +47,9 @@ before(async () => {
     started++;
     res.end('ok');
   });
-  daemon = await startDaemon();
+  // The WebMCP calls here test the daemon's call path (progress, consent, cancellation), not the browser's
+  // WebMCP: the polyfill passes execute an AbortSignal on every browser (Chromium 150's native one does not).
+  daemon = await startDaemon({ args: ['--webmcp', 'polyfill'] });
 });
 
 after(async () => {

@@ -8,6 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { until } from '../fixtures/daemon.js';
 import { connect, type Connected } from '../fixtures/mcp.js';
 import { startSite, type Site } from '../fixtures/site.js';
 import { LENSES, seenBy, type Lens, type LensInput } from '../fixtures/clientLens.js';
@@ -195,6 +196,8 @@ for (const mode of ['default', 'structured'] as const) {
       const code = '// ==UserScript==\n// @name Lens menu\n// @namespace lens\n// @match http://127.0.0.1/*\n// @grant GM_registerMenuCommand\n// ==/UserScript==\nGM_registerMenuCommand("Say hi", () => { document.title = "Hi from the menu"; });\n';
       await callRaw(server.client, 'export_script', { code });
       await callRaw(server.client, 'navigate', { url: `${site.origin}/shop` });
+      // navigate returns at DOMContentLoaded; the script runs at document-idle, a task later, and registers then.
+      await until('the menu command', async () => textOf(await callRaw(server.client, 'list_tabs', {})).includes('Say hi'));
       const tabs = await seen('list_tabs', {}, [/Lens menu › Say hi \(commandId [^)]+\)/, /run_menu_command/]);
       const commandId = /Say hi \(commandId ([^)]+)\)/.exec(textOf(tabs))![1]!;
       await seen('run_menu_command', { commandId }, [/Ran menu command "Say hi"/]);

@@ -39,16 +39,22 @@ const IMPERATIVE = `<!doctype html><title>Imperative</title>
   mc.registerTool({ name: 'explode', description: 'Always throws', inputSchema: ${JSON.stringify(EMPTY)},
     execute: async () => { throw new Error('the tool broke'); } });
   mc.registerTool({ name: 'wait_forever', description: 'Never settles', inputSchema: ${JSON.stringify(EMPTY)},
-    execute: (input, { signal }) => {
+    execute: (input, client) => {
+      // Chromium 150's native execute gets no second argument; later builds and the polyfill pass { signal }.
+      const signal = client && client.signal;
       log.started++;
-      signal.addEventListener('abort', () => { log.aborted++; log.reason = signal.reason && signal.reason.name; });
+      log.signalled = Boolean(signal);
+      if (signal) signal.addEventListener('abort', () => { log.aborted++; log.reason = signal.reason && signal.reason.name; });
       return new Promise(() => {});
     } });
   mc.registerTool({ name: 'dump_state', title: 'Dump state', description: 'The app state, for developers', inputSchema: ${JSON.stringify(EMPTY)},
     annotations: { readOnlyHint: true, debugging: true, consequentialHint: false }, execute: async () => ({ items: 3 }) });
   mc.registerTool({ name: 'dup', description: 'The first dup', inputSchema: ${JSON.stringify(EMPTY)}, execute: async () => 'first' });
-  mc.registerTool({ name: 'dup', description: 'The second dup', inputSchema: ${JSON.stringify(EMPTY)}, execute: async () => 'second' })
-    .then(() => { log.dup = 'registered'; }, e => { log.dup = e.name; });
+  // A duplicate is refused: by a rejected promise, or (Chromium 150) by a synchronous throw.
+  try {
+    Promise.resolve(mc.registerTool({ name: 'dup', description: 'The second dup', inputSchema: ${JSON.stringify(EMPTY)}, execute: async () => 'second' }))
+      .then(() => { log.dup = 'registered'; }, e => { log.dup = e.name; });
+  } catch (e) { log.dup = e.name; }
 </script>`;
 
 const DECLARATIVE = `<!doctype html><title>Declarative</title>
@@ -100,9 +106,11 @@ const FRAME_CHILD = `<!doctype html><title>Child</title>
   window.childLog = { started: 0, aborted: 0, reason: '' };
   document.modelContext.registerTool({ name: 'child_tool', title: 'Child tool', description: 'In the iframe', inputSchema: ${JSON.stringify(EMPTY)}, execute: async () => ({ content: [{ type: 'text', text: 'from child' }] }) });
   document.modelContext.registerTool({ name: 'child_wait', description: 'Never settles, in the iframe', inputSchema: ${JSON.stringify(EMPTY)},
-    execute: (input, { signal }) => {
+    execute: (input, client) => {
+      const signal = client && client.signal;
       childLog.started++;
-      signal.addEventListener('abort', () => { childLog.aborted++; childLog.reason = signal.reason && signal.reason.name; });
+      childLog.signalled = Boolean(signal);
+      if (signal) signal.addEventListener('abort', () => { childLog.aborted++; childLog.reason = signal.reason && signal.reason.name; });
       return new Promise(() => {});
     } });
 </script>`;
@@ -119,6 +127,19 @@ let otherSite: Site;
 const servers = {} as Record<Mode, Connected>;
 /** What each mode listed, per page (source stripped), for the cross-mode comparison. */
 const seen: Record<Mode, Record<string, unknown>> = { native: {}, polyfill: {} };
+/** The annotations /imperative declares, per tool (only the true ones, as tabwright reports them). */
+const DECLARED_HINTS = {
+  add: { readOnlyHint: true },
+  reviews: { readOnlyHint: true, untrustedContentHint: true },
+  empty_cart: { consequentialHint: true },
+  dump_state: { readOnlyHint: true, debugging: true },
+} as const;
+/** Hints the native browser's getTools() does not keep (read on /imperative; Chromium 150 drops some). */
+const nativeDrops = new Set<string>();
+/** `declared` as `mode` reports it: native without the hints the browser drops. */
+function withoutDropped(mode: Mode, declared: Record<string, boolean>): Record<string, boolean> {
+  return Object.fromEntries(Object.entries(declared).filter(([hint]) => mode === 'polyfill' || !nativeDrops.has(hint)));
+}
 
 before(async () => {
   site = await startSite();
@@ -152,6 +173,17 @@ async function open(mode: Mode, path: string, on: Site = site): Promise<number> 
   return (await call<{ tabId: number }>(servers[mode].client, 'open_tab', { url: `${on.origin}${path}` })).tabId;
 }
 
+/**
+ * Whether the page's `execute` got an AbortSignal (read from `logExpr`.signalled, which the
+ * never-settling tools set): the polyfill always passes one, so it must; a native browser may not
+ * (Chromium 150 calls `execute(input)` alone), and then nothing can tell the page its call ended.
+ */
+async function toolGotSignal(mode: Mode, logExpr: string, tabId?: number): Promise<boolean> {
+  const signalled = await evaluate<boolean>(servers[mode].client, `${logExpr}.signalled`, tabId);
+  if (mode === 'polyfill') assert.equal(signalled, true, 'the polyfill passes execute an AbortSignal');
+  return signalled;
+}
+
 /** Polls `probe` until it returns true (generous bound: the machine is shared). */
 async function until(probe: () => Promise<boolean>, what: string, ms = 20_000): Promise<void> {
   const end = Date.now() + ms;
@@ -166,7 +198,9 @@ for (const mode of MODES) {
     const tabId = await open(mode, '/plain');
     const probe = await evaluate<{ proto: boolean; tag: string; alias: boolean }>(servers[mode].client,
       '({ proto: "modelContext" in Document.prototype, tag: Object.prototype.toString.call(document.modelContext), alias: navigator.modelContext === document.modelContext })', tabId);
-    assert.deepEqual(probe, mode === 'native' ? { proto: true, tag: '[object ModelContext]', alias: false } : { proto: false, tag: '[object ModelContext]', alias: true });
+    // Whether navigator.modelContext is document.modelContext is the browser's own: Chromium 150 aliases them, 156 does not.
+    if (mode === 'native') assert.deepEqual({ proto: probe.proto, tag: probe.tag }, { proto: true, tag: '[object ModelContext]' });
+    else assert.deepEqual(probe, { proto: false, tag: '[object ModelContext]', alias: true });
   });
 
   test(`${mode}: imperative tools list with schemas and annotations; a duplicate name is refused`, async () => {
@@ -174,12 +208,20 @@ for (const mode of MODES) {
     const tools = await list(mode, tabId, 'imperative');
     assert.deepEqual(tools.map(t => t.name), ['add', 'dump_state', 'dup', 'empty_cart', 'explode', 'pixel', 'reviews', 'stats', 'wait_forever']);
     const add = tools.find(t => t.name === 'add')!;
-    assert.deepEqual({ ...add, tabId: 0 }, { tabId: 0, origin: site.origin, name: 'add', description: 'Add two numbers', inputSchema: ADD_SCHEMA, annotations: { readOnlyHint: true }, source: mode, permission: 'allow' });
+    assert.deepEqual({ ...add, tabId: 0 }, { tabId: 0, origin: site.origin, name: 'add', description: 'Add two numbers', inputSchema: ADD_SCHEMA, annotations: DECLARED_HINTS.add, source: mode, permission: 'allow' });
     // Playwright's frame.webmcp.tools() drops title and debugging; tabwright reports both (issue #5).
+    // Chromium 150's getTools() keeps only some of the hints a page declares (no debugging, no
+    // consequentialHint); tabwright reports what the browser holds, and the polyfill all of them.
+    if (mode === 'native') {
+      const held = await evaluate<Record<string, Record<string, unknown> | null>>(servers[mode].client,
+        'document.modelContext.getTools().then(ts => Object.fromEntries(ts.map(t => [t.name, t.annotations || null])))', tabId);
+      for (const [name, hints] of Object.entries(DECLARED_HINTS)) for (const hint of Object.keys(hints)) if (held[name]?.[hint] !== true) nativeDrops.add(hint);
+    }
+    const hints = (name: keyof typeof DECLARED_HINTS) => withoutDropped(mode, DECLARED_HINTS[name]);
     const dump = tools.find(t => t.name === 'dump_state')!;
-    assert.deepEqual({ ...dump, tabId: 0 }, { tabId: 0, origin: site.origin, name: 'dump_state', title: 'Dump state', description: 'The app state, for developers', inputSchema: EMPTY, annotations: { readOnlyHint: true, debugging: true }, source: mode, permission: 'allow' });
-    assert.deepEqual(tools.find(t => t.name === 'reviews')!.annotations, { readOnlyHint: true, untrustedContentHint: true });
-    assert.deepEqual(tools.find(t => t.name === 'empty_cart')!.annotations, { consequentialHint: true });
+    assert.deepEqual({ ...dump, tabId: 0 }, { tabId: 0, origin: site.origin, name: 'dump_state', title: 'Dump state', description: 'The app state, for developers', inputSchema: EMPTY, annotations: hints('dump_state'), source: mode, permission: 'allow' });
+    assert.deepEqual(tools.find(t => t.name === 'reviews')!.annotations, hints('reviews'));
+    assert.deepEqual(tools.find(t => t.name === 'empty_cart')!.annotations, hints('empty_cart'));
     assert.deepEqual(tools.find(t => t.name === 'explode')!.annotations, {});
     assert.equal(tools.find(t => t.name === 'dup')!.description, 'The first dup');
     assert.equal(await evaluate(servers[mode].client, 'log.dup', tabId), 'InvalidStateError');
@@ -218,7 +260,7 @@ for (const mode of MODES) {
     const slow = await callError(c, 'call_webmcp_tool', { name: 'wait_forever', timeoutSec: 1.5 });
     assert.equal(slow.type, 'timeout');
     assert.equal(await evaluate(c, 'log.started'), 1);
-    await until(async () => (await evaluate<number>(c, 'log.aborted')) === 1, 'the timeout to abort the tool\'s signal');
+    if (await toolGotSignal(mode, 'log')) await until(async () => (await evaluate<number>(c, 'log.aborted')) === 1, 'the timeout to abort the tool\'s signal');
     const bad = await callError(c, 'call_webmcp_tool', { name: 'add', arguments: { a: 'one', b: 2 } });
     assert.equal(bad.type, 'invalid_arguments');
     assert.match(bad.message, /\/a must be number/);
@@ -233,8 +275,12 @@ for (const mode of MODES) {
     await until(async () => (await evaluate<number>(c, 'log.started')) === 2, 'the tool to start');
     controller.abort();
     assert.equal(await settled, 'rejected');
-    await until(async () => (await evaluate<number>(c, 'log.aborted')) === 2, 'the tool\'s signal to abort');
-    assert.deepEqual(await evaluate(c, '({ started: log.started, aborted: log.aborted, reason: log.reason })'), { started: 2, aborted: 2, reason: 'AbortError' });
+    if (await toolGotSignal(mode, 'log')) {
+      await until(async () => (await evaluate<number>(c, 'log.aborted')) === 2, 'the tool\'s signal to abort');
+      assert.deepEqual(await evaluate(c, '({ started: log.started, aborted: log.aborted, reason: log.reason })'), { started: 2, aborted: 2, reason: 'AbortError' });
+    } else {
+      assert.deepEqual(await evaluate(c, '({ started: log.started, aborted: log.aborted })'), { started: 2, aborted: 0 });
+    }
     // The server is free for the next call.
     assert.deepEqual((await call<{ result: unknown }>(c, 'call_webmcp_tool', { name: 'dump_state' })).result, { items: 3 });
   });
@@ -301,11 +347,15 @@ for (const mode of MODES) {
     await until(async () => (await evaluate<number>(c, `${childLog}.started`, tabId)) === 1, 'the iframe\'s tool to start');
     controller.abort();
     assert.equal(await settled, 'rejected');
-    await until(async () => (await evaluate<number>(c, `${childLog}.aborted`, tabId)) === 1, 'the iframe tool\'s signal to abort');
-    assert.deepEqual(await evaluate(c, `({ started: ${childLog}.started, aborted: ${childLog}.aborted, reason: ${childLog}.reason })`, tabId), { started: 1, aborted: 1, reason: 'AbortError' });
-    // A timeout aborts it the same way.
+    const signalled = await toolGotSignal(mode, childLog, tabId);
+    if (signalled) {
+      await until(async () => (await evaluate<number>(c, `${childLog}.aborted`, tabId)) === 1, 'the iframe tool\'s signal to abort');
+      assert.deepEqual(await evaluate(c, `({ started: ${childLog}.started, aborted: ${childLog}.aborted, reason: ${childLog}.reason })`, tabId), { started: 1, aborted: 1, reason: 'AbortError' });
+    }
+    // A timeout ends it the same way (and aborts the signal, where the tool got one).
     assert.equal((await callError(c, 'call_webmcp_tool', { tabId, name: 'child_wait', timeoutSec: 1 })).type, 'timeout');
-    await until(async () => (await evaluate<number>(c, `${childLog}.aborted`, tabId)) === 2, 'the timeout to abort the iframe tool\'s signal');
+    if (signalled) await until(async () => (await evaluate<number>(c, `${childLog}.aborted`, tabId)) === 2, 'the timeout to abort the iframe tool\'s signal');
+    else assert.equal(await evaluate(c, `${childLog}.aborted`, tabId), 0);
   });
 
   test(`${mode}: a tool that closes its window: the call reports the tab closed, and the tab is gone`, async () => {
@@ -334,5 +384,7 @@ for (const mode of MODES) {
 
 test('native and polyfill list the same tools for every page', () => {
   assert.deepEqual(Object.keys(seen.polyfill).sort(), ['closer', 'declarative', 'frames', 'imperative', 'spa-a', 'spa-b', 'timing']);
-  assert.deepEqual(seen.polyfill, seen.native);
+  // The one difference a browser may make: hints its getTools() does not keep (Chromium 150).
+  const polyfill = JSON.parse(JSON.stringify(seen.polyfill, (key, value) => (nativeDrops.has(key) ? undefined : value)));
+  assert.deepEqual(polyfill, seen.native);
 });
