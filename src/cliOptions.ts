@@ -2,7 +2,7 @@
 import { Command, Option } from './cli/commander.js';
 import { resolveConfig, SCREENSHOT_DEFAULTS, type ConfigFlags } from './config.js';
 import { setLogFile } from './log.js';
-import { ToolError } from './tools/errors.js';
+import { ToolError } from './errors.js';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 

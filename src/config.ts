@@ -5,7 +5,7 @@
 import { homedir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
 import { checkEndpoint, parseHeaders } from './browser/cdp/endpoint.js';
-import { ToolError } from './tools/errors.js';
+import { ToolError } from './errors.js';
 
 export type OutputMode = 'auto' | 'inline' | 'file';
 

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from './fixtures/mcp.js';
 import { renderToolsSection } from '../src/docs/toolsDoc.js';
-import { ERROR_TYPES } from '../src/tools/errors.js';
+import { ERROR_TYPES } from '../src/errors.js';
 import { TOOLS } from '../src/tools/registry.js';
 
 test('docs/tools.md is generated from the current tool declarations', () => {

@@ -4,7 +4,7 @@
  * that lacks one makes the call fail with `capability_unavailable` naming
  * the kinds that have it.
  */
-import { ToolError } from '../tools/errors.js';
+import { ToolError } from '../errors.js';
 
 export type Capability = 'trustedInput' | 'screenshot' | 'snapshot' | 'evaluate' | 'webmcp' | 'userscripts' | 'console';
 

@@ -8,7 +8,7 @@
  */
 import type { BrowserContext } from 'playwright-core';
 import type { Config } from '../config.js';
-import { ToolError } from '../tools/errors.js';
+import { ToolError } from '../errors.js';
 import type { Capability, ConnectionKind } from './capabilities.js';
 import type { BrowserConnection } from './connection.js';
 

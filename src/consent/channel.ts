@@ -11,7 +11,7 @@ import { closeSync, openSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import { ReadStream, WriteStream } from 'node:tty';
-import { ToolError } from '../tools/errors.js';
+import { ToolError } from '../errors.js';
 import type { ToolHints } from './rules.js';
 
 /** What the human is asked about. Page-supplied text is shortened and kept on one line. */

@@ -17,7 +17,7 @@ import { appendAudit, type AuditChannel, type AuditEntry } from './audit.js';
 import { ConsentPending, TerminalChannel, terminalAvailable, type ConsentAnswer, type ConsentQuestion, type PromptChannel } from './channel.js';
 import { saveOverride } from './overrides.js';
 import type { CallContext } from '../tools/context.js';
-import { ToolError } from '../tools/errors.js';
+import { ToolError } from '../errors.js';
 import { logger } from '../log.js';
 
 const log = logger('consent');

@@ -5,7 +5,7 @@
  * fronts (`POST /v1/tools/*` and `/mcp`) go through here.
  */
 import type { CallHooks, Dispatcher } from '../dispatch/dispatcher.js';
-import { ToolError } from '../tools/errors.js';
+import { ToolError } from '../errors.js';
 import type { ToolResult } from '../tools/response.js';
 import { ToolResponse } from '../tools/response.js';
 

@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { questionText, type ConsentAnswer, type ConsentQuestion, type PromptChannel } from '../consent/channel.js';
-import { ToolError } from '../tools/errors.js';
+import { ToolError } from '../errors.js';
 import type { SseStream } from './sse.js';
 
 const ANSWERS: readonly ConsentAnswer[] = ['once', 'always', 'deny', 'never'];

@@ -10,7 +10,7 @@ import { createDispatcher } from '../dispatch/create.js';
 import type { Dispatcher } from '../dispatch/dispatcher.js';
 import { logger, setLogFile } from '../log.js';
 import { protectStdout } from '../serve.js';
-import { ToolError } from '../tools/errors.js';
+import { ToolError } from '../errors.js';
 import { VERSION } from '../version.js';
 import { endpointPath, processAlive, readEndpoint, removeEndpoint, writeEndpoint, type DaemonEndpoint } from './endpointFile.js';
 import { DAEMON_PROTOCOL, daemonLimits, daemonPort } from './limits.js';

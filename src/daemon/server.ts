@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import type { Config } from '../config.js';
 import type { Dispatcher } from '../dispatch/dispatcher.js';
 import { logger } from '../log.js';
-import { ToolError } from '../tools/errors.js';
+import { ToolError } from '../errors.js';
 import { VERSION } from '../version.js';
 import { parseArguments, readBody } from './body.js';
 import { CallRunner } from './calls.js';

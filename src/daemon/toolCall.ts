@@ -7,7 +7,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { CallWatch, HEARTBEAT_MAX_MS } from '../dispatch/callWatch.js';
 import type { CallHooks } from '../dispatch/dispatcher.js';
-import { ToolError } from '../tools/errors.js';
+import { ToolError } from '../errors.js';
 import type { CallOutcome, CallRunner } from './calls.js';
 import { HttpPromptChannel, type PendingQuestions } from './consentChannel.js';
 import { sendJson } from './httpErrors.js';

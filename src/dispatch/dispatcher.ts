@@ -10,7 +10,7 @@ import type { PromptChannel } from '../consent/channel.js';
 import { SessionContextConnection } from '../browser/sessionContext.js';
 import { Session } from '../session/session.js';
 import type { CallContext, ClientInfo } from '../tools/context.js';
-import { ToolError } from '../tools/errors.js';
+import { ToolError } from '../errors.js';
 import { invokeTool } from '../tools/invoke.js';
 import { TOOLS_BY_NAME } from '../tools/registry.js';
 import type { ToolResult } from '../tools/response.js';

@@ -32,7 +32,7 @@ import { randomBytes } from 'node:crypto';
 import { ConsentPending, type ConsentAnswer, type ConsentQuestion, type PromptChannel } from '../consent/channel.js';
 import { DEFAULT_MAX_WAIT_MS } from '../config.js';
 import { logger } from '../log.js';
-import { toToolError, ToolError } from '../tools/errors.js';
+import { toToolError, ToolError } from '../errors.js';
 import { describeIssues } from '../tools/invoke.js';
 import { ToolResponse, type ToolResult } from '../tools/response.js';
 import { callNotFound, PENDING_KEEP_MS, PENDING_MAX_CALLS, WAIT_FOR_CALL, waitForCall } from '../tools/waitForCall.js';

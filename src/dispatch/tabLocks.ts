@@ -3,7 +3,7 @@
  * once are serialized per tab, never interleaved mid-action"). A FIFO lock
  * per key (a tab id); waiting can be cancelled.
  */
-import { ToolError } from '../tools/errors.js';
+import { ToolError } from '../errors.js';
 import type { AnyTool } from '../tools/define.js';
 
 /**

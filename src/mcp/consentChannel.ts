@@ -15,7 +15,7 @@ import {
   type ElicitResult, type InputRequiredResult, type McpServer, type ServerContext,
 } from '@modelcontextprotocol/server';
 import { ConsentPending, questionText, type ConsentAnswer, type ConsentQuestion, type PromptChannel } from '../consent/channel.js';
-import { ToolError } from '../tools/errors.js';
+import { ToolError } from '../errors.js';
 
 /** What a consent round-trip carries in its sealed requestState. */
 interface ConsentState {

@@ -19,7 +19,7 @@ import { localDispatcher } from '../dispatch/local.js';
 import { readScriptResource, type ResourceText } from '../userscripts/resources.js';
 import { logger } from '../log.js';
 import { Session } from '../session/session.js';
-import { ToolError } from '../tools/errors.js';
+import { ToolError } from '../errors.js';
 import { ToolResponse, type ToolResult } from '../tools/response.js';
 import { readBridgeFile } from './bridgeFile.js';
 import { RelayFollower } from './follower.js';

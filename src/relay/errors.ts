@@ -1,5 +1,5 @@
 /** The relay's errors (issue #7): `relay_version_mismatch` and `leader_lost` (docs/errors.md). */
-import { ToolError } from '../tools/errors.js';
+import { ToolError } from '../errors.js';
 import { compareVersions } from './protocol.js';
 
 /** One side of a handshake, for error messages. */

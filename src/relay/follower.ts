@@ -13,7 +13,7 @@ import { ConsentPending, TerminalChannel, terminalAvailable, type PromptChannel 
 import type { Config } from '../config.js';
 import type { CallHooks } from '../dispatch/dispatcher.js';
 import { logger } from '../log.js';
-import { toToolError, ToolError } from '../tools/errors.js';
+import { toToolError, ToolError } from '../errors.js';
 import { ToolResponse, type ToolResult } from '../tools/response.js';
 import { leaderLost } from './errors.js';
 import { advertised, MAX_FRAME_BYTES, parseFrame, type FollowerFrame, type LeaderFrame } from './protocol.js';

@@ -12,7 +12,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { ConsentPending, type ConsentAnswer, type ConsentQuestion, type PromptChannel } from '../consent/channel.js';
 import type { LocalDispatcher } from '../dispatch/dispatcher.js';
 import { logger } from '../log.js';
-import { ToolError, type ToolErrorData } from '../tools/errors.js';
+import { ToolError, type ToolErrorData } from '../errors.js';
 import { removeBridgeFile, writeBridgeFile } from './bridgeFile.js';
 import { advertised, compareVersions, MAX_FRAME_BYTES, parseFrame, type FollowerFrame, type LeaderFrame } from './protocol.js';
 import { versionMismatch } from './errors.js';

@@ -9,7 +9,7 @@
 import type { ConsentAnswer, ConsentQuestion, PromptChannel } from '../consent/channel.js';
 import type { ConsentConfig } from '../config.js';
 import type { ClientInfo } from '../tools/context.js';
-import type { ToolErrorData } from '../tools/errors.js';
+import type { ToolErrorData } from '../errors.js';
 import type { ToolResult } from '../tools/response.js';
 import type { WaitingFor } from '../tools/waiting.js';
 import { VERSION } from '../version.js';

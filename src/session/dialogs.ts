@@ -17,7 +17,7 @@
  */
 import type { CDPSession, Dialog } from 'playwright-core';
 import { logger } from '../log.js';
-import { ToolError } from '../tools/errors.js';
+import { ToolError } from '../errors.js';
 
 const log = logger('dialogs');
 

@@ -10,7 +10,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import type { BrowserConnection } from '../browser/connection.js';
 import type { Config } from '../config.js';
 import { logger } from '../log.js';
-import { ToolError } from '../tools/errors.js';
+import { ToolError } from '../errors.js';
 import { dialogOpenError } from './dialogs.js';
 import { Downloads } from './downloads.js';
 import { runtimeInitScript } from '../webmcp/runtimeScript.js';

@@ -14,7 +14,7 @@
 import { readFileSync } from 'node:fs';
 import type { ElementHandle, Frame, Locator } from 'playwright-core';
 import { isTimeoutError, playwright, timeoutError } from '../browser/playwright.js';
-import { firstLine, ToolError } from '../tools/errors.js';
+import { firstLine, ToolError } from '../errors.js';
 import { adoptClosedRoots } from './closedShadow.js';
 import { warmRefActions } from './refWarmup.js';
 import type { SnapshotResult } from '../page/snapshot.js';

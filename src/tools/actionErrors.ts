@@ -5,7 +5,7 @@
  */
 import { isTimeoutError, timeoutError } from '../browser/playwright.js';
 import type { Tab } from '../session/tab.js';
-import { firstLine, ToolError } from './errors.js';
+import { firstLine, ToolError } from '../errors.js';
 
 const REASONS: Array<[RegExp, string]> = [
   [/intercepts pointer events/, 'another element covers it and would receive the click'],

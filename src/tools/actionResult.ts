@@ -13,7 +13,7 @@ import type { Request } from 'playwright-core';
 import type { Tab } from '../session/tab.js';
 import { withTimeout } from '../session/tab.js';
 import { describeDialog, untilDialog, type DialogInfo } from '../session/dialogs.js';
-import { ToolError } from './errors.js';
+import { ToolError } from '../errors.js';
 import type { ToolResponse } from './response.js';
 
 /** The `snapshot` flag every action tool accepts. */

@@ -5,7 +5,7 @@
  */
 import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ToolError } from './errors.js';
+import { ToolError } from '../errors.js';
 
 /** Inline text above this many bytes goes to a file in `auto` mode (issue #2). */
 export const INLINE_TEXT_CAP = 64 * 1024;

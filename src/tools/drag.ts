@@ -13,7 +13,7 @@ import { resolveRef } from '../session/snapshot.js';
 import { actionError } from './actionErrors.js';
 import { runAction, snapshotFlag } from './actionResult.js';
 import { defineTool } from './define.js';
-import { ToolError } from './errors.js';
+import { ToolError } from '../errors.js';
 import { assertNotCovered } from './obstruction.js';
 import { refField } from './schemas.js';
 

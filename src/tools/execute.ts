@@ -12,7 +12,7 @@ import type { ElementHandle } from 'playwright-core';
 import { resolveRef } from '../session/snapshot.js';
 import type { Tab } from '../session/tab.js';
 import { defineTool } from './define.js';
-import { toToolError, ToolError } from './errors.js';
+import { toToolError, ToolError } from '../errors.js';
 import { refField, tabIdField } from './schemas.js';
 
 export const DEFAULT_MAX_BYTES = 16 * 1024;

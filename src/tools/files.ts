@@ -15,8 +15,8 @@ import { resolveRef } from '../session/snapshot.js';
 import { actionError } from './actionErrors.js';
 import { runAction, snapshotFlag } from './actionResult.js';
 import { defineTool } from './define.js';
-import { ToolError } from './errors.js';
-import { inside, realOrSelf } from './pathChecks.js';
+import { ToolError } from '../errors.js';
+import { inside, realOrSelf } from '../util/paths.js';
 import { refField, timeoutMsField } from './schemas.js';
 
 const UPLOAD_TIMEOUT = 5_000;

@@ -14,7 +14,7 @@ import { actionError, within } from './actionErrors.js';
 import { runAction, snapshotFlag } from './actionResult.js';
 import type { ElementInfo } from '../session/elementInfo.js';
 import { defineTool } from './define.js';
-import { ToolError } from './errors.js';
+import { ToolError } from '../errors.js';
 import { assertNotCovered, forceClick } from './obstruction.js';
 import { selectOptions, setChecked, typeText } from './realInput.js';
 import { refField, tabIdField, timeoutMsField } from './schemas.js';

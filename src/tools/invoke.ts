@@ -9,7 +9,7 @@ import { requireCapabilities } from '../browser/capabilities.js';
 import { logger } from '../log.js';
 import type { CallContext } from './context.js';
 import type { AnyTool } from './define.js';
-import { toToolError, ToolError } from './errors.js';
+import { toToolError, ToolError } from '../errors.js';
 import { ToolResponse } from './response.js';
 import { fitResult } from './resultSize.js';
 

@@ -6,7 +6,7 @@ import { describeDialog, untilDialog } from '../session/dialogs.js';
 import type { Tab } from '../session/tab.js';
 import type { ToolResponse } from './response.js';
 import { defineTool } from './define.js';
-import { firstLine, ToolError } from './errors.js';
+import { firstLine, ToolError } from '../errors.js';
 import { historyStep, restoredStatus } from './historyStep.js';
 import { tabIdField, timeoutMsField, waitUntilField } from './schemas.js';
 

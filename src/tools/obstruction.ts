@@ -13,7 +13,7 @@
  */
 import type { Locator } from 'playwright-core';
 import { within } from './actionErrors.js';
-import { ToolError } from './errors.js';
+import { ToolError } from '../errors.js';
 
 import type { CoverInfo, DispatchClickOptions, FieldState, HitResult } from '../page/actions.js';
 

@@ -5,7 +5,7 @@ import { DEFAULT_BUDGET, DEFAULT_LIMIT, FILE_BUDGET, tabOfRef, takeSnapshot, typ
 import { stuckPageError } from './actionErrors.js';
 import { INLINE_TEXT_CAP, stamp, writeArtifact } from './artifacts.js';
 import { defineTool } from './define.js';
-import { ToolError } from './errors.js';
+import { ToolError } from '../errors.js';
 import { outputField, tabIdField } from './schemas.js';
 
 /** Landmark and heading lines of a snapshot: the outline a file summary shows. */

@@ -18,7 +18,7 @@
  */
 import type { Locator } from 'playwright-core';
 import { within } from './actionErrors.js';
-import { ToolError } from './errors.js';
+import { ToolError } from '../errors.js';
 import type { ActionsRuntime, FieldState } from './obstruction.js';
 
 /** Longest expected or actual value quoted in an `input_not_applied` message, in characters. */

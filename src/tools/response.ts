@@ -8,7 +8,7 @@
  * reach the CLI and the daemon's HTTP API always, MCP clients only with
  * `--structured-content` (src/mcp/clientResult.ts).
  */
-import type { ToolError, ToolErrorData } from './errors.js';
+import type { ToolError, ToolErrorData } from '../errors.js';
 
 export interface TextBlock { type: 'text'; text: string }
 export interface ImageBlock { type: 'image'; data: string; mimeType: string }

@@ -12,7 +12,7 @@ import type { Tab } from '../session/tab.js';
 import { actionError, stuckPageError } from './actionErrors.js';
 import { INLINE_IMAGE_CAP, stamp, writeArtifact } from './artifacts.js';
 import { defineTool } from './define.js';
-import { ToolError } from './errors.js';
+import { ToolError } from '../errors.js';
 import { outputField, refField, tabIdField } from './schemas.js';
 import { captureClip, insideViewport, pageMetrics, type Capture, type Rect } from './screenshotCapture.js';
 

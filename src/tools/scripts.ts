@@ -10,7 +10,7 @@ import type { Config } from '../config.js';
 import * as z from 'zod';
 import type { CallContext } from './context.js';
 import { defineTool } from './define.js';
-import { ToolError } from './errors.js';
+import { ToolError } from '../errors.js';
 import { resolveUploadPaths } from './files.js';
 import { scriptSummary } from '../userscripts/resources.js';
 import { scriptNotFound } from '../userscripts/saves.js';

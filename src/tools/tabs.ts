@@ -3,7 +3,7 @@ import * as z from 'zod';
 import type { Session } from '../session/session.js';
 import type { Tab, TabInfo } from '../session/tab.js';
 import { defineTool } from './define.js';
-import { toToolError, ToolError } from './errors.js';
+import { toToolError, ToolError } from '../errors.js';
 import { gotoUrl, loadOrDialog, pageLoadError, reportDialog, urlField } from './navigation.js';
 import type { ToolResponse } from './response.js';
 import { tabIdField, tabIdRequired, timeoutMsField, waitUntilField } from './schemas.js';

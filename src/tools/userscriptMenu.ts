@@ -7,7 +7,7 @@
 import * as z from 'zod';
 import { runAction } from './actionResult.js';
 import { defineTool } from './define.js';
-import { ToolError } from './errors.js';
+import { ToolError } from '../errors.js';
 import { tabIdField } from './schemas.js';
 
 export const runMenuCommand = defineTool({

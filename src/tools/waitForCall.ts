@@ -11,7 +11,7 @@
  */
 import * as z from 'zod';
 import { defineTool } from './define.js';
-import { ToolError } from './errors.js';
+import { ToolError } from '../errors.js';
 
 /** How long an outcome nobody claimed is kept after its call ended, in ms. */
 export const PENDING_KEEP_MS = 10 * 60_000;

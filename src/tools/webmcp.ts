@@ -22,7 +22,7 @@ import { withTimeout } from '../session/tab.js';
 import { stuckPageError } from './actionErrors.js';
 import { runAction } from './actionResult.js';
 import { defineTool } from './define.js';
-import { firstLine, ToolError } from './errors.js';
+import { firstLine, ToolError } from '../errors.js';
 import { tabIdField } from './schemas.js';
 import { WebMcpToolCache } from './webmcpCache.js';
 import type { WebMcpMode } from '../config.js';

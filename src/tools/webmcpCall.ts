@@ -45,7 +45,7 @@ import type { CDPSession, Frame } from 'playwright-core';
 import { isTimeoutError, timeoutError } from '../browser/playwright.js';
 import type { Tab } from '../session/tab.js';
 import type { CallReport, SourceTool } from '../webmcp/source.js';
-import { ToolError } from './errors.js';
+import { ToolError } from '../errors.js';
 
 /**
  * What the in-page function returns: `found: false` when the frame has no

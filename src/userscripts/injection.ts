@@ -26,7 +26,7 @@ import { fileURLToPath } from 'node:url';
 import type { BrowserContext, Frame, Page } from 'playwright-core';
 import { logger } from '../log.js';
 import type { Tab } from '../session/tab.js';
-import { ToolError } from '../tools/errors.js';
+import { ToolError } from '../errors.js';
 import type { DeclaredPermission, ScriptAuthor, ScriptSource, StoredScript } from './types.js';
 import { SYNC_HOOK, type EngineMessage, type ServerMessage } from './gmPage.js';
 import { buildInitScript, type InitScript, type ScriptWithValues } from './injectionScript.js';

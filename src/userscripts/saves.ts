@@ -24,7 +24,7 @@
 import { randomUUID } from 'node:crypto';
 import { writeSync } from 'node:fs';
 import { logger } from '../log.js';
-import { ToolError } from '../tools/errors.js';
+import { ToolError } from '../errors.js';
 import { scriptIdentity } from './metadata.js';
 import { CommitConflict, codeHashOf, newScriptId, type ScriptStore } from './store.js';
 import type { Diagnostic, ScriptAuthor, ScriptMetadata, StoredScript } from './types.js';

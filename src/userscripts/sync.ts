@@ -16,7 +16,7 @@ import { readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { FSWatcher } from 'chokidar';
 import { logger } from '../log.js';
-import { ToolError } from '../tools/errors.js';
+import { ToolError } from '../errors.js';
 import type { Saves } from './saves.js';
 import { uniqueSlugs } from './slug.js';
 import { codeHashOf } from './store.js';

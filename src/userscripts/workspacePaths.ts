@@ -8,8 +8,8 @@
 import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Config } from '../config.js';
-import { ToolError } from '../tools/errors.js';
-import { inside, realOrSelf } from '../tools/pathChecks.js';
+import { ToolError } from '../errors.js';
+import { inside, realOrSelf } from '../util/paths.js';
 
 
 /** The real path of `path`'s deepest existing ancestor joined with the rest. */

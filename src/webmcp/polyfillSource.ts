@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Frame } from 'playwright-core';
 import type { BridgeResult, BridgeTool } from '../page/webmcp.js';
-import { firstLine, ToolError } from '../tools/errors.js';
+import { firstLine, ToolError } from '../errors.js';
 import { CallTimeout, type SourceCallOptions, type SourceTool, type WebMcpSource } from './source.js';
 
 type Bridge = { webmcp: { list(): BridgeTool[] | string; call(id: string, name: string, input: unknown): Promise<BridgeResult>; abort(id: string): boolean } };

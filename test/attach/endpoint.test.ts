@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseHeaders, redactUrl, Redactor } from '../../src/browser/cdp/endpoint.js';
 import { resolveConfig } from '../../src/config.js';
-import { ToolError } from '../../src/tools/errors.js';
+import { ToolError } from '../../src/errors.js';
 
 test('redactUrl hides userinfo and query values, keeps host, path and keys', () => {
   assert.equal(redactUrl('wss://user:tok3n@grid.example:443/pw/?token=abc&region=eu'), 'wss://***@grid.example/pw/?token=***&region=***');

@@ -11,7 +11,7 @@ import { appendAudit, auditPath } from '../../src/consent/audit.js';
 import { parseTerminalAnswer, TerminalChannel, type ConsentQuestion } from '../../src/consent/channel.js';
 import { overridesPath, readOverrides, resetOverrides, saveOverride } from '../../src/consent/overrides.js';
 import { ConsentPolicy, defaultPermission, globToRegExp, permissionFor, ruleMatches, rulesPath, type ConsentSubject } from '../../src/consent/rules.js';
-import { ToolError } from '../../src/tools/errors.js';
+import { ToolError } from '../../src/errors.js';
 
 function tempDir(): string {
   return mkdtempSync(join(tmpdir(), 'tabwright-consent-'));

@@ -12,7 +12,7 @@ import { CallWatch, heartbeatMs, HEARTBEAT_MAX_MS } from '../../src/dispatch/cal
 import type { CallHooks, Dispatcher } from '../../src/dispatch/dispatcher.js';
 import { PendingCalls } from '../../src/dispatch/pending.js';
 import { resolveConfig } from '../../src/config.js';
-import { ToolError } from '../../src/tools/errors.js';
+import { ToolError } from '../../src/errors.js';
 import { ToolResponse, type ToolResult } from '../../src/tools/response.js';
 
 /** Calls that end when `finish(i)` is called, with the text `done <i>`; their signals are kept. */

@@ -9,7 +9,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { clientResult } from '../../src/mcp/clientResult.js';
 import { INSTRUCTIONS } from '../../src/mcp/instructions.js';
 import { TOOLS } from '../../src/tools/registry.js';
-import { ToolError } from '../../src/tools/errors.js';
+import { ToolError } from '../../src/errors.js';
 import { ToolResponse } from '../../src/tools/response.js';
 import { serverArgs, ROOT } from '../fixtures/mcp.js';
 

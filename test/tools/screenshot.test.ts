@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { resolveScreenshot, SCREENSHOT_DEFAULTS } from '../../src/config.js';
-import { ToolError } from '../../src/tools/errors.js';
+import { ToolError } from '../../src/errors.js';
 import { seenBy } from '../fixtures/clientLens.js';
 import { call, callError, CLI, connect, type Connected } from '../fixtures/mcp.js';
 import { startSite, type Site } from '../fixtures/site.js';

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Saves, OPERATION_LIMIT, type SaveRequest } from '../../src/userscripts/saves.js';
 import { CommitConflict, RECEIPTS_PER_SCRIPT, ScriptStore } from '../../src/userscripts/store.js';
-import { ToolError } from '../../src/tools/errors.js';
+import { ToolError } from '../../src/errors.js';
 
 let dir: string;
 before(() => {

@@ -4,7 +4,7 @@
  * redacting every secret (header values, URL userinfo, query values) from
  * what tabwright logs, reports or puts in an error.
  */
-import { ToolError } from '../../tools/errors.js';
+import { ToolError } from '../../errors.js';
 
 /** What replaces a secret in logs, errors and `get_bridge_status`. */
 export const REDACTED = '***';

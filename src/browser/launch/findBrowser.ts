@@ -4,7 +4,7 @@
  */
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { ToolError } from '../../tools/errors.js';
+import { ToolError } from '../../errors.js';
 
 /** Names searched on PATH, in order. */
 export const BROWSER_NAMES = ['chromium', 'chromium-browser', 'google-chrome', 'google-chrome-stable', 'microsoft-edge', 'brave-browser'];

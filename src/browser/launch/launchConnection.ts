@@ -12,7 +12,7 @@ import { mkdirSync } from 'node:fs';
 import type { Browser, BrowserContext } from 'playwright-core';
 import type { Config } from '../../config.js';
 import { logger } from '../../log.js';
-import { firstLine, ToolError } from '../../tools/errors.js';
+import { firstLine, ToolError } from '../../errors.js';
 import { CAPABILITIES_BY_KIND, type Capability } from '../capabilities.js';
 import type { BrowserConnection } from '../connection.js';
 import { playwright } from '../playwright.js';
