@@ -2,7 +2,7 @@
  * Characters per o200k token of snapshot text as an action's diff shows it
  * (lines re-indented under a hunk heading), on the first 5,600 characters of
  * each corpus page's snapshot: the ratio behind DIFF_BUDGET
- * (src/tools/actionReport.ts; docs/snapshot.md, "After an action").
+ * (src/session/pageReport.ts; docs/snapshot.md, "After an action").
  * Run after `npm run build`, with ../shared beside the clone:
  * `npx tsx scripts/diff-budget.ts`.
  */

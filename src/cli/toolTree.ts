@@ -15,7 +15,8 @@ export interface TreeTool {
   title: string;
   description: string;
   needs: string[];
-  consent: string;
+  /** What a call can do to the page (ToolEffect: observe, interact, sensitive). */
+  effect: string;
   inputSchema: JsonSchema;
 }
 

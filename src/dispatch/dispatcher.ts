@@ -105,13 +105,14 @@ export class LocalDispatcher implements Dispatcher {
     const session = this.sessionFor(hooks.sessionKey, hooks.isolate);
     const call: CallContext = { session, config, signal: hooks.signal, client: hooks.client, prompt: hooks.prompt, progress: hooks.progress, waiting: hooks.waiting };
     if (!locksTab(tool)) return (await invokeTool(tool, args, call)).build();
-    const tabId = (args as { tabId?: unknown } | undefined)?.tabId;
+    // The tab the call will act on, resolved as its handler resolves it (a ref names its own tab); else the active tab.
+    const tabId = tool.tabOf ? tool.tabOf(args, session) : rawTabId(args);
     // Tab ids are per Session: an isolated session's tab 1 is not the main session's tab 1.
     const scope = session === this.session ? '' : `${hooks.sessionKey}:`;
-    const key = scope + (typeof tabId === 'number' ? String(tabId) : String(session.activeTabId ?? 'active'));
+    const key = scope + String(tabId ?? session.activeTabId ?? 'active');
     let release: () => void;
     const queued = this.tabLocks.held(key);
-    if (queued) hooks.waiting?.({ kind: 'tab_lock', tabId: typeof tabId === 'number' ? tabId : session.activeTabId });
+    if (queued) hooks.waiting?.({ kind: 'tab_lock', tabId: tabId ?? session.activeTabId });
     try {
       release = await this.tabLocks.acquire(key, hooks.signal);
     } catch (error) {
@@ -136,4 +137,10 @@ export class LocalDispatcher implements Dispatcher {
     await closeScriptServices().catch(() => undefined);
     await this.session.close();
   }
+}
+
+/** The `tabId` argument of a call, if it is a number (a tool without `tabOf`). */
+function rawTabId(args: unknown): number | undefined {
+  const tabId = (args as { tabId?: unknown } | undefined)?.tabId;
+  return typeof tabId === 'number' ? tabId : undefined;
 }

@@ -15,7 +15,7 @@ import type { AnyTool } from '../tools/define.js';
  * existing tab; `call_webmcp_tool` opts out in its declaration.
  */
 export function locksTab(tool: AnyTool): boolean {
-  return tool.tabLock ?? (tool.consent !== 'observe' && 'tabId' in tool.input.shape);
+  return tool.tabLock ?? (tool.effect !== 'observe' && 'tabId' in tool.input.shape);
 }
 
 /** FIFO locks keyed by tab. */

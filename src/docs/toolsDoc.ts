@@ -1,6 +1,6 @@
 /**
  * Renders docs/tools.md from the tool registry (STYLE.md, "Generated
- * reference docs"): name, description, needs, consent class and the input
+ * reference docs"): name, description, needs, effect and the input
  * parameters from each declaration's JSON Schema.
  */
 import { inputJsonSchema } from '../mcp/server.js';
@@ -39,7 +39,7 @@ export function renderToolsSection(): string {
   for (const tool of TOOLS) {
     const schema = inputJsonSchema(tool) as JsonSchema;
     out.push(`## \`${tool.name}\``, '', tool.description, '');
-    out.push(`- consent class: \`${tool.consent}\`${tool.needs.length ? ` · needs: ${tool.needs.map(n => `\`${n}\``).join(', ')}` : ''}${tool.launchesBrowser ? '' : ' · answers without starting the browser'}${tool.toolset && tool.toolset !== 'core' ? ` · toolset \`${tool.toolset}\` (MCP clients see it with \`--toolsets all\`)` : ''}`, '');
+    out.push(`- effect: \`${tool.effect}\`${tool.needs.length ? ` · needs: ${tool.needs.map(n => `\`${n}\``).join(', ')}` : ''}${tool.launchesBrowser ? '' : ' · answers without starting the browser'}${tool.toolset && tool.toolset !== 'core' ? ` · toolset \`${tool.toolset}\` (MCP clients see it with \`--toolsets all\`)` : ''}`, '');
     const props = Object.entries(schema.properties ?? {});
     if (props.length) {
       out.push('| parameter | type | required | description |', '| --- | --- | --- | --- |');

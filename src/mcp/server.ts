@@ -52,13 +52,13 @@ function advertisedSchema(tool: AnyTool) {
 }
 
 /**
- * MCP tool annotations from the consent class, with only the hints that differ
+ * MCP tool annotations from the tool's effect, with only the hints that differ
  * from the spec's defaults (readOnlyHint false, destructiveHint true,
  * idempotentHint false, openWorldHint true: MCP schema, ToolAnnotations), since
  * every byte of tools/list is paid in each agent's context (issue #3).
  */
 function annotationsOf(tool: AnyTool): { readOnlyHint?: true; destructiveHint?: false } {
-  if (tool.consent === 'observe') return { readOnlyHint: true };
+  if (tool.effect === 'observe') return { readOnlyHint: true };
   return DESTRUCTIVE.has(tool.name) ? {} : { destructiveHint: false };
 }
 

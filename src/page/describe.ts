@@ -1,6 +1,6 @@
 /**
  * What an action report says about an element when the server has no
- * snapshot line for it (src/tools/actionReport.ts): its role and accessible
+ * snapshot line for it (src/session/pageReport.ts): its role and accessible
  * name, computed by the snapshot walker's own `roleOf` / `nameOf`
  * (./snapshot.ts), and its nearest container that places it (a row by its
  * cells, a list item by its first text, a named form or region, a dialog),

@@ -21,7 +21,7 @@ export function buildToolTree(): ToolTree {
       title: t.title,
       description: t.description,
       needs: [...t.needs],
-      consent: t.consent,
+      effect: t.effect,
       inputSchema: inputJsonSchema(t) as ToolTree['tools'][number]['inputSchema'],
     })),
   };

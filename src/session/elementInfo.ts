@@ -12,7 +12,7 @@
 import type { Frame } from 'playwright-core';
 import type { Session } from './session.js';
 import { describeFromSnapshot, formatLabel, parseSnapshot, type NodeLabel, type SnapLine } from './snapshotLines.js';
-import type { ResolvedRef } from './snapshot.js';
+import type { ResolvedRef } from './refs.js';
 import { withTimeout, type Tab } from './tab.js';
 
 /** An element as an action report names it. */

@@ -7,7 +7,16 @@
  *
  * Within one document an element keeps its ref across snapshots (the
  * in-page runtime keeps one id per element, and we map ids one to one).
+ *
+ * Resolving a ref (below the registry) goes through the `tabwright-ref`
+ * selector engine, which asks the frame's runtime for the element of an id,
+ * so resolving needs no snapshot of its own (./snapshot.ts issues the refs).
  */
+import type { Frame, Locator } from 'playwright-core';
+import { playwright } from '../browser/playwright.js';
+import { ToolError } from '../errors.js';
+import type { Session } from './session.js';
+import type { Tab } from './tab.js';
 
 export interface RefTarget {
   tabId: number;
@@ -61,4 +70,132 @@ export class RefRegistry {
   get size(): number {
     return this.byRef.size;
   }
+}
+
+/** The selector engine that resolves runtime ids through `__tabwright.byRef`. */
+export const REF_ENGINE = 'tabwright-ref';
+let engineRegistered: Promise<void> | undefined;
+
+/**
+ * Registers the `tabwright-ref` selector engine once per process (Playwright
+ * adds it to contexts that exist already). It runs in the page's main world,
+ * where the runtime lives, and matches only inside the queried root.
+ */
+export function registerRefEngine(): Promise<void> {
+  engineRegistered ??= playwright().selectors.register(REF_ENGINE, () => {
+    const find = (root: Node, id: string): Element | null => {
+      const runtime = (globalThis as { __tabwright?: { byRef(id: string): Element | null } }).__tabwright;
+      const el = runtime ? runtime.byRef(id) : null;
+      for (let n: Node | null = el; n; n = n.parentNode ?? (n as ShadowRoot).host ?? null) if (n === root) return el;
+      return null;
+    };
+    return {
+      query: (root: Node, id: string) => find(root, id),
+      queryAll: (root: Node, id: string) => {
+        const el = find(root, id);
+        return el ? [el] : [];
+      },
+    };
+  }).catch(error => {
+    if (!/already registered/.test(String(error))) {
+      engineRegistered = undefined;
+      throw error;
+    }
+  });
+  return engineRegistered;
+}
+
+/**
+ * Each document's runtime prefixes its ids with a random nonce; refs carry
+ * the id, and the nonce finds the frame (learned from the walks, or by
+ * asking every frame of the tab when a same-origin frame walked inline by
+ * its parent is first acted on).
+ */
+const framesByNonce = new Map<string, WeakRef<Frame>>();
+
+/** Records the frame whose runtime uses `nonce` (a snapshot walk learned it). */
+export function rememberFrame(nonce: string, frame: Frame): void {
+  framesByNonce.set(nonce, new WeakRef(frame));
+}
+
+function nonceOf(id: string): string {
+  return id.slice(0, id.indexOf('_'));
+}
+
+/**
+ * The frame of `tab` whose document holds runtime id `id` (of `ref`).
+ * @throws ToolError stale_ref when that frame is gone.
+ */
+export async function frameOf(tab: Tab, id: string, ref: string): Promise<Frame> {
+  const nonce = nonceOf(id);
+  let frame = framesByNonce.get(nonce)?.deref();
+  if (!frame || frame.isDetached()) {
+    await Promise.all(tab.page.frames().map(async f => {
+      const n = await f.evaluate(() => (globalThis as { __tabwright?: { nonce?: string } }).__tabwright?.nonce ?? null).catch(() => null);
+      if (n) framesByNonce.set(n, new WeakRef(f));
+    }));
+    frame = framesByNonce.get(nonce)?.deref();
+  }
+  if (!frame || frame.isDetached()) throw new ToolError('stale_ref', `The frame of ref ${ref} is gone (the iframe was removed or navigated).`, RETAKE);
+  return frame;
+}
+
+const RETAKE = 'Call get_page_context for a fresh snapshot and use its refs.';
+
+/** The error for a ref whose element left its document. */
+export function goneError(ref: string): ToolError {
+  return new ToolError('stale_ref', `The element of ref ${ref} is no longer on the page (it was removed or re-rendered).`, RETAKE);
+}
+
+/**
+ * Looks a ref up and checks its document is still its tab's.
+ * @throws ToolError invalid_arguments (not a ref tabwright issued), stale_ref (an older document, a closed tab),
+ *   dialog_open (its tab waits for a dialog).
+ */
+export async function lookupRef(session: Session, ref: string): Promise<{ tab: Tab; target: RefTarget }> {
+  const found = session.refs.lookup(ref);
+  if (found.status === 'unknown') {
+    throw new ToolError('invalid_arguments', `"${ref.slice(0, 40)}" is not a ref tabwright issued.`, `Refs look like e12 and come from get_page_context. ${RETAKE}`);
+  }
+  if (found.status === 'stale') {
+    throw new ToolError('stale_ref', `Ref ${ref} belongs to a document that has since been replaced or closed.`, RETAKE);
+  }
+  const { tabId, instanceId } = found.target;
+  const tab = await session.tab(tabId).catch((error: unknown) => {
+    if (error instanceof ToolError && error.type === 'dialog_open') throw error;
+    throw new ToolError('stale_ref', `Ref ${ref} belongs to tab ${tabId}, which is closed.`, RETAKE);
+  });
+  if (tab.instanceId !== instanceId) {
+    throw new ToolError('stale_ref', `Ref ${ref} is from an older revision of tab ${tabId} (now revision ${tab.revision}).`, RETAKE);
+  }
+  return { tab, target: found.target };
+}
+
+/** What a ref resolves to. */
+export interface ResolvedRef {
+  tab: Tab;
+  locator: Locator;
+  /** The frame the element is in, and its runtime id there. */
+  frame: Frame;
+  id: string;
+}
+
+/**
+ * Resolves a ref to its element. Never resolves to an element of another
+ * document: a ref from an older revision or a closed tab is `stale_ref`.
+ * @throws ToolError stale_ref, invalid_arguments (not a ref), dialog_open.
+ */
+export async function resolveRef(session: Session, ref: string): Promise<ResolvedRef> {
+  const { tab, target } = await lookupRef(session, ref);
+  const id = target.ariaRef;
+  const frame = await frameOf(tab, id, ref);
+  await registerRefEngine();
+  const locator = frame.locator(`${REF_ENGINE}=${id}`);
+  if ((await locator.count()) === 0) throw goneError(ref);
+  return { tab, locator, frame, id };
+}
+
+/** The tab a ref belongs to (defineTabTool resolves a ref tool's tab with it). @throws as lookupRef. */
+export async function tabOfRef(session: Session, ref: string): Promise<Tab> {
+  return (await lookupRef(session, ref)).tab;
 }

@@ -5,7 +5,6 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { BrowserContext, Page } from 'playwright-core';
 import type { BrowserConnection } from '../browser/connection.js';
 import type { Config } from '../config.js';
@@ -13,15 +12,13 @@ import { logger } from '../log.js';
 import { ToolError } from '../errors.js';
 import { dialogOpenError } from './dialogs.js';
 import { Downloads } from './downloads.js';
-import { runtimeInitScript } from '../webmcp/runtimeScript.js';
+import { RUNTIME_PATH, runtimeInitScript } from '../webmcp/runtimeScript.js';
 import type { UserscriptInjector } from '../userscripts/injection.js';
 import { RefRegistry } from './refs.js';
 import { Tab, withTimeout } from './tab.js';
+import { actOnTab, type ActionReport, type ActOptions } from './tabAction.js';
 
 const log = logger('session');
-
-/** The bundled in-page runtime (built by scripts/build.mjs from src/page). */
-export const RUNTIME_PATH = fileURLToPath(new URL('../page/runtime.js', import.meta.url));
 
 export class Session {
   readonly refs = new RefRegistry();
@@ -105,7 +102,7 @@ export class Session {
   }
 
   private async createTab(page: Page): Promise<Tab> {
-    const tab = new Tab(this.nextTabId++, page);
+    const tab = new Tab(this.nextTabId++, page, this);
     const scripts = this.userscripts;
     if (scripts) tab.scriptOfStack = stack => scripts.scriptOfStack(stack);
     this.tabs.set(tab.id, tab);
@@ -182,6 +179,14 @@ export class Session {
     const active = this.activeId !== undefined ? this.tabs.get(this.activeId) : undefined;
     if (active && !active.closed) return active;
     return this.openTab(ctx);
+  }
+
+  /**
+   * Runs `action` on `tab` and returns what it changed (Tab.act, ./tabAction.ts).
+   * @throws what `action` throws.
+   */
+  act(tab: Tab, action: () => Promise<void>, opts: ActOptions = {}): Promise<ActionReport> {
+    return actOnTab(this, tab, action, opts);
   }
 
   /**

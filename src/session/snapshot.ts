@@ -1,25 +1,25 @@
 /**
- * Snapshots and ref resolution (DESIGN.md, "snapshot"; issue #2,
- * `get_page_context`; the format is docs/snapshot.md).
+ * Snapshots (DESIGN.md, "snapshot"; issue #2, `get_page_context`; the
+ * format is docs/snapshot.md).
  *
  * The in-page runtime (src/page/snapshot.ts) walks each frame's document in
  * one evaluate and writes the compact lines with placeholder ids; this module
  * splices child frames under their iframe line and turns each placeholder
  * into a tabwright ref that is unique in the process (see refs.ts), so one
- * ref names tab, document, frame and element. Refs resolve through the
- * `tabwright-ref` selector engine, which asks the frame's runtime for the
- * element of an id, so resolving needs no snapshot of its own and a
- * selector- or ref-scoped snapshot never invalidates other refs.
+ * ref names tab, document, frame and element. Refs resolve without a
+ * snapshot of their own (./refs.ts), so a selector- or ref-scoped snapshot
+ * never invalidates other refs.
  */
 import { readFileSync } from 'node:fs';
-import type { ElementHandle, Frame, Locator } from 'playwright-core';
-import { isTimeoutError, playwright, timeoutError } from '../browser/playwright.js';
+import type { ElementHandle, Frame } from 'playwright-core';
+import { isTimeoutError, timeoutError } from '../browser/playwright.js';
 import { firstLine, ToolError } from '../errors.js';
 import { adoptClosedRoots } from './closedShadow.js';
+import { frameOf, goneError, lookupRef, REF_ENGINE, registerRefEngine, rememberFrame } from './refs.js';
 import { warmRefActions } from './refWarmup.js';
 import type { SnapshotResult } from '../page/snapshot.js';
 import type { Session } from './session.js';
-import { RUNTIME_PATH } from './session.js';
+import { RUNTIME_PATH } from '../webmcp/runtimeScript.js';
 import type { Tab } from './tab.js';
 
 export interface Snapshot {
@@ -93,65 +93,6 @@ interface PageOptions {
 }
 
 const PLACEHOLDER = /\u0001([^\u0001]+)\u0001/g;
-/** The selector engine that resolves runtime ids through `__tabwright.byRef`. */
-const ENGINE = 'tabwright-ref';
-let engineRegistered: Promise<void> | undefined;
-
-/**
- * Registers the `tabwright-ref` selector engine once per process (Playwright
- * adds it to contexts that exist already). It runs in the page's main world,
- * where the runtime lives, and matches only inside the queried root.
- */
-function registerEngine(): Promise<void> {
-  engineRegistered ??= playwright().selectors.register(ENGINE, () => {
-    const find = (root: Node, id: string): Element | null => {
-      const runtime = (globalThis as { __tabwright?: { byRef(id: string): Element | null } }).__tabwright;
-      const el = runtime ? runtime.byRef(id) : null;
-      for (let n: Node | null = el; n; n = n.parentNode ?? (n as ShadowRoot).host ?? null) if (n === root) return el;
-      return null;
-    };
-    return {
-      query: (root: Node, id: string) => find(root, id),
-      queryAll: (root: Node, id: string) => {
-        const el = find(root, id);
-        return el ? [el] : [];
-      },
-    };
-  }).catch(error => {
-    if (!/already registered/.test(String(error))) {
-      engineRegistered = undefined;
-      throw error;
-    }
-  });
-  return engineRegistered;
-}
-
-/**
- * Each document's runtime prefixes its ids with a random nonce; refs carry
- * the id, and the nonce finds the frame (learned from the walks, or by
- * asking every frame of the tab when a same-origin frame walked inline by
- * its parent is first acted on).
- */
-const framesByNonce = new Map<string, WeakRef<Frame>>();
-
-function nonceOf(id: string): string {
-  return id.slice(0, id.indexOf('_'));
-}
-
-async function frameOf(tab: Tab, id: string, ref: string): Promise<Frame> {
-  const nonce = nonceOf(id);
-  let frame = framesByNonce.get(nonce)?.deref();
-  if (!frame || frame.isDetached()) {
-    await Promise.all(tab.page.frames().map(async f => {
-      const n = await f.evaluate(() => (globalThis as { __tabwright?: { nonce?: string } }).__tabwright?.nonce ?? null).catch(() => null);
-      if (n) framesByNonce.set(n, new WeakRef(f));
-    }));
-    frame = framesByNonce.get(nonce)?.deref();
-  }
-  if (!frame || frame.isDetached()) throw new ToolError('stale_ref', `The frame of ref ${ref} is gone (the iframe was removed or navigated).`, RETAKE);
-  return frame;
-}
-
 /** Child frames worth a walk of their own: cross-origin documents (same-origin ones are walked inline by their parent). */
 function foreignFrames(frame: Frame): Frame[] {
   const out: Frame[] = [];
@@ -207,7 +148,7 @@ async function walk(frame: Frame, opts: PageOptions, root?: ElementHandle): Prom
  * their iframe lines and placeholders turned into refs.
  */
 async function expand(session: Session, tab: Tab, instanceId: string, frame: Frame, result: PageResult, opts: PageOptions, timeout: number): Promise<string[]> {
-  framesByNonce.set(result.nonce, new WeakRef(frame));
+  rememberFrame(result.nonce, frame);
   // Refs of this walk first, so numbers follow reading order.
   let refs = 0;
   const own = result.lines.map(line => line.replace(PLACEHOLDER, (_, id: string) => {
@@ -215,7 +156,7 @@ async function expand(session: Session, tab: Tab, instanceId: string, frame: Fra
     return session.refs.assign(tab.id, instanceId, id);
   }));
   // Ref actions on this document will follow: get Playwright ready for them meanwhile (./refWarmup.ts).
-  if (refs) warmRefActions(frame, result.nonce, () => registerEngine().then(() => ENGINE));
+  if (refs) warmRefActions(frame, result.nonce, () => registerRefEngine().then(() => REF_ENGINE));
   const inserts = new Map<number, string[]>();
   if (result.frames.length) {
     const wanted = new Set(result.frames);
@@ -307,7 +248,7 @@ async function snapshotOnce(session: Session, tab: Tab, instanceId: string, opts
   let root: ElementHandle | undefined;
   let base: PageOptions;
   if (opts.ref) {
-    const { target } = await lookup(session, opts.ref);
+    const { target } = await lookupRef(session, opts.ref);
     const id = target.ariaRef;
     frame = await frameOf(tab, id, opts.ref);
     base = { rootId: id, offset: opts.offset ?? 0, urls, maxText: SCOPED_MAX_TEXT, budget };
@@ -349,59 +290,4 @@ async function snapshotOnce(session: Session, tab: Tab, instanceId: string, opts
   const text = lines.join('\n');
   const refCount = text.split('[ref=').length - 1;
   return { text, refCount, revision, instanceId, whole: wholePage(opts) && !firstCut };
-}
-
-const RETAKE = 'Call get_page_context for a fresh snapshot and use its refs.';
-
-function goneError(ref: string): ToolError {
-  return new ToolError('stale_ref', `The element of ref ${ref} is no longer on the page (it was removed or re-rendered).`, RETAKE);
-}
-
-/** Looks a ref up and checks its document is still the tab's. */
-async function lookup(session: Session, ref: string) {
-  const found = session.refs.lookup(ref);
-  if (found.status === 'unknown') {
-    throw new ToolError('invalid_arguments', `"${ref.slice(0, 40)}" is not a ref tabwright issued.`, `Refs look like e12 and come from get_page_context. ${RETAKE}`);
-  }
-  if (found.status === 'stale') {
-    throw new ToolError('stale_ref', `Ref ${ref} belongs to a document that has since been replaced or closed.`, RETAKE);
-  }
-  const { tabId, instanceId } = found.target;
-  const tab = await session.tab(tabId).catch((error: unknown) => {
-    if (error instanceof ToolError && error.type === 'dialog_open') throw error;
-    throw new ToolError('stale_ref', `Ref ${ref} belongs to tab ${tabId}, which is closed.`, RETAKE);
-  });
-  if (tab.instanceId !== instanceId) {
-    throw new ToolError('stale_ref', `Ref ${ref} is from an older revision of tab ${tabId} (now revision ${tab.revision}).`, RETAKE);
-  }
-  return { tab, target: found.target };
-}
-
-/** What a ref resolves to. */
-export interface ResolvedRef {
-  tab: Tab;
-  locator: Locator;
-  /** The frame the element is in, and its runtime id there. */
-  frame: Frame;
-  id: string;
-}
-
-/**
- * Resolves a ref to its element. Never resolves to an element of another
- * document: a ref from an older revision or a closed tab is `stale_ref`.
- * @throws ToolError stale_ref, invalid_arguments (not a ref), tab_not_found.
- */
-export async function resolveRef(session: Session, ref: string): Promise<ResolvedRef> {
-  const { tab, target } = await lookup(session, ref);
-  const id = target.ariaRef;
-  const frame = await frameOf(tab, id, ref);
-  await registerEngine();
-  const locator = frame.locator(`${ENGINE}=${id}`);
-  if ((await locator.count()) === 0) throw goneError(ref);
-  return { tab, locator, frame, id };
-}
-
-/** The tab a ref belongs to (for get_page_context {ref}). */
-export async function tabOfRef(session: Session, ref: string): Promise<Tab> {
-  return (await lookup(session, ref)).tab;
 }

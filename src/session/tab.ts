@@ -14,6 +14,8 @@
  */
 import type { CDPSession, Page } from 'playwright-core';
 import { logger } from '../log.js';
+import type { Session } from './session.js';
+import type { ActionReport, ActOptions } from './tabAction.js';
 import { ConsoleBuffer, levelOf } from './consoleBuffer.js';
 import { anyDialogOpen, TabDialogs, type DialogInfo } from './dialogs.js';
 import { FileChoosers } from './fileChooser.js';
@@ -72,19 +74,21 @@ export class Tab {
   /**
    * The last whole-page snapshot of the current document (get_page_context
    * or an action took it): what the next action's snapshot diff compares
-   * with (src/tools/actionReport.ts). Set by `takeSnapshot`, dropped with
+   * with (src/session/pageReport.ts). Set by `takeSnapshot`, dropped with
    * the document.
    */
   baseline: SnapshotBaseline | undefined;
   /** The document whose last whole-page walk reached the snapshot budget: actions skip their diff there. */
   overBudgetDocument: string | undefined;
-  private cdp: CDPSession | undefined;
+  private cdpSession: CDPSession | undefined;
   private cachedTitle = '';
   private readonly documentListeners: Array<(oldInstanceId: string) => void> = [];
 
   constructor(
     readonly id: number,
     readonly page: Page,
+    /** The session the tab belongs to (its other tabs, refs and downloads). */
+    readonly session: Session,
   ) {
     page.on('console', msg => {
       const loc = msg.location();
@@ -122,25 +126,26 @@ export class Tab {
   /** Attaches the tab's CDP session; call once before use. */
   async attach(): Promise<void> {
     try {
-      this.cdp = await this.page.context().newCDPSession(this.page);
-      this.cdp.on('Page.frameNavigated', event => {
+      const cdp = await this.page.context().newCDPSession(this.page);
+      this.cdpSession = cdp;
+      cdp.on('Page.frameNavigated', event => {
         if (event.frame.parentId) return;
         this.newDocument(event.frame.loaderId);
       });
-      this.cdp.on('Page.windowOpen', () => {
+      cdp.on('Page.windowOpen', () => {
         this.windowOpens += 1;
       });
-      this.cdp.on('Page.fileChooserOpened', () => {
+      cdp.on('Page.fileChooserOpened', () => {
         this.fileSignals.choosers += 1;
       });
-      this.cdp.on('Page.downloadWillBegin', () => {
+      cdp.on('Page.downloadWillBegin', () => {
         this.fileSignals.downloads += 1;
       });
-      this.dialogs.attach(this.cdp);
-      await this.cdp.send('Page.enable');
+      this.dialogs.attach(cdp);
+      await cdp.send('Page.enable');
       // Playwright intercepts choosers on its own session; intercepting here too only adds the event to ours.
-      if (await this.cdp.send('Page.setInterceptFileChooserDialog', { enabled: true }).then(() => true, () => false)) this.fileSignals = { choosers: 0, downloads: 0 };
-      const { frameTree } = await this.cdp.send('Page.getFrameTree');
+      if (await cdp.send('Page.setInterceptFileChooserDialog', { enabled: true }).then(() => true, () => false)) this.fileSignals = { choosers: 0, downloads: 0 };
+      const { frameTree } = await cdp.send('Page.getFrameTree');
       if (this.instanceId === 'pending') this.instanceId = frameTree.frame.loaderId;
     } catch (error) {
       if (!this.closed) log.warn(`tab ${this.id}: CDP attach failed:`, error);
@@ -164,8 +169,18 @@ export class Tab {
   }
 
   /** The tab's CDP session (undefined if attaching failed). */
-  get session(): CDPSession | undefined {
-    return this.cdp;
+  get cdp(): CDPSession | undefined {
+    return this.cdpSession;
+  }
+
+  /**
+   * Runs `action` on this tab and returns what it changed: navigation,
+   * dialog, console errors, new tabs, files, the page's diff or snapshot
+   * (./tabAction.ts; a tool writes the report with reportAction).
+   * @throws what `action` throws (a stuck page's script is stopped first and the error says so).
+   */
+  act(action: () => Promise<void>, opts: ActOptions = {}): Promise<ActionReport> {
+    return this.session.act(this, action, opts);
   }
 
   /**

@@ -1,192 +1,87 @@
 /**
- * The page side of an action's result (docs/snapshot.md, "After an
- * action"): after the action, one whole-page walk of the tab, compared with
- * the tab's last whole-page snapshot of the same document (`Tab.baseline`,
- * kept by takeSnapshot for get_page_context and actions alike) and written
- * as a compact diff when it fits DIFF_BUDGET, else as one line saying how
- * much changed and which get_page_context call reads it. After a
- * navigation, the new document's snapshot when it is small, else a line.
- * Called by runAction (./actionResult.ts).
+ * reportAction: writes an action's report (Tab.act, src/session/tabAction.ts)
+ * on a tool's response, the same for every tool: a label line naming what
+ * was done, then navigation, dialog, console errors, new tabs, files and the
+ * page (docs/architecture.md, "Actions report what changed"). Every fact is
+ * a text line as well as a field.
  */
-import { isTimeoutError } from '../browser/playwright.js';
-import { ancestorRef } from '../session/elementInfo.js';
-import { resolveRef, takeSnapshot, type Snapshot } from '../session/snapshot.js';
-import { diffCounts, diffSnapshots, renderDiff, scopeNow, type SnapshotDiff } from '../session/snapshotDiff.js';
-import { ancestorsOf, containerLabel, formatLabel, type SnapLine } from '../session/snapshotLines.js';
-import type { Session } from '../session/session.js';
-import type { SnapshotBaseline, Tab } from '../session/tab.js';
+import * as z from 'zod';
+import { describeDialog } from '../session/dialogs.js';
+import type { ElementInfo } from '../session/elementInfo.js';
+import type { ActionReport } from '../session/tabAction.js';
+import type { ToolResponse } from './response.js';
 
-/** Characters per o200k token of snapshot text in a diff: the median on the corpus pages (scripts/diff-budget.ts). */
-const CHARS_PER_TOKEN = 3.5;
-/**
- * Characters an action's diff (or the snapshot of a new document) may take
- * in the result: 1,500 o200k tokens at CHARS_PER_TOKEN, so a character count
- * is all the estimate costs (docs/snapshot.md, "After an action", has the
- * measured spread).
- */
-export const DIFF_BUDGET = 1_500 * CHARS_PER_TOKEN;
-/** Longest wait for the post-action snapshot, in ms (the action itself is done; a slow page only loses its diff). */
-const SNAPSHOT_MS = 5_000;
-
-/** What the report needs from before the action. */
-export interface PageBefore {
-  instanceId: string;
-  /** The tab's baseline when the action started (the post-action snapshot replaces it). */
-  baseline: SnapshotBaseline | undefined;
-}
-
-/** The tab's baseline for its current document, if it has one. */
-export function currentBaseline(tab: Tab): SnapshotBaseline | undefined {
-  return tab.baseline && tab.baseline.instanceId === tab.instanceId ? tab.baseline : undefined;
-}
-
-/** Whether the tab's current document was over the snapshot budget at its last whole-page walk. */
-export function knownOverBudget(tab: Tab): boolean {
-  return tab.overBudgetDocument === tab.instanceId;
-}
+/** The `snapshot` flag every action tool accepts. */
+export const snapshotFlag = z.boolean().optional().describe('Whole snapshot instead of the diff');
 
 /**
- * Takes a baseline before an action when the tab has none for its document
- * (one whole-page walk: the cost is measured in docs/snapshot.md), so the
- * action can report a diff. Skipped on a page known to be over the budget,
- * and while a dialog holds the page. Never throws.
+ * The first line of an action's text, or a function of the described
+ * elements and of the refs the page report below it shows (lines of its diff
+ * or of the page as it now reads), so a label can leave out what that shows.
  */
-export async function ensureBaseline(session: Session, tab: Tab): Promise<void> {
-  if (currentBaseline(tab) || knownOverBudget(tab) || tab.dialogs.current || tab.closed) return;
-  await takeSnapshot(session, tab, { wholeOnly: true, timeoutMs: SNAPSHOT_MS }).catch(() => undefined);
-}
-
-/** About how many o200k tokens `chars` characters of snapshot text are. */
-function tokens(chars: number): number {
-  return Math.round(chars / CHARS_PER_TOKEN);
-}
+export type ActionLabel = string | ((elements: ElementInfo[], shown: ReadonlySet<string>) => string);
 
 /**
- * The ref that scopes get_page_context to the changed part of the page:
- * the scope line's own ref, else one found from a ref inside it (one page
- * evaluation). Undefined when no node of the page holds the whole change.
+ * Writes `report` on `res`. `label` is the first line ("Clicked button
+ * "Save" [ref=e5]."); empty or absent for none. The elements acted on go to
+ * field `element` (the first), or with `opts.peers` (fill_form's fields) to
+ * field `elements`.
  */
-async function scopeRefOf(session: Session, tab: Tab, diff: SnapshotDiff): Promise<{ ref: string; label: string } | undefined> {
-  const lines = diff.after;
-  const at = diff.scope;
-  if (at < 0) return undefined;
-  const scope = lines[at]!;
-  let end = at + 1;
-  while (end < lines.length && lines[end]!.depth > scope.depth) end++;
-  const label = formatLabel(containerLabel(lines, at) ?? { role: scope.role ?? 'generic', name: scope.name });
-  if (scope.ref) return { ref: scope.ref, label };
-  // A ref inside the scope, in the same document (no iframe line on the way up).
-  for (let i = at + 1; i < end; i++) {
-    const line = lines[i]!;
-    if (!line.ref) continue;
-    const path = ancestorsOf(lines, i);
-    const upTo = path.indexOf(at);
-    if (upTo < 0) continue;
-    const between: SnapLine[] = path.slice(0, upTo).map(p => lines[p]!);
-    if (between.some(l => l.role === 'iframe') || line.role === 'iframe') continue;
-    const skip = between.filter(l => l.role === scope.role && (scope.name === undefined || l.name === scope.name)).length;
-    try {
-      const resolved = await resolveRef(session, line.ref);
-      const ref = await ancestorRef(session, tab, resolved, scope.role ?? 'generic', scope.name, skip);
-      return ref ? { ref, label } : undefined;
-    } catch {
-      return undefined;
+export function reportAction(res: ToolResponse, report: ActionReport, label: ActionLabel = '', opts: { peers?: boolean } = {}): void {
+  const page = report.page;
+  const shown = new Set(page?.lines.flatMap(l => [...l.text.matchAll(/\[ref=(e\d+)\]/g)].map(m => m[1]!)) ?? []);
+  const text = typeof label === 'function' ? label(report.elements, shown) : label;
+  if (text) res.text(text);
+  res.set('tabId', report.tabId);
+  if (opts.peers) res.set('elements', report.elements);
+  else res.set('element', report.elements[0]);
+
+  if (report.tabClosed) {
+    const { activeTabId } = report.tabClosed;
+    res.text(`Tab ${report.tabId} closed during the action (the page closed itself); the active tab is now ${activeTabId ?? 'none'}.`).set('tabClosed', true).set('activeTabId', activeTabId);
+  } else {
+    const nav = report.navigation;
+    if (nav) {
+      const http = nav.status ? `HTTP ${nav.status}, ` : '';
+      res.text(`${nav.sameDocument ? 'URL changed (same document)' : 'Navigated'} to ${nav.url} ${JSON.stringify(nav.title)} (${http}revision ${nav.revision}).`);
+      if (nav.status && nav.status >= 400) res.text(`The server answered HTTP ${nav.status}; the page shown is its error page.`);
+      res.set('navigation', nav);
+    }
+    res.set('revision', report.revision);
+  }
+  if (report.dialog) res.set('dialog', report.dialog).text(describeDialog(report.tabId, report.dialog));
+  const errors = report.consoleErrors;
+  if (errors?.length) {
+    res.set('consoleErrors', errors);
+    res.text(`${errors.length} new console error${errors.length > 1 ? 's' : ''}: ${errors.slice(0, 3).map(e => e.text.split('\n')[0]!.slice(0, 200)).join(' | ')}`);
+  }
+  if (report.newTabs) {
+    const { tabs, activeTabId, dialogs } = report.newTabs;
+    res.set('newTabs', tabs);
+    res.set('activeTabId', activeTabId);
+    for (const t of tabs) {
+      res.text(`New tab ${t.tabId} opened (${t.popup ? 'a popup: it can reach its opener through window.opener' : 'a plain tab'}, opener tab ${t.openerTabId}): ${t.url} ${JSON.stringify(t.title)}.`);
+    }
+    res.text(`The active tab stays ${activeTabId} (focus_tab {tabId: ${tabs[0]!.tabId}} switches; tools take tabId).`);
+    for (const d of dialogs) res.text(describeDialog(d.tabId, d.dialog));
+  }
+  const { downloads, fileChooser } = report.files;
+  if (downloads) {
+    res.set('downloads', downloads);
+    for (const d of downloads) {
+      if (d.state === 'completed') res.text(`Downloaded ${JSON.stringify(d.name)} (${d.size} bytes) to ${d.path}.`);
+      else if (d.state === 'failed') res.text(`Download ${JSON.stringify(d.suggestedName)} failed: ${d.error}.`);
+      else res.text(`Download ${JSON.stringify(d.suggestedName)} is still in progress; list_downloads shows when it is saved.`);
     }
   }
-  return undefined;
-}
-
-/** The line for a diff that does not fit: how much changed, and the call that reads it. */
-async function summaryLine(session: Session, tab: Tab, diff: SnapshotDiff): Promise<string> {
-  const much = diff.tooMany ? 'more than 500 lines changed' : `${diffCounts(diff)} lines`;
-  const scope = await scopeRefOf(session, tab, diff);
-  const read = scope
-    ? `the change is inside ${scope.label}: get_page_context {ref: "${scope.ref}"} reads that part (get_page_context the whole page)`
-    : 'get_page_context reads the page';
-  return `The page changed too much for a diff here (${much}; refs: ${diff.refsAdded} new, ${diff.refsRemoved} gone, ${diff.refsKept} kept); ${read}.`;
-}
-
-/**
- * What the result says about the page after an action: text lines, and the
- * fields that carry the same (`mirrors` names the field a line repeats
- * verbatim, so structured results do not carry it twice: ToolResponse.text).
- */
-export interface PageReport {
-  lines: Array<{ text: string; mirrors?: string }>;
-  fields: Record<string, unknown>;
-}
-
-/**
- * Reads the page after the action: a diff against the baseline (fields
- * `diff`, `changes`), the new document's snapshot or a line about it after
- * a navigation, or one line when the page is over the snapshot budget or
- * did not answer. Returns what to add to the result (runAction adds it
- * last, after the file and download lines it looks for meanwhile). Never
- * throws.
- */
-export async function readPage(session: Session, tab: Tab, before: PageBefore): Promise<PageReport> {
-  let navigated = tab.instanceId !== before.instanceId;
-  const out: PageReport = { lines: [], fields: {} };
-  // What the result says about the page in the same document is also the `diff` field (the CLI prints fields).
-  const say = (text: string) => {
-    out.lines.push({ text, mirrors: 'diff' });
-    out.fields.diff = text;
-    return out;
-  };
-  if (!navigated && knownOverBudget(tab)) return say('No snapshot diff: the page was over the snapshot budget at its last snapshot; get_page_context reads it in pages.');
-  let snap: Snapshot;
-  try {
-    snap = await takeSnapshot(session, tab, { wholeOnly: true, timeoutMs: SNAPSHOT_MS });
-  } catch (error) {
-    return say(`No snapshot diff: the page ${isTimeoutError(error) ? `did not answer within ${SNAPSHOT_MS / 1000} s` : 'could not be read'}; get_page_context reads it.`);
+  if (fileChooser) {
+    res.set('fileChooser', { multiple: fileChooser.multiple });
+    res.text(`A file chooser opened${fileChooser.multiple ? ' (several files allowed)' : ''}; call upload_file {ref: ${fileChooser.ref ? JSON.stringify(fileChooser.ref) : '<the same ref>'}, paths: [...]} to choose the files.`);
   }
-  if (tab.instanceId !== snap.instanceId) return say('No snapshot diff: the page is loading another document; get_page_context reads it.');
-  // takeSnapshot reads a document that replaced the old one during the walk again: that is a navigation too.
-  navigated ||= snap.instanceId !== before.instanceId;
-  if (navigated) {
-    if (snap.cut) out.lines.push({ text: 'The new page is over the snapshot budget: get_page_context reads it in pages.' });
-    else if (snap.text.length <= DIFF_BUDGET) {
-      out.lines.push({ text: `Snapshot of the new page (${snap.refCount} refs):` }, { text: snap.text, mirrors: 'snapshot' });
-      out.fields.snapshot = snap.text;
-    } else out.lines.push({ text: `get_page_context reads the new page (${snap.refCount} refs, about ${tokens(snap.text.length)} tokens).` });
-    return out;
+  if (report.snapshot !== undefined) {
+    res.set('snapshot', report.snapshot).text(`\n${report.snapshot}`, { mirrors: 'snapshot' });
+  } else if (page) {
+    for (const line of page.lines) res.text(line.text, line);
+    res.merge(page.fields);
   }
-  if (snap.cut) return say('No snapshot diff: the page is now over the snapshot budget; get_page_context reads it in pages.');
-  const base = before.baseline;
-  if (!base || base.instanceId !== snap.instanceId) return say('No earlier snapshot of this page to compare with; get_page_context reads it.');
-  const diff = diffSnapshots(base.text, snap.text);
-  out.fields.changes = { added: diff.added, removed: diff.removed, changed: diff.changed, moved: diff.moved, refsAdded: diff.refsAdded, refsRemoved: diff.refsRemoved, refsKept: diff.refsKept, ...(diff.tooMany ? { tooMany: true } : {}) };
-  if (!diff.tooMany && !diff.entries?.length) return say(`Snapshot unchanged (${diff.refsKept} refs).`);
-  // The diff, or what reads shorter and says as much: the changed part as it now reads, or the whole page (a search
-  // that replaces a result list pairs old and new items line by line, which costs more than the list itself).
-  const text = renderDiff(diff);
-  const part = scopeNow(diff);
-  const refs = `refs: ${diff.refsAdded} new, ${diff.refsRemoved} gone, ${diff.refsKept} kept`;
-  const partText = part && `Since last snapshot, ${part.label} changed (${refs}); it now reads:\n${part.text}`;
-  const wholeHead = `Since last snapshot, the page changed (${refs}); it now reads:`;
-  // `rank`: the size the choice goes by (the diff is preferred unless the other is clearly shorter).
-  const options: Array<{ size: number; rank: number; apply: () => PageReport }> = [];
-  if (text) options.push({ size: text.length, rank: text.length, apply: () => say(text) });
-  if (partText) options.push({ size: partText.length, rank: partText.length / SHORTER, apply: () => say(partText) });
-  const wholeSize = wholeHead.length + 1 + snap.text.length;
-  options.push({
-    size: wholeSize,
-    rank: wholeSize / SHORTER,
-    apply: () => {
-      out.lines.push({ text: wholeHead, mirrors: 'diff' }, { text: snap.text, mirrors: 'snapshot' });
-      out.fields.diff = wholeHead;
-      out.fields.snapshot = snap.text;
-      return out;
-    },
-  });
-  const best = options.filter(o => o.size <= DIFF_BUDGET).sort((a, b) => a.rank - b.rank)[0];
-  if (best) return best.apply();
-  return say(await summaryLine(session, tab, diff));
 }
-
-/**
- * How much shorter than the diff the page as it now reads must be to be
- * sent instead: the diff also says what went and what each line was, so it
- * wins unless the other is clearly shorter.
- */
-const SHORTER = 0.8;

@@ -1,26 +1,27 @@
 /** get_console_context (issue #2): console messages and uncaught errors per tab. */
 import * as z from 'zod';
-import { defineTool } from './define.js';
+import { defineTabTool } from './define.js';
 import { tabIdField } from './schemas.js';
 
-export const getConsoleContext = defineTool({
+export const getConsoleContext = defineTabTool({
   name: 'get_console_context',
   title: 'Get console messages',
   description:
     'Console messages and uncaught errors of a tab since document start (the newest 1000 kept), with level, source and time. ' +
     'Pass the returned lastSeq as since to read only what is new.',
   needs: ['console'],
-  consent: 'observe',
+  effect: 'observe',
   launchesBrowser: true,
+  target: 'tab',
+  // The buffer is read without touching the page, so an open dialog does not stand in the way.
+  dialogOk: true,
   input: z.object({
     tabId: tabIdField,
     level: z.enum(['debug', 'log', 'info', 'warning', 'error']).optional().describe('Minimum level (default debug: everything)'),
     since: z.number().int().min(0).optional().describe('Only entries with seq greater than this (lastSeq of an earlier call)'),
     limit: z.number().int().min(1).max(1000).optional().describe('At most this many entries, the newest (default 100)'),
   }),
-  async handle({ tabId, level, since, limit }, { session }, res) {
-    // The buffer is read without touching the page, so an open dialog does not stand in the way.
-    const tab = await session.tab(tabId, { dialogOk: true });
+  async handle(tab, { level, since, limit }, _ctx, res) {
     const { entries, dropped } = tab.console.query({ level, since, limit });
     res.merge({ tabId: tab.id, entries, lastSeq: tab.console.lastSeq, omitted: dropped });
     res.text(`${entries.length} console entr${entries.length === 1 ? 'y' : 'ies'} from tab ${tab.id}${dropped ? ` (${dropped} older ones omitted; raise limit)` : ''}; lastSeq ${tab.console.lastSeq}.`);

@@ -1,20 +1,29 @@
 /**
  * One declaration per tool (STYLE.md, "One declarative definition per
  * tool"): the MCP tool, the CLI verb, the daemon route, docs/tools.md and
- * `tabwright schema` all read it.
+ * `tabwright schema` all read it. A tool that acts on one tab is declared
+ * with defineTabTool, which resolves that tab (after Playwright MCP's
+ * `defineTabTool` and Chrome DevTools MCP's `definePageTool`).
  */
 import type * as z from 'zod';
 import type { Capability } from '../browser/capabilities.js';
 import type { Toolset } from '../config.js';
+import { noDialog } from '../session/dialogs.js';
+import { tabOfRef } from '../session/refs.js';
+import type { Session } from '../session/session.js';
+import type { Tab } from '../session/tab.js';
+import { ToolError } from '../errors.js';
 import type { CallContext } from './context.js';
 import type { ToolResponse } from './response.js';
 
 /**
- * How risky a call is; drives MCP annotations now and the consent gate later
- * (issue #5): `observe` reads, `interact` changes page state, `sensitive`
- * runs arbitrary code or reaches outside the page.
+ * What a call can do to the page, which drives the MCP annotations
+ * (`readOnlyHint`) and the per-tab lock (src/dispatch/tabLocks.ts); the
+ * consent gate does not read it (it judges WebMCP page tools by their own
+ * annotations, src/consent/gate.ts): `observe` reads, `interact` changes
+ * page state, `sensitive` runs arbitrary code or reaches outside the page.
  */
-export type ConsentClass = 'observe' | 'interact' | 'sensitive';
+export type ToolEffect = 'observe' | 'interact' | 'sensitive';
 
 export interface ToolDef<Input extends z.ZodObject = z.ZodObject> {
   /** snake_case verb, exactly as the issues name it. */
@@ -24,7 +33,7 @@ export interface ToolDef<Input extends z.ZodObject = z.ZodObject> {
   description: string;
   /** Connection capabilities the tool needs; missing ones fail with capability_unavailable. */
   needs: readonly Capability[];
-  consent: ConsentClass;
+  effect: ToolEffect;
   /** Whether the call starts the browser when it is not running (false: answers without it). */
   launchesBrowser: boolean;
   /** The tool set that lists it over MCP (`--toolsets`; issue #6); default `core`. Every front still runs it by name. */
@@ -34,6 +43,12 @@ export interface ToolDef<Input extends z.ZodObject = z.ZodObject> {
    * Default: tools that can change a page and name a tab (`tabId` input).
    */
   tabLock?: boolean;
+  /**
+   * The tab a call with raw `args` acts on, as the handler will resolve it
+   * (defineTabTool sets it): the per-tab lock's key, read before the call
+   * runs. Undefined: the active tab. Never throws and never starts the browser.
+   */
+  tabOf?(args: unknown, session: Session): number | undefined;
   input: Input;
   handle(input: z.output<Input>, ctx: CallContext, res: ToolResponse): Promise<void>;
 }
@@ -45,3 +60,97 @@ export function defineTool<Input extends z.ZodObject>(def: ToolDef<Input>): Tool
 
 /** Erases the input type so tools of different shapes share one array. */
 export type AnyTool = ToolDef<z.ZodObject>;
+
+/**
+ * How a tab tool finds its tab, in its input:
+ * - `tab`: `tabId`, else the active tab (opening one when none is open);
+ * - `ref`: the tab of `ref` (refs name their tab, src/session/refs.ts) when one is passed, else as `tab`;
+ * - `refs`: the tab of the first of `refs(input)` (the tool checks the others), else as `tab`;
+ * - `dialog`: `tabId`, else the active tab when it waits for a dialog, else the only tab that does.
+ * A `tabId` passed with a ref must name the ref's tab.
+ */
+export type TabTarget = 'tab' | 'ref' | 'refs' | 'dialog';
+
+/** A tool that acts on one tab: a ToolDef whose handler gets the tab, resolved (and its lock taken) before it runs. */
+export interface TabToolDef<Input extends z.ZodObject = z.ZodObject> extends Omit<ToolDef<Input>, 'handle' | 'tabOf'> {
+  target: TabTarget;
+  /** For target `refs`: the refs the call names, in order. */
+  refs?(input: z.output<Input>): string[];
+  /**
+   * Whether the tool runs while the tab waits for a dialog (handle_dialog,
+   * focus_tab, close_tab, reading the console buffer). Default false: such a
+   * call fails with `dialog_open`.
+   */
+  dialogOk?: boolean;
+  /** Checks that need no tab (of the input, of what the session offers), run before the tab is resolved. @throws ToolError */
+  check?(input: z.output<Input>, ctx: CallContext): void;
+  handle(tab: Tab, input: z.output<Input>, ctx: CallContext, res: ToolResponse): Promise<void>;
+}
+
+/** The fields a tab tool's input may name its tab with. */
+interface TabFields {
+  tabId?: number;
+  ref?: string;
+}
+
+/** The ref a tab tool's call names its tab with, if any. */
+function refOf<Input extends z.ZodObject>(def: TabToolDef<Input>, input: z.output<Input>): string | undefined {
+  if (def.target === 'ref') return (input as TabFields).ref;
+  if (def.target === 'refs') return def.refs?.(input)[0];
+  return undefined;
+}
+
+/** The tab with an open dialog a `dialog` tool answers without tabId: the active tab's, else the only one. */
+function dialogTabOf(session: Session): Tab | undefined {
+  const withDialog = session.openTabs().filter(t => t.dialogs.current);
+  return withDialog.find(t => t.id === session.activeTabId) ?? (withDialog.length === 1 ? withDialog[0] : undefined);
+}
+
+/**
+ * The tab a tab tool's call acts on.
+ * @throws ToolError tab_not_found, dialog_open, no_dialog; invalid_arguments, stale_ref for its ref (src/session/refs.ts).
+ */
+async function resolveTab<Input extends z.ZodObject>(def: TabToolDef<Input>, input: z.output<Input>, session: Session): Promise<Tab> {
+  const { tabId } = input as TabFields;
+  const dialogOk = def.dialogOk ?? false;
+  if (def.target === 'dialog' && tabId === undefined) {
+    const tab = dialogTabOf(session);
+    if (!tab) throw noDialog(session.activeTabId ?? 0);
+    return tab;
+  }
+  const ref = refOf(def, input);
+  if (ref === undefined) return session.tab(tabId, { dialogOk });
+  const tab = await tabOfRef(session, ref);
+  if (tabId !== undefined && tab.id !== tabId) {
+    throw new ToolError('invalid_arguments', `Ref ${ref} belongs to tab ${tab.id}, not tab ${tabId}.`, 'Omit tabId when passing a ref.');
+  }
+  return tab;
+}
+
+/**
+ * Declares a tool that acts on one tab: the wrapper resolves the tab
+ * (TabTarget) and refuses one that waits for a dialog unless `dialogOk`,
+ * then runs `handle(tab, ...)`. The same resolution, without the browser,
+ * gives the dispatcher the tab whose lock the call takes (`tabOf`).
+ */
+export function defineTabTool<Input extends z.ZodObject>(def: TabToolDef<Input>): ToolDef<Input> {
+  return {
+    ...def,
+    tabOf(args, session) {
+      const parsed = def.input.safeParse(args ?? {});
+      if (!parsed.success) return undefined;
+      const input = parsed.data;
+      const ref = refOf(def, input);
+      const found = ref === undefined ? undefined : session.refs.lookup(ref);
+      if (found?.status === 'live') return found.target.tabId;
+      const { tabId } = input as TabFields;
+      if (def.target === 'dialog' && tabId === undefined) return dialogTabOf(session)?.id;
+      return tabId;
+    },
+    async handle(input, ctx, res) {
+      def.check?.(input, ctx);
+      const tab = await resolveTab(def, input, ctx.session);
+      await def.handle(tab, input, ctx, res);
+    },
+  };
+}

@@ -6,50 +6,37 @@
  */
 import * as z from 'zod';
 import { noDialog, type DialogAnswer } from '../session/dialogs.js';
-import type { Session } from '../session/session.js';
-import type { Tab } from '../session/tab.js';
-import { runAction } from './actionResult.js';
-import { defineTool } from './define.js';
+import { reportAction } from './actionReport.js';
+import { defineTabTool } from './define.js';
 import { tabIdRequired } from './schemas.js';
 
-/**
- * The tab whose dialog to answer: `tabId`; else the active tab when it has an
- * open dialog, else the only tab with one.
- * @throws ToolError tab_not_found, no_dialog
- */
-async function dialogTab(session: Session, tabId: number | undefined): Promise<Tab> {
-  if (tabId !== undefined) return session.tab(tabId, { dialogOk: true });
-  const withDialog = session.openTabs().filter(t => t.dialogs.current);
-  const active = withDialog.find(t => t.id === session.activeTabId);
-  if (active) return active;
-  if (withDialog.length === 1) return withDialog[0]!;
-  throw noDialog(session.activeTabId ?? 0);
-}
-
-export const handleDialog = defineTool({
+export const handleDialog = defineTabTool({
   name: 'handle_dialog',
   title: 'Handle dialog',
   description: 'Answer a tab\'s open alert, confirm, prompt or beforeunload dialog: accept (OK, Leave) or dismiss (Cancel, Stay). Reports what the page did next (a navigation, the next dialog, a diff of the page snapshot).',
   needs: [],
-  consent: 'interact',
+  effect: 'interact',
   launchesBrowser: false,
+  // The tab: tabId, else the active tab when it has an open dialog, else the only tab with one.
+  target: 'dialog',
+  dialogOk: true,
   input: z.object({
     tabId: tabIdRequired.optional().describe('Tab with the dialog (default: the active tab, else the only tab with one)'),
     accept: z.boolean().describe('true: OK / Leave; false: Cancel / Stay'),
     promptText: z.string().max(100_000).optional().describe('Answer to a prompt (default: its default value)'),
   }),
-  async handle({ tabId, accept, promptText }, { session }, res) {
-    const tab = await dialogTab(session, tabId);
+  async handle(tab, { accept, promptText }, _ctx, res) {
     const open = tab.dialogs.current;
     if (!open) throw noDialog(tab.id);
     let answered: DialogAnswer | undefined;
     const sent = accept && open.type === 'prompt' ? ` with ${JSON.stringify(promptText ?? open.defaultValue ?? '')}${promptText === undefined ? ' (its default value)' : ''}` : '';
-    await runAction(session, tab, `${accept ? 'Accepted' : 'Dismissed'} the ${open.type} dialog of tab ${tab.id}${sent}.`, res, { diff: true }, async () => {
+    const report = await tab.act(async () => {
       answered = await tab.dialogs.answer(accept, promptText, tab.id);
       // One round trip to the page: it returns once the page's handler has run on,
-      // unless the handler opens the next dialog first (runAction reports that one).
+      // unless the handler opens the next dialog first (the report says so).
       await tab.responsive(1000);
-    });
+    }, { diff: true });
+    reportAction(res, report, `${accept ? 'Accepted' : 'Dismissed'} the ${open.type} dialog of tab ${tab.id}${sent}.`);
     res.set('answered', answered ?? { ...open, accepted: accept });
   },
 });

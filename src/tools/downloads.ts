@@ -11,7 +11,7 @@ export const listDownloads = defineTool({
   title: 'List downloads',
   description: 'Downloads of this session: saved name and path, size, state, url, tabId.',
   needs: [],
-  consent: 'observe',
+  effect: 'observe',
   launchesBrowser: false,
   input: z.object({}),
   async handle(_input, { session }, res) {

@@ -9,10 +9,10 @@
  */
 import * as z from 'zod';
 import { formatElement, type ElementInfo } from '../session/elementInfo.js';
-import { resolveRef } from '../session/snapshot.js';
+import { resolveRef } from '../session/refs.js';
 import { actionError } from './actionErrors.js';
-import { runAction, snapshotFlag } from './actionResult.js';
-import { defineTool } from './define.js';
+import { reportAction, snapshotFlag } from './actionReport.js';
+import { defineTabTool } from './define.js';
 import { ToolError } from '../errors.js';
 import { assertNotCovered } from './obstruction.js';
 import { refField } from './schemas.js';
@@ -22,27 +22,28 @@ const DRAG_TIMEOUT = 5_000;
 /** Mouse moves between press and release (libraries wait for a few pixels of travel before a drag starts). */
 export const DRAG_STEPS = 10;
 
-export const drag = defineTool({
+export const drag = defineTabTool({
   name: 'drag',
   title: 'Drag',
   description: 'Drag one element onto another with real mouse input (pointer-event and HTML5 drag and drop). Reports both elements and the diff, as click does.',
   needs: ['trustedInput'],
-  consent: 'interact',
+  effect: 'interact',
   launchesBrowser: true,
+  target: 'refs',
+  refs: ({ fromRef, toRef }) => [fromRef, toRef],
   input: z.object({
     fromRef: refField,
     toRef: refField.describe('Drop target, or any element inside the drop zone'),
     snapshot: snapshotFlag,
   }),
-  async handle({ fromRef, toRef, snapshot }, { session }, res) {
+  async handle(tab, { fromRef, toRef, snapshot }, { session }, res) {
     const from = await resolveRef(session, fromRef);
     const to = await resolveRef(session, toRef);
     if (from.tab !== to.tab) {
       throw new ToolError('invalid_arguments', `${fromRef} is in tab ${from.tab.id} and ${toRef} in tab ${to.tab.id}.`, 'Drag between elements of one tab.');
     }
     const timeout = DRAG_TIMEOUT;
-    const label = ([a, b]: ElementInfo[]) => `Dragged ${a ? formatElement(a) : fromRef} onto ${b ? formatElement(b) : toRef}.`;
-    const [, target] = await runAction(session, from.tab, label, res, { snapshot, diff: true, targets: [{ ref: fromRef, resolved: from }, { ref: toRef, resolved: to }] }, async () => {
+    const report = await tab.act(async () => {
       try {
         await assertNotCovered(from.locator, fromRef, `drag ${fromRef}`, false, timeout);
         await assertNotCovered(to.locator, toRef, `drop onto ${toRef}`, false, timeout);
@@ -50,7 +51,8 @@ export const drag = defineTool({
       } catch (error) {
         throw actionError(error, `drag ${fromRef} onto ${toRef}`);
       }
-    });
-    res.set('dropTarget', target);
+    }, { snapshot, diff: true, targets: [{ ref: fromRef, resolved: from }, { ref: toRef, resolved: to }] });
+    reportAction(res, report, ([a, b]: ElementInfo[]) => `Dragged ${a ? formatElement(a) : fromRef} onto ${b ? formatElement(b) : toRef}.`);
+    res.set('dropTarget', report.elements[1]);
   },
 });

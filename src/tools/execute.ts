@@ -7,11 +7,11 @@ import { readFileSync } from 'node:fs';
 import { Script } from 'node:vm';
 import * as z from 'zod';
 import { describeDialog } from '../session/dialogs.js';
-import { RUNTIME_PATH } from '../session/session.js';
+import { RUNTIME_PATH } from '../webmcp/runtimeScript.js';
 import type { ElementHandle } from 'playwright-core';
-import { resolveRef } from '../session/snapshot.js';
+import { resolveRef } from '../session/refs.js';
 import type { Tab } from '../session/tab.js';
-import { defineTool } from './define.js';
+import { defineTabTool } from './define.js';
 import { toToolError, ToolError } from '../errors.js';
 import { refField, tabIdField } from './schemas.js';
 
@@ -84,7 +84,7 @@ async function runOnElement(element: ElementHandle, fn: string, maxBytes: number
   }
 }
 
-export const execute = defineTool({
+export const execute = defineTabTool({
   name: 'execute',
   title: 'Execute JavaScript',
   description:
@@ -92,8 +92,11 @@ export const execute = defineTool({
     'With ref: in that element\'s frame, the element as `element`. ' +
     'Returns the value as JSON (DOM nodes described, cycles marked); over maxBytes is result_too_large.',
   needs: ['evaluate'],
-  consent: 'sensitive',
+  effect: 'sensitive',
   launchesBrowser: true,
+  target: 'ref',
+  // A syntax error is reported before anything about the tab (the handler wraps the code again: a parse costs little).
+  check: ({ code, ref }) => void wrapCode(code, ref ? 'element' : ''),
   input: z.object({
     tabId: tabIdField,
     ref: refField.optional().describe('Element ref (from get_page_context): run in its frame with it as `element`'),
@@ -101,14 +104,10 @@ export const execute = defineTool({
     timeoutSec: z.number().int().min(1).max(300).optional().describe('Time limit in seconds (default 30); a runaway script is stopped'),
     maxBytes: z.number().int().min(1024).max(MAX_MAX_BYTES).optional().describe(`Largest JSON result in bytes (default ${DEFAULT_MAX_BYTES})`),
   }),
-  async handle({ tabId, ref, code, timeoutSec, maxBytes }, ctx, res) {
+  async handle(tab, { ref, code, timeoutSec, maxBytes }, ctx, res) {
     const { session, signal } = ctx;
     const fn = wrapCode(code, ref ? 'element' : '');
     const resolved = ref ? await resolveRef(session, ref) : undefined;
-    if (resolved && tabId !== undefined && resolved.tab.id !== tabId) {
-      throw new ToolError('invalid_arguments', `Ref ${ref} belongs to tab ${resolved.tab.id}, not tab ${tabId}.`, 'Omit tabId when passing a ref.');
-    }
-    const tab = resolved?.tab ?? (await session.tab(tabId));
     ctx.waiting?.({ kind: 'execute', tabId: tab.id });
     const limit = maxBytes ?? DEFAULT_MAX_BYTES;
     const seconds = timeoutSec ?? 30;

@@ -11,10 +11,10 @@ import { basename } from 'node:path';
 import * as z from 'zod';
 import type { Config } from '../config.js';
 import { formatElement, type ElementInfo } from '../session/elementInfo.js';
-import { resolveRef } from '../session/snapshot.js';
+import { resolveRef } from '../session/refs.js';
 import { actionError } from './actionErrors.js';
-import { runAction, snapshotFlag } from './actionResult.js';
-import { defineTool } from './define.js';
+import { reportAction, snapshotFlag } from './actionReport.js';
+import { defineTabTool } from './define.js';
 import { ToolError } from '../errors.js';
 import { inside, realOrSelf } from '../util/paths.js';
 import { refField, timeoutMsField } from './schemas.js';
@@ -54,29 +54,29 @@ export function resolveUploadPaths(paths: readonly string[], config: Pick<Config
   });
 }
 
-export const uploadFile = defineTool({
+export const uploadFile = defineTabTool({
   name: 'upload_file',
   title: 'Upload file',
   description: 'Set the files of a file input (even hidden) or of the file chooser an element opens, by ref. Reports as click does.',
   needs: ['trustedInput'],
-  consent: 'sensitive',
+  effect: 'sensitive',
   launchesBrowser: true,
+  target: 'ref',
   input: z.object({
     ref: refField,
     paths: z.array(z.string().min(1)).max(100).describe('Files, absolute or relative to the workspace; [] clears'),
     timeoutMs: timeoutMsField(UPLOAD_TIMEOUT),
     snapshot: snapshotFlag,
   }),
-  async handle({ ref, paths, timeoutMs, snapshot }, { session, config }, res) {
+  async handle(tab, { ref, paths, timeoutMs, snapshot }, { session, config }, res) {
     const files = resolveUploadPaths(paths, config);
     const resolved = await resolveRef(session, ref);
-    const { tab, locator } = resolved;
+    const { locator } = resolved;
     const timeout = timeoutMs ?? UPLOAD_TIMEOUT;
     const names = files.map(f => basename(f));
     const many = files.length ? `${files.length} file${files.length === 1 ? '' : 's'} (${names.slice(0, 10).join(', ')}${names.length > 10 ? ', …' : ''})` : 'no files (cleared)';
     let via: 'input' | 'chooser' = 'input';
-    const label = ([el]: ElementInfo[]) => `Chose ${many} for ${el ? formatElement(el) : ref}.`;
-    await runAction(session, tab, label, res, { snapshot, ref, diff: true, targets: [{ ref, resolved }] }, async () => {
+    const report = await tab.act(async () => {
       // The file input itself, or the one a <label> is for (Playwright does not follow a label with role=button).
       const input = await locator.evaluateHandle(el => {
         const target = el instanceof HTMLLabelElement ? el.control : el;
@@ -119,7 +119,8 @@ export const uploadFile = defineTool({
       await open.chooser.setFiles(files, { timeout }).catch(error => {
         throw uploadError(error, ref);
       });
-    });
+    }, { snapshot, ref, diff: true, targets: [{ ref, resolved }] });
+    reportAction(res, report, ([el]: ElementInfo[]) => `Chose ${many} for ${el ? formatElement(el) : ref}.`);
     res.set('files', files).set('via', via);
   },
 });

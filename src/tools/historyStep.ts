@@ -30,7 +30,7 @@ export interface HistoryStep {
  */
 export function historyStep(tab: Tab, direction: 'back' | 'forward', opts: { waitUntil: WaitUntil; timeout: number }): HistoryStep {
   const step = direction === 'back' ? tab.page.goBack(opts) : tab.page.goForward(opts);
-  const cdp = tab.session;
+  const cdp = tab.cdp;
   if (!cdp) return { done: step, restored: () => false };
   let restored = false;
   let onNavigated: ((event: { frame: { parentId?: string }; type: string }) => void) | undefined;

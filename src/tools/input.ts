@@ -1,19 +1,19 @@
 /**
  * Element and keyboard tools (issue #2): click, type, fill_form,
  * select_option, press_key, hover, scroll. Each reports what changed
- * (actionResult.ts) and takes refs from get_page_context. Issue #4: a
+ * (Tab.act, reportAction: ./actionReport.ts) and takes refs from get_page_context. Issue #4: a
  * covered target fails fast naming the cover (obstruction.ts), text goes in
  * through trusted input and is read back (realInput.ts).
  */
 import * as z from 'zod';
 import type { Locator } from 'playwright-core';
 import { describeFocused, formatElement, formatElements } from '../session/elementInfo.js';
-import { resolveRef, type ResolvedRef } from '../session/snapshot.js';
+import { resolveRef, type ResolvedRef } from '../session/refs.js';
 import { formatLabel } from '../session/snapshotLines.js';
 import { actionError, within } from './actionErrors.js';
-import { runAction, snapshotFlag } from './actionResult.js';
+import { reportAction, snapshotFlag } from './actionReport.js';
 import type { ElementInfo } from '../session/elementInfo.js';
-import { defineTool } from './define.js';
+import { defineTabTool } from './define.js';
 import { ToolError } from '../errors.js';
 import { assertNotCovered, forceClick } from './obstruction.js';
 import { selectOptions, setChecked, typeText } from './realInput.js';
@@ -23,7 +23,8 @@ const ACTION_TIMEOUT = 5_000;
 const modifiers = z.array(z.enum(['Alt', 'Control', 'ControlOrMeta', 'Meta', 'Shift'])).max(5).optional()
   .describe('Keys held during the click');
 
-async function act(what: string, fn: () => Promise<unknown>): Promise<void> {
+/** Runs a Playwright action, its failure mapped to a ToolError (`what`: "click e12"). */
+async function attempt(what: string, fn: () => Promise<unknown>): Promise<void> {
   try {
     await fn();
   } catch (error) {
@@ -31,15 +32,16 @@ async function act(what: string, fn: () => Promise<unknown>): Promise<void> {
   }
 }
 
-export const click = defineTool({
+export const click = defineTabTool({
   name: 'click',
   title: 'Click',
   description: 'Click an element by ref (scrolled into view; element_not_actionable when hidden, disabled or covered). ' +
     'Answers with the element and its row, list item, dialog or form; what changed (navigation with URL, title and HTTP status, new tabs, a dialog, file chooser or download, console errors); ' +
     'and a diff of the page snapshot (lines added, removed, changed, with refs).',
   needs: ['trustedInput'],
-  consent: 'interact',
+  effect: 'interact',
   launchesBrowser: true,
+  target: 'ref',
   input: z.object({
     ref: refField,
     button: z.enum(['left', 'right', 'middle']).optional().describe('Mouse button (default left)'),
@@ -49,30 +51,26 @@ export const click = defineTool({
     timeoutMs: timeoutMsField(ACTION_TIMEOUT),
     snapshot: snapshotFlag,
   }),
-  async handle({ ref, button, doubleClick, modifiers: mods, force, timeoutMs, snapshot }, { session }, res) {
-    const { tab, locator, frame, id } = await resolveRef(session, ref);
+  async handle(tab, { ref, button, doubleClick, modifiers: mods, force, timeoutMs, snapshot }, { session }, res) {
+    const el = await resolveRef(session, ref);
     const opts = { button, modifiers: mods, timeout: timeoutMs ?? ACTION_TIMEOUT };
-    const verb = doubleClick ? 'Double-clicked' : 'Clicked';
-    const label = ([el]: ElementInfo[]) => `${verb} ${el ? formatElement(el) : ref}${force ? ' (force: events dispatched from script)' : ''}.`;
-    await runAction(session, tab, label, res, { snapshot, ref, diff: true, targets: [{ ref, resolved: { tab, locator, frame, id } }] }, () =>
-      act(`click ${ref}`, async () => {
-        if (force) {
-          await forceClick(locator, { button: button ?? 'left', clickCount: doubleClick ? 2 : 1, modifiers: mods ?? [] }, opts.timeout);
-          return;
-        }
-        await assertNotCovered(locator, ref, `click ${ref}`, true, opts.timeout);
-        await (doubleClick ? locator.dblclick(opts) : locator.click(opts));
-      }));
+    const report = await tab.act(() => attempt(`click ${ref}`, async () => {
+      if (force) return forceClick(el.locator, { button: button ?? 'left', clickCount: doubleClick ? 2 : 1, modifiers: mods ?? [] }, opts.timeout);
+      await assertNotCovered(el.locator, ref, `click ${ref}`, true, opts.timeout);
+      await (doubleClick ? el.locator.dblclick(opts) : el.locator.click(opts));
+    }), { snapshot, ref, diff: true, targets: [{ ref, resolved: el }] });
+    reportAction(res, report, ([e]) => `${doubleClick ? 'Double-clicked' : 'Clicked'} ${e ? formatElement(e) : ref}${force ? ' (force: events dispatched from script)' : ''}.`);
   },
 });
 
-export const type = defineTool({
+export const type = defineTabTool({
   name: 'type',
   title: 'Type text',
   description: 'Type into an input, textarea or contenteditable element by ref, then read it back; submit: true presses Enter afterwards. Reports as click does.',
   needs: ['trustedInput'],
-  consent: 'interact',
+  effect: 'interact',
   launchesBrowser: true,
+  target: 'ref',
   input: z.object({
     ref: refField,
     text: z.string().max(100_000).describe('Text to enter'),
@@ -81,15 +79,14 @@ export const type = defineTool({
     timeoutMs: timeoutMsField(ACTION_TIMEOUT),
     snapshot: snapshotFlag,
   }),
-  async handle({ ref, text, clear, submit, timeoutMs, snapshot }, { session }, res) {
-    const resolved = await resolveRef(session, ref);
-    const { tab, locator } = resolved;
+  async handle(tab, { ref, text, clear, submit, timeoutMs, snapshot }, { session }, res) {
+    const el = await resolveRef(session, ref);
     const timeout = timeoutMs ?? ACTION_TIMEOUT;
-    const label = ([el]: ElementInfo[]) => `Typed ${[...text].length} characters into ${el ? formatElement(el) : ref}${submit ? ' and pressed Enter' : ''}.`;
-    await runAction(session, tab, label, res, { snapshot, diff: true, targets: [{ ref, resolved }] }, async () => {
-      await act(`type into ${ref}`, () => typeText(locator, ref, text, { clear: clear ?? true, timeout }));
-      if (submit) await act(`press Enter in ${ref}`, () => locator.press('Enter', { timeout }));
-    });
+    const report = await tab.act(async () => {
+      await attempt(`type into ${ref}`, () => typeText(el.locator, ref, text, { clear: clear ?? true, timeout }));
+      if (submit) await attempt(`press Enter in ${ref}`, () => el.locator.press('Enter', { timeout }));
+    }, { snapshot, diff: true, targets: [{ ref, resolved: el }] });
+    reportAction(res, report, ([e]) => `Typed ${[...text].length} characters into ${e ? formatElement(e) : ref}${submit ? ' and pressed Enter' : ''}.`);
   },
 });
 
@@ -104,27 +101,29 @@ async function fillField(locator: Locator, ref: string, value: string | boolean 
     return 'text';
   });
   if (kind === 'select') {
-    await act(`select options in ${ref}`, () => selectOptions(locator, ref, Array.isArray(value) ? value : [String(value)], timeout));
+    await attempt(`select options in ${ref}`, () => selectOptions(locator, ref, Array.isArray(value) ? value : [String(value)], timeout));
   } else if (kind === 'check') {
     if (typeof value !== 'boolean' && value !== 'true' && value !== 'false') {
       throw new ToolError('invalid_arguments', `Field ${ref} is a checkbox or radio; its value must be true or false.`, 'Pass value: true to check it, false to uncheck it.');
     }
-    await act(`check ${ref}`, () => setChecked(locator, ref, value === true || value === 'true', timeout));
+    await attempt(`check ${ref}`, () => setChecked(locator, ref, value === true || value === 'true', timeout));
   } else {
     if (typeof value !== 'string') {
       throw new ToolError('invalid_arguments', `Field ${ref} takes text; its value must be a string.`, 'Pass the text as a string.');
     }
-    await act(`fill ${ref}`, () => typeText(locator, ref, value, { clear: true, timeout }));
+    await attempt(`fill ${ref}`, () => typeText(locator, ref, value, { clear: true, timeout }));
   }
 }
 
-export const fillForm = defineTool({
+export const fillForm = defineTabTool({
   name: 'fill_form',
   title: 'Fill form',
   description: 'Fill several fields at once: text for inputs and textareas, true/false for checkboxes and radios, option values or labels for selects. Reports as click does.',
   needs: ['trustedInput'],
-  consent: 'interact',
+  effect: 'interact',
   launchesBrowser: true,
+  target: 'refs',
+  refs: ({ fields }) => fields.map(f => f.ref),
   input: z.object({
     fields: z.array(z.object({
       ref: refField,
@@ -133,10 +132,9 @@ export const fillForm = defineTool({
     timeoutMs: timeoutMsField(ACTION_TIMEOUT),
     snapshot: snapshotFlag,
   }),
-  async handle({ fields, timeoutMs, snapshot }, { session }, res) {
+  async handle(tab, { fields, timeoutMs, snapshot }, { session }, res) {
     const resolved: Array<{ ref: string; value: string | boolean | string[] } & ResolvedRef> = [];
     for (const field of fields) resolved.push({ ...field, ...(await resolveRef(session, field.ref)) });
-    const tab = resolved[0]!.tab;
     if (resolved.some(f => f.tab !== tab)) {
       throw new ToolError('invalid_arguments', 'The fields belong to different tabs.', 'Call fill_form once per tab.');
     }
@@ -147,55 +145,55 @@ export const fillForm = defineTool({
       const containers = new Set(els.map(e => (e.container ? formatLabel(e.container) : '')));
       return `${many}${containers.size === 1 && els[0]?.container ? ` in ${[...containers][0]}` : ''}; each is in the diff below.`;
     };
-    await runAction(session, tab, label, res, { snapshot, diff: true, targets: resolved.map(f => ({ ref: f.ref, resolved: f })), peers: true }, async () => {
+    const report = await tab.act(async () => {
       for (const f of resolved) await fillField(f.locator, f.ref, f.value, timeoutMs ?? ACTION_TIMEOUT);
-    });
+    }, { snapshot, diff: true, targets: resolved.map(f => ({ ref: f.ref, resolved: f })) });
+    reportAction(res, report, label, { peers: true });
     res.set('filled', fields.length);
   },
 });
 
-export const selectOption = defineTool({
+export const selectOption = defineTabTool({
   name: 'select_option',
   title: 'Select option',
   description: 'Choose options of a <select> by value or visible label (several for a multi-select). Returns the values now selected; reports as click does.',
   needs: ['trustedInput'],
-  consent: 'interact',
+  effect: 'interact',
   launchesBrowser: true,
+  target: 'ref',
   input: z.object({
     ref: refField,
     values: z.array(z.string()).min(1).max(500).describe('Option values or labels to select'),
     timeoutMs: timeoutMsField(ACTION_TIMEOUT),
     snapshot: snapshotFlag,
   }),
-  async handle({ ref, values, timeoutMs, snapshot }, { session }, res) {
-    const resolved = await resolveRef(session, ref);
-    const { tab, locator } = resolved;
+  async handle(tab, { ref, values, timeoutMs, snapshot }, { session }, res) {
+    const el = await resolveRef(session, ref);
     let selected: string[] = [];
-    const label = ([el]: ElementInfo[]) => `Selected options in ${el ? formatElement(el) : ref}.`;
-    await runAction(session, tab, label, res, { snapshot, diff: true, targets: [{ ref, resolved }] }, () =>
-      act(`select options in ${ref}`, async () => {
-        selected = await selectOptions(locator, ref, values, timeoutMs ?? ACTION_TIMEOUT);
-      }));
+    const report = await tab.act(() => attempt(`select options in ${ref}`, async () => {
+      selected = await selectOptions(el.locator, ref, values, timeoutMs ?? ACTION_TIMEOUT);
+    }), { snapshot, diff: true, targets: [{ ref, resolved: el }] });
+    reportAction(res, report, ([e]) => `Selected options in ${e ? formatElement(e) : ref}.`);
     res.set('selected', selected).text(`Now selected: ${selected.join(', ')}`);
   },
 });
 
-export const pressKey = defineTool({
+export const pressKey = defineTabTool({
   name: 'press_key',
   title: 'Press key',
   description: 'Press a key or chord in a tab (on the focused element): e.g. Enter, Escape, ArrowDown, Control+A, Shift+Tab. Names the focused element (and for Tab where focus went); reports as click does.',
   needs: ['trustedInput'],
-  consent: 'interact',
+  effect: 'interact',
   launchesBrowser: true,
+  target: 'tab',
   input: z.object({
     key: z.string().min(1).max(100).describe('Key name (Playwright keyboard names), optionally with modifiers: "Control+Enter"'),
     tabId: tabIdField,
     snapshot: snapshotFlag,
   }),
-  async handle({ key, tabId, snapshot }, { session }, res) {
-    const tab = await session.tab(tabId);
-    const label = ([el]: ElementInfo[]) => (el ? `Pressed ${key} on ${formatElement(el)}.` : `Pressed ${key} (no element had focus: the page got it).`);
-    await runAction(session, tab, label, res, { snapshot, diff: true, focused: true }, () => act(`press ${key}`, () => within(tab.page.keyboard.press(key), ACTION_TIMEOUT)));
+  async handle(tab, { key, snapshot }, { session }, res) {
+    const report = await tab.act(() => attempt(`press ${key}`, () => within(tab.page.keyboard.press(key), ACTION_TIMEOUT)), { snapshot, diff: true, focused: true });
+    reportAction(res, report, ([el]) => (el ? `Pressed ${key} on ${formatElement(el)}.` : `Pressed ${key} (no element had focus: the page got it).`));
     // Tab moves the focus: say where it went (one more evaluation, for Tab only).
     if (/(^|\+)Tab$/.test(key) && !tab.closed && !tab.dialogs.current) {
       const now = await describeFocused(session, tab);
@@ -204,33 +202,34 @@ export const pressKey = defineTool({
   },
 });
 
-export const hover = defineTool({
+export const hover = defineTabTool({
   name: 'hover',
   title: 'Hover',
   description: 'Move the mouse over an element by ref (opens hover menus and tooltips). Reports as click does (a menu that opens shows in the diff).',
   needs: ['trustedInput'],
-  consent: 'interact',
+  effect: 'interact',
   launchesBrowser: true,
+  target: 'ref',
   input: z.object({ ref: refField, timeoutMs: timeoutMsField(ACTION_TIMEOUT), snapshot: snapshotFlag }),
-  async handle({ ref, timeoutMs, snapshot }, { session }, res) {
-    const resolved = await resolveRef(session, ref);
-    const { tab, locator } = resolved;
+  async handle(tab, { ref, timeoutMs, snapshot }, { session }, res) {
+    const el = await resolveRef(session, ref);
     const timeout = timeoutMs ?? ACTION_TIMEOUT;
-    const label = ([el]: ElementInfo[]) => `Hovered ${el ? formatElement(el) : ref}.`;
-    await runAction(session, tab, label, res, { snapshot, diff: true, targets: [{ ref, resolved }] }, () => act(`hover ${ref}`, async () => {
-      await assertNotCovered(locator, ref, `hover ${ref}`, false, timeout);
-      await locator.hover({ timeout });
-    }));
+    const report = await tab.act(() => attempt(`hover ${ref}`, async () => {
+      await assertNotCovered(el.locator, ref, `hover ${ref}`, false, timeout);
+      await el.locator.hover({ timeout });
+    }), { snapshot, diff: true, targets: [{ ref, resolved: el }] });
+    reportAction(res, report, ([e]) => `Hovered ${e ? formatElement(e) : ref}.`);
   },
 });
 
-export const scroll = defineTool({
+export const scroll = defineTabTool({
   name: 'scroll',
   title: 'Scroll',
   description: 'Scroll the page by dx/dy px (default 600 down), an element (ref) into view, or inside it with ref and dx/dy. Returns the scroll position; reports as click does.',
   needs: [],
-  consent: 'observe',
+  effect: 'observe',
   launchesBrowser: true,
+  target: 'ref',
   input: z.object({
     tabId: tabIdField,
     ref: refField.optional().describe('Element to scroll into view (or inside, with dx/dy)'),
@@ -238,31 +237,28 @@ export const scroll = defineTool({
     dy: z.number().min(-1e6).max(1e6).optional().describe('Vertical pixels (positive: down)'),
     snapshot: snapshotFlag,
   }),
-  async handle({ tabId, ref, dx, dy, snapshot }, { session }, res) {
+  async handle(tab, { ref, dx, dy, snapshot }, { session }, res) {
     const resolved = ref ? await resolveRef(session, ref) : undefined;
-    const tab = resolved?.tab ?? (await session.tab(tabId));
-    if (resolved && tabId !== undefined && resolved.tab.id !== tabId) {
-      throw new ToolError('invalid_arguments', `Ref ${ref} belongs to tab ${resolved.tab.id}, not tab ${tabId}.`, 'Omit tabId when passing a ref.');
-    }
     const by = { left: dx ?? 0, top: dy ?? (resolved || dx !== undefined ? 0 : 600) };
     const label = ([el]: ElementInfo[]) => {
       const what = el ? formatElement(el) : ref;
       if (!resolved) return `Scrolled the page by ${by.left},${by.top}.`;
       return dx || dy ? `Scrolled inside ${what} by ${by.left},${by.top}.` : `Scrolled ${what} into view.`;
     };
-    await runAction(session, tab, label, res, { snapshot, diff: true, targets: resolved && ref ? [{ ref, resolved }] : [] }, async () => {
+    const report = await tab.act(async () => {
       if (resolved && dx === undefined && dy === undefined) {
         // Element.scrollIntoView, not locator.scrollIntoViewIfNeeded: that waits for two animation frames, which an
         // off-screen cross-site frame never paints (Chromium throttles it), so a ref in such a frame timed out (issue #4).
-        await act(`scroll ${ref} into view`, () => within(resolved.locator.evaluate(el => el.scrollIntoView({ block: 'nearest', inline: 'nearest', behavior: 'instant' }), undefined, { timeout: ACTION_TIMEOUT }), ACTION_TIMEOUT));
+        await attempt(`scroll ${ref} into view`, () => within(resolved.locator.evaluate(el => el.scrollIntoView({ block: 'nearest', inline: 'nearest', behavior: 'instant' }), undefined, { timeout: ACTION_TIMEOUT }), ACTION_TIMEOUT));
       } else if (resolved) {
-        await act(`scroll inside ${ref}`, () => within(resolved.locator.evaluate((el, b) => el.scrollBy({ ...b, behavior: 'instant' }), by, { timeout: ACTION_TIMEOUT }), ACTION_TIMEOUT));
+        await attempt(`scroll inside ${ref}`, () => within(resolved.locator.evaluate((el, b) => el.scrollBy({ ...b, behavior: 'instant' }), by, { timeout: ACTION_TIMEOUT }), ACTION_TIMEOUT));
       } else {
-        await act('scroll the page', () => within(tab.page.evaluate(b => window.scrollBy({ ...b, behavior: 'instant' }), by), ACTION_TIMEOUT));
+        await attempt('scroll the page', () => within(tab.page.evaluate(b => window.scrollBy({ ...b, behavior: 'instant' }), by), ACTION_TIMEOUT));
       }
-    });
+    }, { snapshot, diff: true, targets: resolved && ref ? [{ ref, resolved }] : [] });
+    reportAction(res, report, label);
     let pos = { x: 0, y: 0, maxY: 0 };
-    await act('read the scroll position', async () => {
+    await attempt('read the scroll position', async () => {
       pos = await within(tab.page.evaluate(() => ({ x: window.scrollX, y: window.scrollY, maxY: document.documentElement.scrollHeight - window.innerHeight })), ACTION_TIMEOUT);
     });
     res.set('scroll', pos).text(`Page scroll position: ${Math.round(pos.x)},${Math.round(pos.y)} of max ${Math.max(0, Math.round(pos.maxY))}.`);

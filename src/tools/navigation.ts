@@ -5,7 +5,7 @@ import type { Response } from 'playwright-core';
 import { describeDialog, untilDialog } from '../session/dialogs.js';
 import type { Tab } from '../session/tab.js';
 import type { ToolResponse } from './response.js';
-import { defineTool } from './define.js';
+import { defineTabTool } from './define.js';
 import { firstLine, ToolError } from '../errors.js';
 import { historyStep, restoredStatus } from './historyStep.js';
 import { tabIdField, timeoutMsField, waitUntilField } from './schemas.js';
@@ -113,30 +113,30 @@ export async function gotoUrl(tab: Tab, url: string, opts: { waitUntil?: WaitUnt
  * browser cannot say.
  */
 export async function hasHistoryEntry(tab: Tab, direction: 'back' | 'forward'): Promise<boolean> {
-  if (!tab.session) return true;
+  if (!tab.cdp) return true;
   try {
-    const { currentIndex, entries } = await tab.session.send('Page.getNavigationHistory');
+    const { currentIndex, entries } = await tab.cdp.send('Page.getNavigationHistory');
     return direction === 'back' ? currentIndex > 0 : currentIndex < entries.length - 1;
   } catch {
     return true;
   }
 }
 
-export const navigate = defineTool({
+export const navigate = defineTabTool({
   name: 'navigate',
   title: 'Navigate',
   description: 'Load a URL in a tab, or go "back" / "forward" in its history. Returns the final URL, title, HTTP status and the new revision.',
   needs: [],
-  consent: 'interact',
+  effect: 'interact',
   launchesBrowser: true,
+  target: 'tab',
   input: z.object({
     tabId: tabIdField,
     url: z.union([z.literal('back'), z.literal('forward'), urlField]).describe('Absolute URL to load, or "back" / "forward"'),
     waitUntil: waitUntilField,
     timeoutMs: timeoutMsField(30_000),
   }),
-  async handle({ tabId, url, waitUntil, timeoutMs }, { session }, res) {
-    const tab = await session.tab(tabId);
+  async handle(tab, { url, waitUntil, timeoutMs }, _ctx, res) {
     // A stuck script would hold the navigation (and any attempt to stop it) forever.
     await tab.stopIfStuck();
     const timeout = timeoutMs ?? 30_000;

@@ -1,10 +1,10 @@
 /** get_page_context (issue #2): the compact accessibility snapshot agents read. */
 import * as z from 'zod';
 import { isTimeoutError } from '../browser/playwright.js';
-import { DEFAULT_BUDGET, DEFAULT_LIMIT, FILE_BUDGET, tabOfRef, takeSnapshot, type Snapshot } from '../session/snapshot.js';
+import { DEFAULT_BUDGET, DEFAULT_LIMIT, FILE_BUDGET, takeSnapshot, type Snapshot } from '../session/snapshot.js';
 import { stuckPageError } from './actionErrors.js';
 import { INLINE_TEXT_CAP, stamp, writeArtifact } from './artifacts.js';
-import { defineTool } from './define.js';
+import { defineTabTool } from './define.js';
 import { ToolError } from '../errors.js';
 import { outputField, tabIdField } from './schemas.js';
 
@@ -14,7 +14,7 @@ function outline(snapshot: string, max = 30): string[] {
   return lines.slice(0, max);
 }
 
-export const getPageContext = defineTool({
+export const getPageContext = defineTabTool({
   name: 'get_page_context',
   title: 'Get page context',
   description:
@@ -22,8 +22,13 @@ export const getPageContext = defineTool({
     'Refs last until the document is replaced (navigation, reload). A page too big for one snapshot shows long containers\' first items ' +
     'and paging lines (get_page_context {ref, offset}); selector or ref narrows it.',
   needs: ['snapshot'],
-  consent: 'observe',
+  effect: 'observe',
   launchesBrowser: true,
+  target: 'ref',
+  check({ ref, selector, offset }) {
+    if (ref && selector) throw new ToolError('invalid_arguments', 'Pass either ref or selector, not both.', 'Use ref to expand a container from a snapshot, or selector for a CSS match.');
+    if (offset !== undefined && !ref && !selector) throw new ToolError('invalid_arguments', 'offset pages through the children of one element: pass it with ref (or selector).', 'Copy the get_page_context call from the paging line of a snapshot.');
+  },
   input: z.object({
     tabId: tabIdField,
     selector: z.string().min(1).max(1000).optional().describe('CSS selector of the part to snapshot (first match), e.g. "main"'),
@@ -36,10 +41,7 @@ export const getPageContext = defineTool({
     urls: z.boolean().optional().describe('Show link URLs'),
     output: outputField,
   }),
-  async handle({ tabId, selector, ref, offset, limit, urls, output }, { session, config }, res) {
-    if (ref && selector) throw new ToolError('invalid_arguments', 'Pass either ref or selector, not both.', 'Use ref to expand a container from a snapshot, or selector for a CSS match.');
-    if (offset !== undefined && !ref && !selector) throw new ToolError('invalid_arguments', 'offset pages through the children of one element: pass it with ref (or selector).', 'Copy the get_page_context call from the paging line of a snapshot.');
-    const tab = ref ? await tabOfRef(session, ref) : await session.tab(tabId);
+  async handle(tab, { selector, ref, offset, limit, urls, output }, { session, config }, res) {
     let snap: Snapshot;
     const mode = output ?? config.output;
     try {

@@ -7,11 +7,11 @@
 import * as z from 'zod';
 import { SCREENSHOT_DEFAULTS, type ScreenshotFormat } from '../config.js';
 import type { Session } from '../session/session.js';
-import { resolveRef } from '../session/snapshot.js';
+import { resolveRef } from '../session/refs.js';
 import type { Tab } from '../session/tab.js';
 import { actionError, stuckPageError } from './actionErrors.js';
 import { INLINE_IMAGE_CAP, stamp, writeArtifact } from './artifacts.js';
-import { defineTool } from './define.js';
+import { defineTabTool } from './define.js';
 import { ToolError } from '../errors.js';
 import { outputField, refField, tabIdField } from './schemas.js';
 import { captureClip, insideViewport, pageMetrics, type Capture, type Rect } from './screenshotCapture.js';
@@ -104,15 +104,22 @@ function describe(shot: Capture): string {
   return `${FORMAT_NAMES[shot.format]} ${shot.width} × ${shot.height} px, ${shot.image.length} bytes`;
 }
 
-export const takeScreenshot = defineTool({
+export const takeScreenshot = defineTabTool({
   name: 'take_screenshot',
   title: 'Take screenshot',
   description: 'Screenshot of any tab: the viewport, the full page, or one element by ref; inline image or a file. '
     + `Scaled down to the server's max width (default ${SCREENSHOT_DEFAULTS.maxWidth} px); inline, a full page is cut to its top `
     + `${INLINE_MAX_PIXELS / 1e6} megapixels (output auto writes the whole one to a file). The text says size, scaling, cut and file.`,
   needs: ['screenshot'],
-  consent: 'observe',
+  effect: 'observe',
   launchesBrowser: true,
+  target: 'ref',
+  check({ fullPage, ref, format, quality }, { config }) {
+    if (ref && fullPage) throw new ToolError('invalid_arguments', 'ref and fullPage exclude each other.', 'Pass ref for one element, or fullPage for the whole page.');
+    if (quality !== undefined && (format ?? config.screenshot.format) === 'png') {
+      throw new ToolError('invalid_arguments', 'quality applies to jpeg and webp only.', 'Pass format: "jpeg" or "webp" with quality, or drop quality.');
+    }
+  },
   input: z.object({
     tabId: tabIdField,
     fullPage: z.boolean().optional().describe(`The whole scrollable page (at most ${MAX_SIDE} px a side)`),
@@ -121,14 +128,9 @@ export const takeScreenshot = defineTool({
     quality: z.number().int().min(1).max(100).optional().describe(`JPEG/WebP quality (default: the server's --screenshot-quality, ${SCREENSHOT_DEFAULTS.quality})`),
     output: outputField,
   }),
-  async handle({ tabId, fullPage, ref, format, quality, output }, { session, config }, res) {
-    if (ref && fullPage) throw new ToolError('invalid_arguments', 'ref and fullPage exclude each other.', 'Pass ref for one element, or fullPage for the whole page.');
+  async handle(tab, { fullPage, ref, format, quality, output }, { session, config }, res) {
     const type = format ?? config.screenshot.format;
-    if (quality !== undefined && type === 'png') {
-      throw new ToolError('invalid_arguments', 'quality applies to jpeg and webp only.', 'Pass format: "jpeg" or "webp" with quality, or drop quality.');
-    }
     const resolved = ref ? await resolveRef(session, ref) : undefined;
-    const tab = resolved?.tab ?? (await session.tab(tabId));
     const mode = output ?? config.output;
     const what = ref ? `element ${ref}` : fullPage ? 'full page' : 'viewport';
     const timeoutMs = 30_000;

@@ -45,7 +45,7 @@ const captureRatio = new WeakMap<Tab, number>();
  * @throws playwright TimeoutError after `timeoutMs`.
  */
 export async function pageMetrics(tab: Tab, timeoutMs: number): Promise<PageMetrics> {
-  const cdp = tab.session;
+  const cdp = tab.cdp;
   if (cdp) {
     const m = await within(cdp.send('Page.getLayoutMetrics'), timeoutMs);
     const v = m.cssVisualViewport;
@@ -76,7 +76,7 @@ export function insideViewport(rect: Rect, viewport: Rect): boolean {
  * @throws playwright TimeoutError after `timeoutMs`; CDP errors of a closed tab.
  */
 export async function captureClip(tab: Tab, clip: Rect, opts: { width: number; beyondViewport: boolean; format: ImageFormat; quality?: number; timeoutMs: number }): Promise<Capture> {
-  const cdp = tab.session;
+  const cdp = tab.cdp;
   if (!cdp) {
     const type = opts.format === 'jpeg' ? 'jpeg' : 'png';
     const image = await tab.page.screenshot({ type, quality: type === 'jpeg' ? opts.quality : undefined, scale: 'css', clip, fullPage: true, timeout: opts.timeoutMs });

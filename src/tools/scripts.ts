@@ -56,7 +56,7 @@ export const exportScript = defineTool({
     'Validate and save a userscript or AgentScript from a workspace file or inline code; without scriptId it creates one. ' +
     'Pass expectedCodeHash (from import_script) to reject a save over newer code.',
   needs: [],
-  consent: 'sensitive',
+  effect: 'sensitive',
   launchesBrowser: false,
   toolset: 'scripts',
   input: z.object({
@@ -103,7 +103,7 @@ export const importScript = defineTool({
   title: 'Write a script to a file',
   description: 'Write a stored script byte-exact to a workspace file (default .tabwright/scripts/<slug>.user.js or .agent.js); returns the path and codeHash.',
   needs: [],
-  consent: 'observe',
+  effect: 'observe',
   launchesBrowser: false,
   toolset: 'scripts',
   input: z.object({
@@ -124,7 +124,7 @@ export const listScripts = defineTool({
   title: 'List scripts',
   description: 'Every stored userscript and AgentScript: ID, name, kind, enabled, author, match patterns, codeHash.',
   needs: [],
-  consent: 'observe',
+  effect: 'observe',
   launchesBrowser: false,
   toolset: 'scripts',
   input: z.object({}),
@@ -141,7 +141,7 @@ export const deleteScript = defineTool({
   title: 'Delete a script',
   description: 'Delete a stored script and its stored values for good.',
   needs: [],
-  consent: 'sensitive',
+  effect: 'sensitive',
   launchesBrowser: false,
   toolset: 'scripts',
   input: z.object({ scriptId: scriptIdField }),
@@ -159,7 +159,7 @@ export const toggleScript = defineTool({
   title: 'Enable or disable a script',
   description: 'Enable or disable a stored script; takes effect on the next page load.',
   needs: [],
-  consent: 'interact',
+  effect: 'interact',
   launchesBrowser: false,
   toolset: 'scripts',
   input: z.object({
@@ -182,7 +182,7 @@ export const syncScripts = defineTool({
     `Write every script to a workspace folder (one file each, plus ${MANIFEST}), then watch it: a saved file is exported automatically, ` +
     'a stale edit is a conflict listed by get_bridge_status.',
   needs: [],
-  consent: 'interact',
+  effect: 'interact',
   launchesBrowser: false,
   toolset: 'scripts',
   input: z.object({

@@ -10,7 +10,7 @@ export const getBridgeStatus = defineTool({
   title: 'Get bridge status',
   description: 'Connection kind and capabilities, browser version and state, tabs, server version, MCP revision and relay role. Does not start the browser.',
   needs: [],
-  consent: 'observe',
+  effect: 'observe',
   launchesBrowser: false,
   input: z.object({
     operationId: z.string().optional().describe('Check this export_script operation'),

@@ -2,7 +2,7 @@
 import * as z from 'zod';
 import type { Session } from '../session/session.js';
 import type { Tab, TabInfo } from '../session/tab.js';
-import { defineTool } from './define.js';
+import { defineTabTool, defineTool } from './define.js';
 import { toToolError, ToolError } from '../errors.js';
 import { gotoUrl, loadOrDialog, pageLoadError, reportDialog, urlField } from './navigation.js';
 import type { ToolResponse } from './response.js';
@@ -21,7 +21,7 @@ export const listTabs = defineTool({
   title: 'List tabs',
   description: 'List the open tabs: tabId, url, title, whether active, and the document instanceId and revision. Does not start the browser.',
   needs: [],
-  consent: 'observe',
+  effect: 'observe',
   launchesBrowser: false,
   input: z.object({}),
   async handle(_input, { session }, res) {
@@ -39,7 +39,7 @@ export const openTab = defineTool({
   title: 'Open tab',
   description: 'Open a new tab, optionally loading a URL. It becomes the active tab unless background is true.',
   needs: [],
-  consent: 'interact',
+  effect: 'interact',
   launchesBrowser: true,
   input: z.object({
     url: urlField.optional().describe('URL to load (default about:blank)'),
@@ -65,45 +65,49 @@ export const openTab = defineTool({
   },
 });
 
-export const closeTab = defineTool({
+export const closeTab = defineTabTool({
   name: 'close_tab',
   title: 'Close tab',
   description: 'Close a tab. If it was active, its opener (or the newest remaining tab) becomes active.',
   needs: [],
-  consent: 'interact',
+  effect: 'interact',
   launchesBrowser: false,
+  target: 'tab',
+  dialogOk: true,
   input: z.object({ tabId: tabIdRequired.describe('Tab to close (from list_tabs)') }),
-  async handle({ tabId }, { session }, res) {
-    await session.closeTab(tabId);
+  async handle(tab, { tabId }, { session }, res) {
+    await session.closeTab(tab.id);
     res.set('closedTabId', tabId).set('activeTabId', session.activeTabId);
     res.text(`Closed tab ${tabId}. Active tab: ${session.activeTabId ?? 'none'}.`);
   },
 });
 
-export const focusTab = defineTool({
+export const focusTab = defineTabTool({
   name: 'focus_tab',
   title: 'Focus tab',
   description: 'Make a tab the active one (the default for tools without tabId) and bring it to the front.',
   needs: [],
-  consent: 'interact',
+  effect: 'interact',
   launchesBrowser: false,
+  target: 'tab',
+  dialogOk: true,
   input: z.object({ tabId: tabIdRequired.describe('Tab to activate (from list_tabs)') }),
-  async handle({ tabId }, { session }, res) {
-    const tab = await session.focusTab(tabId);
+  async handle(tab, _input, { session }, res) {
+    await session.focusTab(tab.id);
     await reportTab(session, tab, res, 'Focused');
   },
 });
 
-export const reloadTab = defineTool({
+export const reloadTab = defineTabTool({
   name: 'reload_tab',
   title: 'Reload tab',
   description: 'Reload a tab (a new document: the revision goes up and earlier refs become stale).',
   needs: [],
-  consent: 'interact',
+  effect: 'interact',
   launchesBrowser: true,
+  target: 'tab',
   input: z.object({ tabId: tabIdField, waitUntil: waitUntilField, timeoutMs: timeoutMsField(30_000) }),
-  async handle({ tabId, waitUntil, timeoutMs }, { session }, res) {
-    const tab = await session.tab(tabId);
+  async handle(tab, { waitUntil, timeoutMs }, { session }, res) {
     // A stuck script would hold the reload (and any attempt to stop it) forever.
     await tab.stopIfStuck();
     const previous = tab.instanceId;

@@ -5,30 +5,31 @@
  * opt-in `scripts` toolset.
  */
 import * as z from 'zod';
-import { runAction } from './actionResult.js';
-import { defineTool } from './define.js';
+import { reportAction } from './actionReport.js';
+import { defineTabTool } from './define.js';
 import { ToolError } from '../errors.js';
 import { tabIdField } from './schemas.js';
 
-export const runMenuCommand = defineTool({
+export const runMenuCommand = defineTabTool({
   name: 'run_menu_command',
   title: 'Run a userscript menu command',
   description: 'Run a command a userscript registered with GM_registerMenuCommand (commandId from list_tabs menuCommands).',
   needs: [],
-  consent: 'interact',
+  effect: 'interact',
   launchesBrowser: false,
   toolset: 'scripts',
+  target: 'tab',
   input: z.object({
     tabId: tabIdField,
     commandId: z.string().min(1).max(200).describe('commandId from list_tabs menuCommands'),
   }),
-  async handle({ tabId, commandId }, ctx, res) {
-    const { session } = ctx;
-    const injector = session.userscripts;
-    if (!injector) throw new ToolError('capability_unavailable', 'Userscripts are not injected by this connection.', 'Use the launch connection (the default).');
-    const tab = await session.tab(tabId);
+  check(_input, { session }) {
+    if (!session.userscripts) throw new ToolError('capability_unavailable', 'Userscripts are not injected by this connection.', 'Use the launch connection (the default).');
+  },
+  async handle(tab, { commandId }, { session }, res) {
+    const injector = session.userscripts!;
     const caption = tab.userscripts.menuCommands().find(c => c.commandId === commandId)?.caption;
-    await runAction(session, tab, '', res, {}, () => injector.runMenuCommand(tab, commandId));
+    reportAction(res, await tab.act(() => injector.runMenuCommand(tab, commandId)));
     res.set('tabId', tab.id).set('commandId', commandId);
     res.text(`Ran menu command "${caption ?? commandId}" in tab ${tab.id}.`);
   },

@@ -37,7 +37,7 @@ export const waitForCall = defineTool({
     'Outcome of a call that answered pending (its callId): waits, then returns its result or error as the call would have, once. ' +
     'Still running after timeoutSec (default and cap: the max-wait): pending again. cancel: true aborts it.',
   needs: [],
-  consent: 'interact',
+  effect: 'interact',
   launchesBrowser: false,
   tabLock: false,
   input: z.object({

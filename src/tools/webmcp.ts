@@ -20,8 +20,8 @@ import type { UserscriptInjector } from '../userscripts/injection.js';
 import type { Tab } from '../session/tab.js';
 import { withTimeout } from '../session/tab.js';
 import { stuckPageError } from './actionErrors.js';
-import { runAction } from './actionResult.js';
-import { defineTool } from './define.js';
+import { reportAction } from './actionReport.js';
+import { defineTabTool, defineTool } from './define.js';
 import { firstLine, ToolError } from '../errors.js';
 import { tabIdField } from './schemas.js';
 import { WebMcpToolCache } from './webmcpCache.js';
@@ -214,7 +214,7 @@ export const listWebmcpTools = defineTool({
   title: 'List WebMCP tools',
   description: 'Tools pages registered through WebMCP (registerTool or <form toolname>): name, description, inputSchema, annotations, source, permission. Without tabId, of every open tab.',
   needs: ['webmcp'],
-  consent: 'observe',
+  effect: 'observe',
   launchesBrowser: false,
   input: z.object({ tabId: tabIdField.describe('Only this tab (default: every open tab)') }),
   async handle({ tabId }, ctx, res) {
@@ -247,24 +247,24 @@ export const listWebmcpTools = defineTool({
   },
 });
 
-export const callWebmcpTool = defineTool({
+export const callWebmcpTool = defineTabTool({
   name: 'call_webmcp_tool',
   title: 'Call WebMCP tool',
   description: 'Call a tool a page registered through WebMCP; arguments are checked against its inputSchema. Returns the tool\'s content (an untrustedContentHint tool\'s is marked untrusted). A `prompt` tool waits for the user\'s approval (up to 5 min); after a timeout, do not blindly repeat a call with side effects.',
   needs: ['webmcp'],
-  consent: 'interact',
+  effect: 'interact',
   launchesBrowser: true,
   // A page's tool may run for minutes or wait up to 5 minutes for consent: reading the page and execute on its tab go on meanwhile.
   tabLock: false,
+  target: 'tab',
   input: z.object({
     tabId: tabIdField,
     name: z.string().min(1).max(128).describe('Tool name from list_webmcp_tools'),
     arguments: z.record(z.string(), z.unknown()).optional().describe('Arguments matching the tool\'s inputSchema (default {})'),
     timeoutSec: z.number().min(0.1).max(600).optional().describe('Wait limit in seconds (default 30)'),
   }),
-  async handle({ tabId, name, arguments: args, timeoutSec }, call, res) {
+  async handle(tab, { name, arguments: args, timeoutSec }, call, res) {
     const { session, signal } = call;
-    const tab = await session.tab(tabId);
     const listFresh = async (): Promise<FrameTool[]> => {
       try {
         return await toolCache.refresh(tab, () => frameTools(tab, 5_000, session.config.webmcp, session.userscripts));
@@ -312,13 +312,13 @@ export const callWebmcpTool = defineTool({
       });
     }, FORM_PROBE_MS);
     try {
-      // runAction reports what the call changed: a declarative form's submit navigates. The call's own
-      // evaluation tells whether the tool closed the window, so runAction does not ask the page again.
-      await runAction(session, tab, '', res, { windowClosed: () => report.windowClosed }, async () => {
+      // The report says what the call changed: a declarative form's submit navigates. The call's own
+      // evaluation tells whether the tool closed the window, so Tab.act does not ask the page again.
+      reportAction(res, await tab.act(async () => {
         if (found!.polyfilled) result = await polyfillSource.call(frame, name, input, { timeoutMs: timeout, signal, report });
         else result = await callWebMcpTool(tab, frame, name, input, timeout, signal, report);
         ms = Date.now() - started;
-      });
+      }, { windowClosed: () => report.windowClosed }));
     } catch (error) {
       toolCache.drop(tab); // whatever went wrong, list afresh next time
       if (error instanceof ToolError) throw error;

@@ -243,7 +243,7 @@ function isolatedWorld(tab: Tab, cdp: CDPSession, frame: Frame): Promise<number>
  * are listed, so the first call finds them). Returns at once, never throws.
  */
 export function prepareWebMcpCalls(tab: Tab, frames: Frame[] = [tab.page.mainFrame()]): void {
-  const cdp = tab.session;
+  const cdp = tab.cdp;
   if (!cdp || tab.closed) return;
   for (const frame of frames) {
     if (!frame.isDetached()) isolatedWorld(tab, cdp, frame).catch(() => undefined);
@@ -336,7 +336,7 @@ async function inWorld(tab: Tab, cdp: CDPSession, frame: Frame, functionDeclarat
  * @throws TimeoutError after `timeoutMs`; Playwright/CDP errors.
  */
 export async function listNativeTools(tab: Tab, frame: Frame, timeoutMs: number): Promise<SourceTool[]> {
-  const cdp = tab.session;
+  const cdp = tab.cdp;
   if (cdp) {
     const deadline = Date.now() + timeoutMs;
     const listed = await inWorld(tab, cdp, frame, LIST, [], deadline, 'list WebMCP tools');
@@ -377,7 +377,7 @@ export async function listNativeTools(tab: Tab, frame: Frame, timeoutMs: number)
  *   errors otherwise (e.g. the document was replaced during the call).
  */
 export async function callWebMcpTool(tab: Tab, frame: Frame, name: string, input: Record<string, unknown>, timeoutMs: number, signal: AbortSignal, report?: CallReport): Promise<unknown> {
-  const cdp = tab.session;
+  const cdp = tab.cdp;
   const what = `call WebMCP tool "${name}"`;
   const deadline = Date.now() + timeoutMs;
   const viaPlaywright = () =>

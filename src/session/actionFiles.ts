@@ -1,13 +1,13 @@
 /**
- * The file side of an action's result (issue #4): a file chooser the action
+ * The file side of an action's report (issue #4): a file chooser the action
  * opened (the agent answers it with upload_file) and downloads it started
- * (saved under `<workspace>/.tabwright/downloads/` before the result is
- * returned, within a bound). Called by runAction (actionResult.ts).
+ * (saved under `<workspace>/.tabwright/downloads/` before the report is
+ * made, within a bound). Part of Tab.act (./tabAction.ts).
  */
 import type { Request } from 'playwright-core';
-import type { Session } from '../session/session.js';
-import { withTimeout, type Tab } from '../session/tab.js';
-import type { ToolResponse } from './response.js';
+import type { DownloadRecord } from './downloads.js';
+import type { Session } from './session.js';
+import { withTimeout, type Tab } from './tab.js';
 
 /** Longest wait for downloads the action started to be saved, in ms; longer ones are reported as in_progress. */
 const DOWNLOAD_SAVE_MS = 15_000;
@@ -30,13 +30,21 @@ export function markFiles(session: Session, tab: Tab): FilesMark {
   return { chooserSeq: tab.fileChoosers.lastSeq, signals: { ...tab.fileSignals }, downloadId: session.downloads.lastId, instanceId: tab.instanceId };
 }
 
+/** The files an action caused, as its report gives them. */
+export interface ActionFiles {
+  /** Downloads the action started, saved or failed or still in progress (within DOWNLOAD_SAVE_MS). */
+  downloads?: DownloadRecord[];
+  /** A file chooser the action opened and nothing answered yet: upload_file answers it, naming `ref`. */
+  fileChooser?: { multiple: boolean; ref?: string };
+}
+
 /**
- * Waits for the choosers and downloads the action caused and reports them
- * on `res`: `fileChooser: {multiple}` with the upload_file call to make
- * (naming `ref` when the action had one), and `downloads: DownloadRecord[]`.
+ * Waits for the choosers and downloads the action caused and returns them:
+ * a chooser is marked as opened by `ref` (the element acted on), so
+ * upload_file with that ref answers it.
  * @param navigation  the main-frame navigation request the action started, if any.
  */
-export async function reportFiles(session: Session, tab: Tab, mark: FilesMark, navigation: Request | undefined, res: ToolResponse, ref?: string): Promise<void> {
+export async function awaitFiles(session: Session, tab: Tab, mark: FilesMark, navigation: Request | undefined, ref?: string): Promise<ActionFiles> {
   if (!tab.closed) {
     // Playwright delivers `filechooser` after resolving the input element, which can be
     // just after the click itself returns. The tab's own CDP session has seen the chooser
@@ -58,21 +66,15 @@ export async function reportFiles(session: Session, tab: Tab, mark: FilesMark, n
     const disposition = response ? await response.headerValue('content-disposition').catch(() => null) : null;
     if (disposition && /^\s*attachment/i.test(disposition)) await session.downloads.started(mark.downloadId, DOWNLOAD_START_MS);
   }
+  const files: ActionFiles = {};
   if (session.downloads.lastId > mark.downloadId) {
     await session.downloads.settle(mark.downloadId, DOWNLOAD_SAVE_MS);
-    const downloads = session.downloads.since(mark.downloadId);
-    res.set('downloads', downloads);
-    for (const d of downloads) {
-      if (d.state === 'completed') res.text(`Downloaded ${JSON.stringify(d.name)} (${d.size} bytes) to ${d.path}.`);
-      else if (d.state === 'failed') res.text(`Download ${JSON.stringify(d.suggestedName)} failed: ${d.error}.`);
-      else res.text(`Download ${JSON.stringify(d.suggestedName)} is still in progress; list_downloads shows when it is saved.`);
-    }
+    files.downloads = session.downloads.since(mark.downloadId);
   }
   const chooser = tab.closed ? undefined : tab.fileChoosers.pending(tab.instanceId);
   if (chooser && chooser.seq > mark.chooserSeq) {
     chooser.openedBy = ref;
-    const multiple = chooser.chooser.isMultiple();
-    res.set('fileChooser', { multiple });
-    res.text(`A file chooser opened${multiple ? ' (several files allowed)' : ''}; call upload_file {ref: ${ref ? JSON.stringify(ref) : '<the same ref>'}, paths: [...]} to choose the files.`);
+    files.fileChooser = { multiple: chooser.chooser.isMultiple(), ref };
   }
+  return files;
 }
