@@ -1,9 +1,10 @@
 /**
  * Element and keyboard tools (issue #2): click, type, fill_form,
- * select_option, press_key, hover, scroll. Each reports what changed
- * (Tab.act, reportAction: ./actionReport.ts) and takes refs from get_page_context. Issue #4: a
- * covered target fails fast naming the cover (obstruction.ts), text goes in
- * through trusted input and is read back (realInput.ts).
+ * select_option, press_key, hover, scroll. Each runs through Tab.act,
+ * reports what changed (reportAction, ./actionReport.ts) and takes refs from
+ * get_page_context. Issue #4: a covered target fails fast naming the cover
+ * (obstruction.ts), text goes in through trusted input and is read back
+ * (realInput.ts).
  */
 import * as z from 'zod';
 import type { Locator } from 'playwright-core';
