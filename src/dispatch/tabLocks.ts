@@ -12,10 +12,10 @@ import type { AnyTool } from '../tools/define.js';
  * (the lock is the tab the call acts on: `ToolDef.tabOf`, so a `ref` without
  * `tabId` locks the ref's tab). `observe` tools (list_tabs,
  * get_page_context, take_screenshot, get_bridge_status, list_downloads, ...)
- * run concurrently with anything; tools without `tabId` take none: open_tab
- * acts on no existing tab, and neither do the element tools that take only
- * refs (click, type, fill_form, select_option, hover, upload_file, drag);
- * `call_webmcp_tool` opts out in its declaration.
+ * run concurrently with anything; tools without `tabId` take none (open_tab
+ * acts on no existing tab; the element tools that take only refs, click,
+ * type, fill_form, select_option, hover, upload_file and drag, take none
+ * either); `call_webmcp_tool` opts out in its declaration.
  */
 export function locksTab(tool: AnyTool): boolean {
   return tool.tabLock ?? (tool.effect !== 'observe' && 'tabId' in tool.input.shape);
