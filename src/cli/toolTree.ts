@@ -1,7 +1,7 @@
 /**
  * The tool declarations as the CLI sees them: name, description and input
  * JSON Schema of every tool, generated at build time into
- * `dist/cli/toolTree.json` (src/scripts/genCliTree.ts) so the CLI never
+ * `dist/cli/toolTree.json` (src/docs/genCliTree.ts) so the CLI never
  * loads zod, the tool modules or playwright-core (issue #7: a warm command
  * under 30 ms).
  */

@@ -9,7 +9,8 @@
  * element picker here.
  */
 
-interface RunResult {
+/** What `run` (the `execute` tool, src/tools/execute.ts) resolves to: the value as JSON, or why there is none. */
+export interface RunResult {
   ok: boolean;
   /** JSON text of the value (ok). */
   json?: string;

@@ -72,6 +72,7 @@ export const closeTab = defineTool({
   needs: [],
   consent: 'interact',
   launchesBrowser: false,
+  destructive: true,
   input: z.object({ tabId: tabIdRequired.describe('Tab to close (from list_tabs)') }),
   async handle({ tabId }, { session }, res) {
     await session.closeTab(tabId);

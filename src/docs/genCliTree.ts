@@ -1,7 +1,7 @@
 /**
  * Writes `dist/cli/toolTree.json` (src/cli/toolTree.ts) from the tool
  * declarations: run by scripts/build.mjs after tsc, as `node
- * dist/scripts/genCliTree.js [outFile]`. The CLI reads the file instead of
+ * dist/docs/genCliTree.js [outFile]`. The CLI reads the file instead of
  * importing the registry, so ordinary verbs load no zod and no tool code.
  */
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
