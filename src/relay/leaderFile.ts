@@ -3,6 +3,8 @@
  * authenticates to the leader. Written by the leader once it holds the
  * relay port, mode 0600 (only the same user can read the token), atomically
  * (temp + rename); removed by the leader when it lets go of the port.
+ * The file keeps its name and shape across versions: followers of older
+ * builds read it.
  */
 import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

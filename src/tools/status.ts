@@ -1,4 +1,4 @@
-/** get_bridge_status (issue #2): what tabwright is connected to. Never starts the browser. */
+/** get_bridge_status (issue #2): what tabwright is connected to, and its place in the relay (CallContext.relay). Never starts the browser. */
 import * as z from 'zod';
 import { scriptService } from '../userscripts/service.js';
 import { VERSION } from '../version.js';
