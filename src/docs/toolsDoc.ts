@@ -70,9 +70,9 @@ export function renderToolsSection(sources: ReadonlyMap<AnyTool, string>): strin
   for (const tool of TOOLS) {
     const schema = inputJsonSchema(tool) as JsonSchema;
     out.push(`## \`${tool.name}\``, '', tool.description, '');
-    out.push(`- consent class: \`${tool.consent}\`${tool.needs.length ? ` · needs: ${tool.needs.map(n => `\`${n}\``).join(', ')}` : ''}${tool.launchesBrowser ? '' : ' · answers without starting the browser'}${tool.toolset && tool.toolset !== 'core' ? ` · toolset \`${tool.toolset}\` (MCP clients see it with \`--toolsets all\`)` : ''}`, '');
     const source = sources.get(tool);
-    if (source) out.push(`- source: [${source}](../${source})`, '');
+    if (source) out.push(`- source: [${source}](../${source})`);
+    out.push(`- consent class: \`${tool.consent}\`${tool.needs.length ? ` · needs: ${tool.needs.map(n => `\`${n}\``).join(', ')}` : ''}${tool.launchesBrowser ? '' : ' · answers without starting the browser'}${tool.toolset && tool.toolset !== 'core' ? ` · toolset \`${tool.toolset}\` (MCP clients see it with \`--toolsets all\`)` : ''}`, '');
     const props = Object.entries(schema.properties ?? {});
     if (props.length) {
       out.push('| parameter | type | required | description |', '| --- | --- | --- | --- |');
