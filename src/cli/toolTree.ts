@@ -41,6 +41,14 @@ export const TREE_FILE = join(dirname(fileURLToPath(import.meta.url)), 'toolTree
 
 let cached: ToolTree | undefined;
 
+/**
+ * Uses `tree` instead of the built file from now on: for code that runs from
+ * the sources, where no tree is built (the docs generator, src/docs/cliDoc.ts).
+ */
+export function useToolTree(tree: ToolTree): void {
+  cached = tree;
+}
+
 /** The tree, read once per process. @throws Error when the build did not write it. */
 export function toolTree(): ToolTree {
   cached ??= JSON.parse(readFileSync(TREE_FILE, 'utf8')) as ToolTree;

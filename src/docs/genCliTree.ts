@@ -7,25 +7,7 @@
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ToolTree } from '../cli/toolTree.js';
-import { inputJsonSchema } from '../mcp/server.js';
-import { TOOLS_BY_NAME } from '../tools/registry.js';
-import { VERSION } from '../version.js';
-
-/** The tree of every tool the dispatcher can run, in registry order. */
-export function buildToolTree(): ToolTree {
-  return {
-    version: VERSION,
-    tools: [...TOOLS_BY_NAME.values()].map(t => ({
-      name: t.name,
-      title: t.title,
-      description: t.description,
-      needs: [...t.needs],
-      consent: t.consent,
-      inputSchema: inputJsonSchema(t) as ToolTree['tools'][number]['inputSchema'],
-    })),
-  };
-}
+import { buildToolTree } from '../docs/registryTree.js';
 
 const out = process.argv[2] ?? join(dirname(fileURLToPath(import.meta.url)), '..', 'cli', 'toolTree.json');
 mkdirSync(dirname(out), { recursive: true });

@@ -37,7 +37,7 @@ export function relayPort(env: Env = process.env): number {
 /**
  * What this process says it is in the handshake: the package version and
  * the relay protocol. Test-only overrides (documented in
- * docs/architecture.md): `TABWRIGHT_RELAY_ADVERTISE_VERSION` and
+ * docs/relay.md): `TABWRIGHT_RELAY_ADVERTISE_VERSION` and
  * `TABWRIGHT_RELAY_ADVERTISE_PROTOCOL`, so one build can play an older or
  * newer one.
  */

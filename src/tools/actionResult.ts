@@ -130,7 +130,7 @@ export interface ActionOptions {
 export type ActionLabel = string | ((elements: ElementInfo[], shown: ReadonlySet<string>) => string);
 
 /**
- * Runs `action` on `tab` and reports on `res` what it changed (docs/architecture.md,
+ * Runs `action` on `tab` and reports on `res` what it changed (docs/actions.md,
  * "Actions report what changed"). `label` is the first line of the text
  * ("Clicked button "Save" [ref=e5]."); empty for none. Returns the
  * described elements (`opts.targets`, or the focused one).
