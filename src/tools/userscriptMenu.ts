@@ -25,7 +25,7 @@ export const runMenuCommand = defineTool({
   async handle({ tabId, commandId }, ctx, res) {
     const { session } = ctx;
     const injector = session.userscripts;
-    if (!injector) throw new ToolError('capability_unavailable', 'Userscripts are not injected by this connection.', 'Use the launch connection (the default).');
+    if (!injector) throw new ToolError('capability_unavailable', 'Userscripts are not injected in this process.', 'Run the call in the process that owns the browser (the relay leader or the daemon).');
     const tab = await session.tab(tabId);
     const caption = tab.userscripts.menuCommands().find(c => c.commandId === commandId)?.caption;
     await runAction(session, tab, '', res, {}, () => injector.runMenuCommand(tab, commandId));
