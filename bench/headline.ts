@@ -35,7 +35,7 @@ export interface Target {
   group?: string;
   /**
    * Why tabwright misses this target when it does: what the time or the
-   * bytes go to, as measured while working on it (docs/architecture.md has
+   * bytes go to, as measured while working on it (the topic docs under docs/ have
    * the details). Printed under the targets table for missed rows only.
    */
   whyMissed?: string;

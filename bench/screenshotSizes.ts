@@ -3,7 +3,7 @@
  * per format, quality and maximum width, on the bench's generated pages and
  * the real corpus pages. The measurement behind the defaults of
  * `--screenshot-format`, `--screenshot-quality` and `--screenshot-max-width`
- * (docs/architecture.md, "Screenshot sizes"). Standalone, not part of `npm run bench`:
+ * (docs/screenshots.md, "Screenshot sizes"). Standalone, not part of `npm run bench`:
  *
  *   npm run build && node --import tsx bench/screenshotSizes.ts [--corpus ../shared/corpus/pages]
  *     [--widths 1280,1024,800] [--save DIR] [--out bench/results/screenshot-sizes]

@@ -74,11 +74,11 @@ export interface Config {
   /**
    * `--max-wait` / `TABWRIGHT_MAX_WAIT` (seconds, default 45; 0 = never): an
    * MCP call still running after this long answers with a pending result and
-   * goes on; `wait_for_call` returns its outcome (docs/architecture.md,
-   * "Pending calls"). In ms. The CLI and the daemon's HTTP API wait for every outcome.
+   * goes on; `wait_for_call` returns its outcome (docs/pending.md).
+   * In ms. The CLI and the daemon's HTTP API wait for every outcome.
    */
   maxWaitMs: number;
-  /** take_screenshot's defaults: format, quality and maximum width (docs/architecture.md, "Screenshots"). */
+  /** take_screenshot's defaults: format, quality and maximum width (docs/screenshots.md). */
   screenshot: ScreenshotConfig;
 }
 
@@ -102,7 +102,7 @@ export interface ScreenshotConfig {
 
 /**
  * The defaults, chosen from bench/screenshotSizes.ts on the corpus and the
- * bench's pages (docs/architecture.md, "Screenshot sizes").
+ * bench's pages (docs/screenshots.md, "Screenshot sizes").
  */
 export const SCREENSHOT_DEFAULTS: ScreenshotConfig = { format: 'jpeg', quality: 80, maxWidth: 1280 };
 

@@ -1,32 +1,39 @@
 /**
- * The CLI's exit codes (issue #7, "Output contract"; README "CLI"): one
- * documented table, so an agent can tell a cap from a refusal from a
+ * The CLI's exit codes (docs/cli.md "Exit codes", generated from this file):
+ * one documented table, so an agent can tell a cap from a refusal from a
  * timeout without parsing prose. Numbers are the interface: they never move.
  */
 
+/** The codes by name; EXIT_MEANINGS says what each means. */
 export const EXIT = {
   ok: 0,
-  /** Anything not covered below (a page error, a tabwright bug). */
   error: 1,
-  /** Usage: a commander parse error, bad `--args` JSON, or `invalid_arguments` from the tool. */
   usage: 2,
-  /** The browser or the daemon cannot be reached or started (`browser_unavailable`, `daemon_unavailable`). */
   unreachable: 3,
-  /** The daemon refused the CLI's token (HTTP 401/403): pairing or authentication failed. */
   auth: 4,
-  /** A cap was reached: too many concurrent requests or workspaces (HTTP 429), an upload too large (HTTP 413). */
   cap: 5,
-  /** The consent gate refused the call (`consent_denied`). */
   consentDenied: 6,
-  /** The consent prompt went unanswered (`consent_expired`). */
   consentExpired: 7,
-  /** Validation rejected the input (`script_rejected`; the diagnostics are in the payload). */
   rejected: 8,
 } as const;
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
-const BY_TYPE: Record<string, ExitCode> = {
+/** What each code means, in the words of docs/cli.md's exit-code table (generated from this file). */
+export const EXIT_MEANINGS: Record<keyof typeof EXIT, string> = {
+  ok: 'success',
+  error: 'anything else: the page threw, a tab closed, a tabwright bug',
+  usage: 'usage error: an unknown command or option, a missing argument, bad `--args` JSON, arguments the tool refuses',
+  unreachable: 'the browser or the daemon cannot be reached or started (the daemon: not running with autostart off, not started within 15 s, connection refused)',
+  auth: 'pairing or authentication failed: the daemon refused the token (the one in `daemon.json` is not the daemon\'s)',
+  cap: 'a cap was reached: too many requests in flight or workspaces active (`too_many_requests`, `too_many_workspaces`), a request body too large (`payload_too_large`)',
+  consentDenied: 'consent denied',
+  consentExpired: 'consent expired unanswered',
+  rejected: 'rejected by validation (the diagnostics are in the payload)',
+};
+
+/** The code of a failure by its error `type` (docs/errors.md), where it is not 1. */
+export const EXIT_BY_TYPE: Readonly<Record<string, ExitCode>> = {
   invalid_arguments: EXIT.usage,
   unknown_tool: EXIT.usage,
   browser_unavailable: EXIT.unreachable,
@@ -36,7 +43,8 @@ const BY_TYPE: Record<string, ExitCode> = {
   script_rejected: EXIT.rejected,
 };
 
-const BY_STATUS: Record<number, ExitCode> = {
+/** The code of a request the daemon refused before dispatch, by its HTTP status (docs/daemon.md); it wins over the type. */
+export const EXIT_BY_STATUS: Readonly<Record<number, ExitCode>> = {
   400: EXIT.usage,
   401: EXIT.auth,
   403: EXIT.auth,
@@ -50,6 +58,6 @@ const BY_STATUS: Record<number, ExitCode> = {
  * neither is known.
  */
 export function exitCodeOf(type: string, status?: number): ExitCode {
-  if (status !== undefined && BY_STATUS[status] !== undefined) return BY_STATUS[status]!;
-  return BY_TYPE[type] ?? EXIT.error;
+  if (status !== undefined && EXIT_BY_STATUS[status] !== undefined) return EXIT_BY_STATUS[status]!;
+  return EXIT_BY_TYPE[type] ?? EXIT.error;
 }

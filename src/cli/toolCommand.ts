@@ -79,7 +79,7 @@ export function addFieldOptions(cmd: Command, schema: JsonSchema, skip: Set<stri
     if (skip.has(field)) continue;
     const type = typeOf(prop);
     const desc = `${prop.description ?? field}${schema.required?.includes(field) ? ' (required)' : ''}`;
-    const flag = field === 'tabId' ? '--tab' : `--${kebab(field)}`;
+    const flag = fieldFlag(field);
     if (type === 'boolean') {
       // `--accept`, `--accept true|false` and `--no-accept` all work: an agent writes any of them.
       cmd.addOption(new Option(`${flag} [true|false]`, desc).argParser(v => {
@@ -125,11 +125,24 @@ export function defaultShape(result: ToolResult): unknown {
   return Object.keys(structured).length ? structured : { text: textOf(result) };
 }
 
+const verbSpecs = new WeakMap<Command, ToolVerbSpec>();
+
+/** The spec of a command addToolVerb made (undefined for other commands): docs/cli.md's verb table reads it. */
+export function verbSpecOf(cmd: Command): ToolVerbSpec | undefined {
+  return verbSpecs.get(cmd);
+}
+
+/** The option flag of a tool's input field: `tabId` → `--tab`, `fullPage` → `--full-page`. */
+export function fieldFlag(field: string): string {
+  return field === 'tabId' ? '--tab' : `--${kebab(field)}`;
+}
+
 /** Adds `name` under `parent` as a command that calls `spec.tool`. */
 export function addToolVerb(parent: Command, name: string, spec: ToolVerbSpec): Command {
   const tool = treeTool(spec.tool);
   const schema: JsonSchema = tool?.inputSchema ?? { properties: {} };
   const cmd = parent.command(name).description(spec.description ?? `${tool?.description ?? ''} (tool ${spec.tool})`);
+  verbSpecs.set(cmd, spec);
   for (const p of spec.positionals ?? []) cmd.argument(p.arg, p.description ?? schema.properties?.[p.field]?.description ?? p.field, p.type === 'int' ? parseIntArg : undefined);
   const skip = new Set([...(spec.positionals ?? []).map(p => p.field), ...Object.keys(spec.fixed ?? {}), ...(spec.argsField ? [spec.argsField] : [])]);
   spec.extend?.(cmd);

@@ -1,7 +1,7 @@
 /**
  * The tool declarations as the CLI sees them: name, description and input
  * JSON Schema of every tool, generated at build time into
- * `dist/cli/toolTree.json` (src/scripts/genCliTree.ts) so the CLI never
+ * `dist/cli/toolTree.json` (src/docs/genCliTree.ts) so the CLI never
  * loads zod, the tool modules or playwright-core (issue #7: a warm command
  * under 30 ms).
  */
@@ -41,6 +41,14 @@ export interface ToolTree {
 export const TREE_FILE = join(dirname(fileURLToPath(import.meta.url)), 'toolTree.json');
 
 let cached: ToolTree | undefined;
+
+/**
+ * Uses `tree` instead of the built file from now on: for code that runs from
+ * the sources, where no tree is built (the docs generator, src/docs/cliDoc.ts).
+ */
+export function useToolTree(tree: ToolTree): void {
+  cached = tree;
+}
 
 /** The tree, read once per process. @throws Error when the build did not write it. */
 export function toolTree(): ToolTree {

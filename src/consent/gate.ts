@@ -9,14 +9,14 @@
  * fails with `consent_unavailable`. While a prompt waits, progress
  * notifications go out at least every 10 s: one when it opens (here), then
  * the front's heartbeat (src/dispatch/callWatch.ts), told through
- * `CallContext.waiting` what the call waits for and how fast to tick. Every
+ * `GateCall.waiting` what the call waits for and how fast to tick. Every
  * decision is appended to the audit log (./audit.ts), without the call's arguments.
  */
 import { rulesPath, ConsentPolicy, type ConsentSubject } from './rules.js';
 import { appendAudit, type AuditChannel, type AuditEntry } from './audit.js';
 import { ConsentPending, TerminalChannel, terminalAvailable, type ConsentAnswer, type ConsentQuestion, type PromptChannel } from './channel.js';
 import { saveOverride } from './overrides.js';
-import type { CallContext } from '../tools/context.js';
+import type { Config } from '../config.js';
 import { ToolError } from '../errors.js';
 import { logger } from '../log.js';
 
@@ -38,6 +38,33 @@ export interface GatedCall extends ConsentSubject {
   arguments: unknown;
 }
 
+/** What the gate tells the call's front while a prompt waits (one state of src/tools/waiting.ts's WaitingFor); times are epoch ms. */
+export interface ConsentWaiting {
+  kind: 'consent';
+  tool: string;
+  origin: string;
+  tabId?: number;
+  expiresAt: number;
+  /** How often the wait reports progress, in ms (a tenth of a shortened expiry). */
+  everyMs?: number;
+}
+
+/**
+ * The part of a tool call the gate uses (src/tools/context.ts CallContext has it all): the config, the
+ * caller's signal, progress reporter, consent channel and protocol era, and its waiting hook.
+ */
+export interface GateCall {
+  config: Config;
+  /** Aborted when the caller cancels: the question is withdrawn and the call fails with `cancelled`. */
+  signal: AbortSignal;
+  progress(done: number, total?: number, message?: string): Promise<void>;
+  client: { era?: 'legacy' | 'modern' };
+  /** The caller's way to ask its human; undefined: the server's terminal, if any. */
+  prompt?: PromptChannel;
+  /** Hears the wait start (a ConsentWaiting) and end (undefined). */
+  waiting?(what: ConsentWaiting | undefined): void;
+}
+
 /** How the call got through. */
 export interface GateResult {
   channel: AuditChannel;
@@ -47,7 +74,7 @@ export interface GateResult {
 const terminal = new TerminalChannel();
 
 /** The channel to ask through: the caller's, else the terminal when there is one, else none. */
-function pickChannel(call: CallContext): PromptChannel | undefined {
+function pickChannel(call: GateCall): PromptChannel | undefined {
   if (call.prompt) return call.prompt;
   if (call.config.consent.terminal && terminalAvailable()) return terminal;
   return undefined;
@@ -71,7 +98,7 @@ function preview(args: unknown): string {
  *   channel), cancelled (the caller cancelled while the prompt waited), ConsentPending (the question
  *   went to the MCP client in the result; the retry carries the answer).
  */
-export async function consentGate(call: CallContext, gated: GatedCall): Promise<GateResult> {
+export async function consentGate(call: GateCall, gated: GatedCall): Promise<GateResult> {
   const { config } = call;
   const resolved = ConsentPolicy.load(config).resolve(gated);
   const audit = (decision: AuditEntry['decision'], channel: AuditChannel, answer?: ConsentAnswer) =>

@@ -7,11 +7,14 @@
  */
 import type { ServerResponse } from 'node:http';
 
-/** Stable types of the daemon's HTTP answers (docs/daemon.md). */
-export type DaemonErrorType =
-  | 'bad_workspace' | 'bad_request' | 'unauthorized' | 'forbidden_host' | 'forbidden_origin' | 'not_found'
-  | 'method_not_allowed' | 'request_timeout' | 'payload_too_large' | 'too_many_requests' | 'too_many_workspaces'
-  | 'shutting_down' | 'unknown_question' | 'bad_answer' | 'timeout' | 'result_too_large';
+/** Stable types of the daemon's HTTP answers (docs/daemon.md lists every one; test/docs.test.ts checks). */
+export const DAEMON_ERROR_TYPES = [
+  'bad_workspace', 'bad_request', 'unauthorized', 'forbidden_host', 'forbidden_origin', 'not_found',
+  'method_not_allowed', 'request_timeout', 'payload_too_large', 'too_many_requests', 'too_many_workspaces',
+  'shutting_down', 'unknown_question', 'bad_answer', 'timeout', 'result_too_large',
+] as const;
+
+export type DaemonErrorType = (typeof DAEMON_ERROR_TYPES)[number];
 
 /** An error the daemon answers with `status`, before (or instead of) a tool result. */
 export class DaemonError extends Error {

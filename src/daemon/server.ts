@@ -19,7 +19,7 @@ import { DaemonError, sendJson, sendNotDispatched } from './httpErrors.js';
 import { DAEMON_PROTOCOL, type DaemonLimits } from './limits.js';
 import { McpFront } from './mcpFront.js';
 import { answerToolCall } from './toolCall.js';
-import { sendWebResponse, toWebRequest } from './webBridge.js';
+import { sendWebResponse, toWebRequest } from './fetchAdapter.js';
 import { requestWorkspace, WorkspaceTracker } from './workspace.js';
 
 const log = logger('daemon');

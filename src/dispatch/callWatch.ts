@@ -1,6 +1,6 @@
 /**
  * Progress while a call runs, as the front that answers it sees it
- * (docs/architecture.md, "Pending calls"): a CallWatch follows one call
+ * (docs/pending.md, "Progress"): a CallWatch follows one call
  * (what it waits for, `CallContext.waiting`) and feeds the ProgressSinks of
  * the callers that listen (the call's own request; later the wait_for_call
  * requests waiting on it). Each sink forwards what the tools report and

@@ -1,13 +1,13 @@
 /**
  * Where a process gets its Dispatcher (issue #7). A process on a persistent
- * profile joins the relay (src/relay/bridge.ts): it leads (owns the
+ * profile joins the relay (src/relay/relayDispatcher.ts): it leads (owns the
  * browser) or follows (relays to the leader). An `--isolated` process has a
  * temporary profile nobody else can share: it runs alone, off the relay;
  * so does a process attached to a remote browser (issue #8: each attaches itself).
  */
 import type { Config } from '../config.js';
-import { BridgeDispatcher } from '../relay/bridge.js';
-import { bridgePort } from '../relay/protocol.js';
+import { RelayDispatcher } from '../relay/relayDispatcher.js';
+import { relayPort } from '../relay/protocol.js';
 import type { Dispatcher } from './dispatcher.js';
 import { localDispatcher } from './local.js';
 
@@ -20,5 +20,5 @@ import { localDispatcher } from './local.js';
 export async function createDispatcher(config: Config): Promise<Dispatcher> {
   // A remote browser (issue #8) is shared by attaching to it, and an --isolated profile cannot be shared: both run alone.
   if (config.remote || config.isolated) return localDispatcher(config);
-  return BridgeDispatcher.start(config, bridgePort());
+  return RelayDispatcher.start(config, relayPort());
 }

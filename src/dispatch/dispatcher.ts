@@ -2,14 +2,15 @@
  * The dispatch seam of issue #7: every front (MCP over stdio, the daemon's
  * HTTP API and its `/mcp`) hands a tool call to a Dispatcher. The leader
  * process runs calls on its own Session (LocalDispatcher); a follower relays
- * them to the leader over the bridge port (src/relay). Fronts never touch a
+ * them to the leader over the relay port (src/relay). Fronts never touch a
  * Session directly, so a follower serves the same tools as a leader.
  */
 import type { Config, ConsentConfig } from '../config.js';
 import type { PromptChannel } from '../consent/channel.js';
 import { SessionContextConnection } from '../browser/sessionContext.js';
 import { Session } from '../session/session.js';
-import type { CallContext, ClientInfo } from '../tools/context.js';
+import { RELAY_PROTOCOL } from '../relay/protocol.js';
+import type { CallContext, ClientInfo, RelayStatus } from '../tools/context.js';
 import { ToolError } from '../errors.js';
 import { invokeTool } from '../tools/invoke.js';
 import { TOOLS_BY_NAME } from '../tools/registry.js';
@@ -49,6 +50,11 @@ export interface CallHooks {
    * (issue #8: the daemon's HTTP `/mcp` isolates every 2025-era session). Ignored without a sessionKey.
    */
   isolate?: boolean;
+  /**
+   * The caller's place in the relay (get_bridge_status reports it), set by the relay's dispatcher
+   * (src/relay/relayDispatcher.ts) and, for a relayed call, by the leader. Default: standalone, this process.
+   */
+  relay?: RelayStatus;
 }
 
 /** Runs tool calls somewhere: here (leader) or through the leader (follower). */
@@ -103,7 +109,8 @@ export class LocalDispatcher implements Dispatcher {
     let config = hooks.workspace && hooks.workspace !== this.config.workspace ? { ...this.config, workspace: hooks.workspace } : this.config;
     if (hooks.consent) config = { ...config, consent: { ...hooks.consent, terminal: false } };
     const session = this.sessionFor(hooks.sessionKey, hooks.isolate);
-    const call: CallContext = { session, config, signal: hooks.signal, client: hooks.client, prompt: hooks.prompt, progress: hooks.progress, waiting: hooks.waiting };
+    const relay = hooks.relay ?? { role: 'standalone', leaderPid: process.pid, relayProtocol: RELAY_PROTOCOL };
+    const call: CallContext = { session, config, signal: hooks.signal, client: hooks.client, relay, prompt: hooks.prompt, progress: hooks.progress, waiting: hooks.waiting };
     if (!locksTab(tool)) return (await invokeTool(tool, args, call)).build();
     // The tab the call will act on, resolved as its handler resolves it (a ref names its own tab); else the active tab.
     const tabId = tool.tabOf ? tool.tabOf(args, session) : rawTabId(args);

@@ -1,8 +1,8 @@
 /**
  * Builds the LocalDispatcher a process runs calls on when it owns its
  * browser: a leader, a standalone `--isolated` process, or one attached to a
- * remote browser (issues #7, #8). Launched browsers also inject the enabled
- * userscripts of the store (issue #6: "launch now, the others later").
+ * remote browser. Every kind injects the enabled userscripts of the store
+ * into its pages (docs/userscripts.md).
  */
 import { RemoteConnection } from '../browser/cdp/remoteConnection.js';
 import { LaunchConnection } from '../browser/launch/launchConnection.js';
@@ -15,9 +15,9 @@ import { LocalDispatcher } from './dispatcher.js';
 
 /** A LocalDispatcher on the connection the config names. Never starts the browser (that is lazy). */
 export function localDispatcher(config: Config): LocalDispatcher {
-  if (config.remote) return new LocalDispatcher(new Session(new RemoteConnection(config.remote, config), config), config);
-  const session = new Session(new LaunchConnection(config), config);
-  // The store opens on first use; enabled scripts run in every page of the launched browser.
+  const session = new Session(config.remote ? new RemoteConnection(config.remote, config) : new LaunchConnection(config), config);
+  // The store opens on first use; enabled scripts run in every page of the session's browser context
+  // (launched or attached: Playwright's init scripts and bindings work over CDP alike).
   session.userscripts = new UserscriptInjector(scriptService(config).store, VERSION);
   return new LocalDispatcher(session, config);
 }

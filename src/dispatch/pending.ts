@@ -1,5 +1,5 @@
 /**
- * Pending calls (docs/architecture.md, "Pending calls"). MCP clients give
+ * Pending calls (docs/pending.md). MCP clients give
  * up on a call after a while (Claude Desktop at about 60 s; Cline and Gemini
  * CLI do not reset their timers on progress), but a call may wait much
  * longer: a consent prompt (5 minutes), a page's tool, a declarative form

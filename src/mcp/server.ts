@@ -52,18 +52,15 @@ function advertisedSchema(tool: AnyTool) {
 }
 
 /**
- * MCP tool annotations from the tool's effect, with only the hints that differ
+ * MCP tool annotations from the tool's `effect` and `destructive`, with only the hints that differ
  * from the spec's defaults (readOnlyHint false, destructiveHint true,
  * idempotentHint false, openWorldHint true: MCP schema, ToolAnnotations), since
  * every byte of tools/list is paid in each agent's context (issue #3).
  */
 function annotationsOf(tool: AnyTool): { readOnlyHint?: true; destructiveHint?: false } {
   if (tool.effect === 'observe') return { readOnlyHint: true };
-  return DESTRUCTIVE.has(tool.name) ? {} : { destructiveHint: false };
+  return tool.destructive ? {} : { destructiveHint: false };
 }
-
-/** Tools whose effect cannot be undone by the page: closing a tab, running arbitrary code. */
-const DESTRUCTIVE = new Set(['close_tab', 'execute', 'delete_script']);
 
 /**
  * Builds the server for one MCP connection (stdio) or request (HTTP).

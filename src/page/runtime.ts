@@ -1,15 +1,27 @@
 /**
- * The in-page runtime (DESIGN.md, "in-page runtime"): bundled by esbuild into
- * dist/page/runtime.js and injected at document start into every frame of
- * every page the session owns. No Node imports here.
+ * The in-page runtime: bundled by esbuild into dist/page/runtime.js and
+ * added with `context.addInitScript`, so it runs at document start in every
+ * frame of every page the session owns, before page scripts; documents that
+ * existed before (a persistent profile's first tab, a browser attached over
+ * CDP) get it injected on first use. No Node imports here.
  *
- * It is defined as a non-writable, non-configurable global so page scripts
- * that run later cannot replace it. It installs the WebMCP polyfill
- * (./webmcp.ts, issue #5); later issues add the userscript GM_* API and the
- * element picker here.
+ * `globalThis.__tabwright` is a non-writable, non-configurable global that
+ * page scripts cannot replace, defined once per window. It holds the
+ * `execute` harness (runs the code, serialises the value with DOM nodes
+ * described and cycles marked, and measures its UTF-8 size against
+ * `maxBytes` in the page, so an oversized value never crosses the wire),
+ * the snapshot walker and ref lookup (./snapshot.ts; docs/snapshot.md), the
+ * hit test and input helpers of the element tools (./actions.ts), the action
+ * descriptions (./describe.ts), closed shadow roots (./shadow.ts),
+ * `census()` (the count of visible links, buttons and controls that
+ * snapshot coverage is measured against), and `webmcp`, the bridge of the
+ * WebMCP polyfill it installs per the `--webmcp` mode (./webmcp.ts;
+ * docs/webmcp.md). The userscript engine and its GM_* API are a bundle of
+ * their own (src/userscripts/gmPage.ts).
  */
 
-interface RunResult {
+/** What `run` (the `execute` tool, src/tools/execute.ts) resolves to: the value as JSON, or why there is none. */
+export interface RunResult {
   ok: boolean;
   /** JSON text of the value (ok). */
   json?: string;

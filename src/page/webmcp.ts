@@ -289,8 +289,11 @@ export function installWebMcp(mode: WebMcpMode): WebMcpBridge {
   );
 
   const getter = { get: () => context, configurable: true, enumerable: true };
+  // Both names, own properties that shadow a native browser's getters (an attached browser keeps its native
+  // WebMCP under --webmcp polyfill; Chromium 150 puts it on navigator too): a page that registers through
+  // either name reaches the polyfill tabwright reads.
   Object.defineProperty(document, 'modelContext', getter);
-  if (!('modelContext' in navigator)) Object.defineProperty(navigator, 'modelContext', getter);
+  Object.defineProperty(navigator, 'modelContext', getter);
 
   const toError = (e: unknown) => ({ name: e instanceof Error || e instanceof DOMEx ? (e as Error).name : 'Error', message: e instanceof Error || e instanceof DOMEx ? (e as Error).message : String(e) });
 

@@ -13,8 +13,8 @@ import { ConsentPending, type ConsentAnswer, type ConsentQuestion, type PromptCh
 import type { LocalDispatcher } from '../dispatch/dispatcher.js';
 import { logger } from '../log.js';
 import { ToolError, type ToolErrorData } from '../errors.js';
-import { removeBridgeFile, writeBridgeFile } from './bridgeFile.js';
-import { advertised, compareVersions, MAX_FRAME_BYTES, parseFrame, type FollowerFrame, type LeaderFrame } from './protocol.js';
+import { removeLeaderFile, writeLeaderFile } from './leaderFile.js';
+import { advertised, compareVersions, MAX_FRAME_BYTES, parseFrame, RELAY_PROTOCOL, type FollowerFrame, type LeaderFrame } from './protocol.js';
 import { versionMismatch } from './errors.js';
 
 const log = logger('relay');
@@ -23,11 +23,11 @@ const log = logger('relay');
 const HELLO_TIMEOUT_MS = 5000;
 
 /**
- * Binds the bridge port. Resolves with the listening server, or undefined
+ * Binds the relay port. Resolves with the listening server, or undefined
  * when another process holds the port (EADDRINUSE).
  * @throws the listen error for anything else (e.g. EACCES).
  */
-export function bindBridgePort(port: number): Promise<Server | undefined> {
+export function bindRelayPort(port: number): Promise<Server | undefined> {
   const server = createServer((_req, res) => {
     res.writeHead(426, { 'content-type': 'text/plain' }).end('tabwright relay: WebSocket only\n');
   });
@@ -49,7 +49,7 @@ interface Peer {
   prompts: Map<number, { resolve(answer: ConsentAnswer): void; reject(error: unknown): void }>;
 }
 
-/** What the leader tells its owner (src/relay/bridge.ts). */
+/** What the leader tells its owner (src/relay/relayDispatcher.ts). */
 export interface LeaderEvents {
   /** A follower of a newer package arrived: step down so that it leads. */
   stepDown(newerVersion: string, followerPid: number): void;
@@ -85,7 +85,7 @@ export class RelayLeader {
       this.accept(socket);
     });
     const { version, relayProtocol } = advertised();
-    writeBridgeFile(configDir, { pid: process.pid, port, token: this.token, version, relayProtocol, profile });
+    writeLeaderFile(configDir, { pid: process.pid, port, token: this.token, version, relayProtocol, profile });
   }
 
   /** Number of followers connected now. */
@@ -191,6 +191,8 @@ export class RelayLeader {
         consent: frame.consent,
         sessionKey: frame.sessionKey,
         isolate: frame.isolate,
+        // The caller is a follower of this process (get_bridge_status says so).
+        relay: { role: 'follower', leaderPid: process.pid, relayProtocol: RELAY_PROTOCOL },
         prompt,
         async progress(done, total, message) {
           send({ t: 'progress', id: frame.id, done, total, message });
@@ -218,7 +220,7 @@ export class RelayLeader {
   /** Lets go of the port and removes bridge.json (if still ours). */
   async release(): Promise<void> {
     this.disconnectFollowers();
-    removeBridgeFile(this.configDir, this.token);
+    removeLeaderFile(this.configDir, this.token);
     for (const client of this.wss.clients) client.terminate();
     await new Promise<void>(resolve => this.wss.close(() => resolve()));
     await new Promise<void>(resolve => {

@@ -17,8 +17,8 @@ import { VERSION } from '../version.js';
 /** The relay's own protocol version. Package versions may differ freely; only a change to the frames moves this. */
 export const RELAY_PROTOCOL = 1;
 
-/** Default bridge port (`TABWRIGHT_WS_PORT`), loopback only. */
-export const DEFAULT_BRIDGE_PORT = 19680;
+/** Default relay port (`TABWRIGHT_WS_PORT`), loopback only. */
+export const DEFAULT_RELAY_PORT = 19680;
 
 /** Largest frame either side accepts, in bytes (an inline screenshot plus JSON fits with room). */
 export const MAX_FRAME_BYTES = 64 * 1024 * 1024;
@@ -26,9 +26,9 @@ export const MAX_FRAME_BYTES = 64 * 1024 * 1024;
 type Env = Record<string, string | undefined>;
 
 /** `TABWRIGHT_WS_PORT`, else 19680. @throws Error for anything but an integer 1..65535. */
-export function bridgePort(env: Env = process.env): number {
+export function relayPort(env: Env = process.env): number {
   const text = env.TABWRIGHT_WS_PORT;
-  if (text === undefined || text === '') return DEFAULT_BRIDGE_PORT;
+  if (text === undefined || text === '') return DEFAULT_RELAY_PORT;
   const port = Number(text);
   if (!Number.isInteger(port) || port < 1 || port > 65535) throw new Error(`TABWRIGHT_WS_PORT="${text}" is not a port number (1..65535).`);
   return port;
@@ -37,7 +37,7 @@ export function bridgePort(env: Env = process.env): number {
 /**
  * What this process says it is in the handshake: the package version and
  * the relay protocol. Test-only overrides (documented in
- * docs/architecture.md): `TABWRIGHT_RELAY_ADVERTISE_VERSION` and
+ * docs/relay.md): `TABWRIGHT_RELAY_ADVERTISE_VERSION` and
  * `TABWRIGHT_RELAY_ADVERTISE_PROTOCOL`, so one build can play an older or
  * newer one.
  */

@@ -2,7 +2,7 @@
  * reportAction: writes an action's report (Tab.act, src/session/tabAction.ts)
  * on a tool's response, the same for every tool: a label line naming what
  * was done, then navigation, dialog, console errors, new tabs, files and the
- * page (docs/architecture.md, "Actions report what changed"). Every fact is
+ * page (docs/actions.md, "Actions report what changed"). Every fact is
  * a text line as well as a field.
  */
 import * as z from 'zod';

@@ -16,6 +16,24 @@ export interface ClientInfo {
   version?: string;
 }
 
+/**
+ * This process's place in the relay (src/relay), per call: what
+ * get_bridge_status reports. The dispatcher that runs the call sets it (a
+ * call relayed from a follower carries the follower's role).
+ */
+export interface RelayStatus {
+  /**
+   * `leader`: owns the browser and serves followers; `follower`: relays its calls to the leader;
+   * `standalone`: owns a browser no other process shares (`--isolated`, an attached browser, or the
+   * relay port held by a process on another profile or by something else).
+   */
+  role: 'leader' | 'follower' | 'standalone';
+  /** Pid of the process that owns the browser (the caller's own pid unless it follows). */
+  leaderPid: number;
+  /** The relay's protocol version (RELAY_PROTOCOL, src/relay/protocol.ts). */
+  relayProtocol: number;
+}
+
 export interface CallContext {
   session: Session;
   config: Config;
@@ -24,6 +42,8 @@ export interface CallContext {
   /** Reports progress; `done` must increase within a call. A no-op when the caller did not ask. */
   progress(done: number, total?: number, message?: string): Promise<void>;
   client: ClientInfo;
+  /** The caller's place in the relay. */
+  relay: RelayStatus;
   /**
    * How this caller can put a consent question to its human (the MCP front:
    * elicitation, when the client declared it); undefined when it cannot.

@@ -36,6 +36,11 @@ export interface ToolDef<Input extends z.ZodObject = z.ZodObject> {
   effect: ToolEffect;
   /** Whether the call starts the browser when it is not running (false: answers without it). */
   launchesBrowser: boolean;
+  /**
+   * Whether the call's effect cannot be undone from the page (closing a tab, running arbitrary code, deleting
+   * a script): the MCP `destructiveHint` (src/mcp/server.ts). Default false; `observe` tools are read-only.
+   */
+  destructive?: boolean;
   /** The tool set that lists it over MCP (`--toolsets`; issue #6); default `core`. Every front still runs it by name. */
   toolset?: Toolset;
   /**

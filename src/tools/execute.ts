@@ -9,6 +9,7 @@ import * as z from 'zod';
 import { describeDialog } from '../session/dialogs.js';
 import { RUNTIME_PATH } from '../webmcp/runtimeScript.js';
 import type { ElementHandle } from 'playwright-core';
+import type { RunResult } from '../page/runtime.js';
 import { resolveRef } from '../session/refs.js';
 import type { Tab } from '../session/tab.js';
 import { defineTabTool } from './define.js';
@@ -17,14 +18,6 @@ import { refField, tabIdField } from './schemas.js';
 
 export const DEFAULT_MAX_BYTES = 16 * 1024;
 export const MAX_MAX_BYTES = 2 * 1024 * 1024;
-
-interface RunResult {
-  ok: boolean;
-  json?: string;
-  bytes?: number;
-  tooLarge?: number;
-  error?: { name: string; message: string };
-}
 
 /**
  * Wraps user code as an async arrow function: a single expression returns
@@ -94,6 +87,7 @@ export const execute = defineTabTool({
   needs: ['evaluate'],
   effect: 'sensitive',
   launchesBrowser: true,
+  destructive: true,
   target: 'ref',
   // A syntax error is reported before anything about the tab (the handler wraps the code again: a parse costs little).
   check: ({ code, ref }) => void wrapCode(code, ref ? 'element' : ''),

@@ -10,7 +10,7 @@ import { inputTools } from './input.js';
 import { navigate } from './navigation.js';
 import { getPageContext } from './pageContext.js';
 import { takeScreenshot } from './screenshot.js';
-import { scriptTools } from './scripts.js';
+import { scriptTools } from './userscripts.js';
 import { getBridgeStatus } from './status.js';
 import { tabTools } from './tabs.js';
 import { runMenuCommand } from './userscriptMenu.js';

@@ -1,8 +1,7 @@
 /**
  * take_screenshot: any tab, the viewport, the full page or one
  * element, as PNG, JPEG or WebP, scaled to the configured maximum width, and
- * inline only within the image budget of the clients (docs/architecture.md,
- * "Screenshots").
+ * inline only within the image budget of the clients (docs/screenshots.md).
  */
 import * as z from 'zod';
 import { SCREENSHOT_DEFAULTS, type ScreenshotFormat } from '../config.js';

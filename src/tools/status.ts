@@ -1,6 +1,5 @@
-/** get_bridge_status (issue #2): what tabwright is connected to. Never starts the browser. */
+/** get_bridge_status (issue #2): what tabwright is connected to, and its place in the relay (CallContext.relay). Never starts the browser. */
 import * as z from 'zod';
-import { relayState } from '../relay/state.js';
 import { scriptService } from '../userscripts/service.js';
 import { VERSION } from '../version.js';
 import { defineTool } from './define.js';
@@ -16,7 +15,7 @@ export const getBridgeStatus = defineTool({
     operationId: z.string().optional().describe('Check this export_script operation'),
     scriptId: z.string().optional().describe('Check this script\'s latest save'),
   }),
-  async handle({ operationId, scriptId }, { session, config, client }, res) {
+  async handle({ operationId, scriptId }, { session, config, client, relay }, res) {
     // An attached browser is already running: attach so its version and tabs show (issue #8); a failure shows as not running.
     await session.attachRemote().catch(() => undefined);
     const status = {
@@ -33,7 +32,9 @@ export const getBridgeStatus = defineTool({
       profile: config.remote ? 'remote' : config.isolated ? 'isolated' : config.userDataDir,
       capabilities: [...session.connection.capabilities],
       workspace: config.workspace,
-      ...relayState(),
+      role: relay.role,
+      leaderPid: relay.leaderPid,
+      relayProtocol: relay.relayProtocol,
     };
     res.merge(status);
     // Script saves and file sync (issue #6): only when asked, or when a sync folder is watched.
@@ -44,7 +45,7 @@ export const getBridgeStatus = defineTool({
     if (sync.directories().length || sync.errors().length) res.set('scriptSync', { directories: sync.directories(), errors: sync.errors() });
     res.text(
       `tabwright ${VERSION} · ${status.connection} connection${status.endpoint ? ` (${status.endpoint})` : ''} · browser ${status.browserRunning ? `running (${status.browserVersion})` : 'not started yet'} · ` +
-      `${status.tabCount} tab${status.tabCount === 1 ? '' : 's'}${status.activeTabId !== null ? ` (active ${status.activeTabId})` : ''} · MCP ${status.protocolVersion ?? 'n/a'} · relay ${status.role}`,
+      `${status.tabCount} tab${status.tabCount === 1 ? '' : 's'}${status.activeTabId !== null ? ` (active ${status.activeTabId})` : ''} · MCP ${status.protocolVersion ?? 'n/a'} · relay ${status.role}${status.role === 'follower' ? ` of pid ${status.leaderPid}` : ''}`,
     );
     res.text(`${status.headless ? 'Headless' : 'Headed'} · profile ${status.profile} · workspace ${status.workspace} · can: ${status.capabilities.join(', ')}`);
     const syncErrors = sync.errors();

@@ -72,6 +72,7 @@ export const closeTab = defineTabTool({
   needs: [],
   effect: 'interact',
   launchesBrowser: false,
+  destructive: true,
   target: 'tab',
   dialogOk: true,
   input: z.object({ tabId: tabIdRequired.describe('Tab to close (from list_tabs)') }),

@@ -24,7 +24,7 @@ export const runMenuCommand = defineTabTool({
     commandId: z.string().min(1).max(200).describe('commandId from list_tabs menuCommands'),
   }),
   check(_input, { session }) {
-    if (!session.userscripts) throw new ToolError('capability_unavailable', 'Userscripts are not injected by this connection.', 'Use the launch connection (the default).');
+    if (!session.userscripts) throw new ToolError('capability_unavailable', 'Userscripts are not injected in this process.', 'Run the call in the process that owns the browser (the relay leader or the daemon).');
   },
   async handle(tab, { commandId }, { session }, res) {
     const injector = session.userscripts!;

@@ -1,6 +1,6 @@
 /**
  * `wait_for_call`: the outcome of a call that answered pending because it
- * ran longer than `--max-wait` (docs/architecture.md, "Pending calls").
+ * ran longer than `--max-wait` (docs/pending.md).
  *
  * The declaration lives here like every tool's (schema, description, docs,
  * tools/list), but the MCP fronts answer it themselves: the pending calls

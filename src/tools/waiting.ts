@@ -5,11 +5,12 @@
  * result (src/dispatch/pending.ts). Plain JSON: it crosses the relay as the
  * `waiting` frame (src/relay/protocol.ts).
  */
+import type { ConsentWaiting } from '../consent/gate.js';
 
 /** One state of a running call. Times are epoch ms. */
 export type WaitingFor =
-  /** The consent gate asks the human about a WebMCP tool; `everyMs`: how often the wait reports progress (a tenth of a shortened expiry). */
-  | { kind: 'consent'; tool: string; origin: string; tabId?: number; expiresAt: number; everyMs?: number }
+  /** The consent gate asks the human about a WebMCP tool (src/consent/gate.ts). */
+  | ConsentWaiting
   /** A page's WebMCP tool is running. */
   | { kind: 'page_tool'; tool: string; origin: string; tabId: number }
   /** A declarative WebMCP form without `toolautosubmit`: it was filled and waits for the person at the browser to submit it. */

@@ -2,10 +2,11 @@
  * list_webmcp_tools and call_webmcp_tool (issue #2): tools pages register
  * through `document.modelContext.registerTool` or declare with
  * `<form toolname>`, read and called through the browser's native WebMCP
- * (a main-frame list or call is one evaluation of our own in an isolated
- * world, ./webmcpCall.ts; child frames use Playwright's frame.webmcp), or through the in-page runtime's polyfill where the
- * browser has none (issue #5; the source is picked per frame,
- * src/webmcp/source.ts). Arguments are validated against the tool's
+ * (a list or call is one evaluation of our own in an isolated world of the
+ * frame, ./webmcpCall.ts, with Playwright's frame.webmcp as the fallback
+ * where no world can be made), or through the in-page runtime's polyfill
+ * where the browser has none (the source is picked per frame,
+ * src/webmcp/source.ts; docs/webmcp.md). Arguments are validated against the tool's
  * inputSchema with ajv, then the consent gate (src/consent/gate.ts) decides,
  * then the tool is dispatched.
  */
@@ -124,7 +125,9 @@ export async function frameTools(tab: Tab, timeoutMs = 5_000, mode: WebMcpMode =
       tools = await listNativeTools(tab, frame, timeoutMs);
     } catch (error) {
       if (frame === tab.page.mainFrame() && unsupported(error)) {
-        throw new ToolError('capability_unavailable', 'This browser does not offer native WebMCP.', 'Use a Chromium with --enable-features=WebMCP (tabwright adds it to browsers it launches); the polyfill for other browsers is planned.');
+        throw new ToolError('capability_unavailable', 'This browser does not offer native WebMCP.', mode === 'native'
+          ? 'Start tabwright with --webmcp auto (the default) or polyfill, which give pages without native WebMCP tabwright\'s in-page polyfill; or use a Chromium with --enable-features=WebMCP (tabwright adds it to browsers it launches).'
+          : 'Reload the tab (reload_tab): tabwright\'s WebMCP polyfill is installed when a document starts, and this one has none.');
       }
       if (frame === tab.page.mainFrame()) throw error;
       continue; // a detached or cross-origin child frame without WebMCP

@@ -1,6 +1,7 @@
 /**
- * Injection of enabled userscripts and AgentScripts into the pages of a
- * launch connection (issue #6, "Injection"; docs/userscripts.md).
+ * Injection of enabled userscripts and AgentScripts into the pages of the
+ * session's browser context, launched or attached (docs/userscripts.md,
+ * "Injection").
  *
  * - One Playwright init script (`BrowserContext.addInitScript`) holds the
  *   engine (./gmPage.ts) and every enabled script. Playwright installs it in

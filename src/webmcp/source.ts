@@ -7,7 +7,7 @@
  */
 import type { Frame } from 'playwright-core';
 
-/** The sources a listed tool can come from (`agentscript`: AgentScripts, a later issue). */
+/** The sources a listed tool can come from (`agentscript`: a tool an AgentScript registered, either way; docs/userscripts.md). */
 export type WebMcpSourceKind = 'native' | 'polyfill' | 'agentscript';
 
 /** One tool as a source lists it (annotations only where true). */

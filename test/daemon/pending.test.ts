@@ -1,5 +1,4 @@
-// Pending calls on the daemon (docs/daemon.md; docs/architecture.md
-// "Pending calls"), started with --max-wait 2: at /mcp a 2025 session's
+// Pending calls on the daemon (docs/daemon.md; docs/pending.md), started with --max-wait 2: at /mcp a 2025 session's
 // consent prompt answered after the call went pending reaches the gate (the
 // elicitation answer comes back as its own POST), and a 2026-07-28 client's
 // next, stateless request finds the pending call by its callId. The HTTP API

@@ -1,4 +1,4 @@
-// The per-tab lock is taken on the tab a call acts on (docs/architecture.md, "Per-tab serialization"):
+// The per-tab lock is taken on the tab a call acts on (docs/relay.md, "Per-tab serialization"):
 // a call by ref without tabId locks the ref's own tab, not the active one. Two tabs, A active and B in the
 // background: a slow execute by a ref in B and an execute naming B never overlap in B's page, and a call on A
 // is not held by the call on B. The pages record what the calls do (/enter, /leave, /flag); the assertions

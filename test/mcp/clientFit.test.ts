@@ -35,6 +35,10 @@ test('tools/list over stdio: the instructions as written, no outputSchema on any
       assert.equal(tool.outputSchema, undefined, tool.name);
       assert.ok((tool.description ?? '').length <= CLAUDE_CODE_CUT, tool.name);
     }
+    // Annotations carry only what differs from the spec's defaults; the declarations' `destructive` flag leaves destructiveHint at its default (true).
+    const destructive = tools.filter(t => t.annotations?.readOnlyHint !== true && t.annotations?.destructiveHint !== false).map(t => t.name).sort();
+    assert.deepEqual(destructive, ['close_tab', 'delete_script', 'execute']);
+    assert.deepEqual(destructive, TOOLS.filter(t => t.destructive).map(t => t.name).sort());
   } finally {
     await client.close();
   }

@@ -1,4 +1,4 @@
-// Pending calls through the relay (docs/architecture.md, "Pending calls"):
+// Pending calls through the relay (docs/pending.md):
 // a follower's call runs in the leader, but the follower's front answers
 // pending and keeps the call, so the follower's wait_for_call returns its
 // outcome and the leader's does not know the callId. What the call waits

@@ -80,6 +80,10 @@ test('roles: the first server leads, the second follows it; same relay protocol'
   const b = await call<Status>(follower.client, 'get_bridge_status');
   assert.deepEqual([a.role, a.leaderPid, a.relayProtocol], ['leader', leader.pid, 1]);
   assert.deepEqual([b.role, b.leaderPid, b.relayProtocol], ['follower', leader.pid, 1]);
+  // The text says the same: the tool words the role it is given (the leader runs the follower's call).
+  const text = async (client: typeof leader.client) => ((await client.callTool({ name: 'get_bridge_status', arguments: {} })).content as Array<{ type: string; text?: string }>).map(block => block.text ?? '').join('\n');
+  assert.match(await text(leader.client), / · relay leader\n/);
+  assert.match(await text(follower.client), new RegExp(` · relay follower of pid ${leader.pid}\n`));
   // The follower's calls write into the follower's own workspace.
   assert.equal(b.workspace, follower.workspace);
   assert.equal(a.workspace, leader.workspace);

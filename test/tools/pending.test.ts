@@ -1,4 +1,4 @@
-// Pending calls (docs/architecture.md, "Pending calls"), end to end over
+// Pending calls (docs/pending.md), end to end over
 // stdio with a short max-wait (--max-wait 2): a page tool, a long execute, a
 // declarative form waiting for its submit and a consent prompt answered late
 // all answer pending within the max-wait, with text that names the callId
@@ -78,7 +78,7 @@ before(async () => {
   site = await startSite();
   site.page('/shop', PAGE);
   // The polyfill passes the page's execute an AbortSignal on every Chromium (native WebMCP does from Chromium 156 on,
-  // docs/architecture.md "WebMCP"), which the cancel test reads back. The other servers here use native WebMCP.
+  // docs/webmcp.md "Cancellation"), which the cancel test reads back. The other servers here use native WebMCP.
   server = await connect({ args: ['--max-wait', String(MAX_WAIT), '--webmcp', 'polyfill'], elicit: human, env: { TABWRIGHT_CONSENT_TTY: '0' } });
   tabId = (await settled<{ tabId: number }>(server.client, 'navigate', { url: `${site.origin}/shop` })).tabId;
 });

@@ -361,7 +361,7 @@ for (const mode of MODES) {
   test(`${mode}: a tool that closes its window: the call reports the tab closed, and the tab is gone`, async () => {
     const c = servers[mode].client;
     // The opener is of another origin (another port): a same-origin popup would reuse the opener-origin
-    // initial document's window, where the in-page runtime already ran (see docs/architecture.md, WebMCP).
+    // initial document's window, where the in-page runtime already ran (see docs/webmcp.md, "The polyfill").
     const openerId = await open(mode, '/plain', otherSite);
     const before = (await call<{ tabs: Array<{ tabId: number }> }>(c, 'list_tabs')).tabs.map(t => t.tabId);
     await evaluate(c, `void window.open('${site.origin}/closer')`, openerId);

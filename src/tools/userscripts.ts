@@ -1,8 +1,11 @@
 /**
- * The script tools of issue #6 (toolset `scripts`, opt-in over MCP with
- * `--toolsets scripts|all`): export_script (the save pipeline of
- * src/userscripts/saves.ts), import_script, list_scripts, delete_script,
- * toggle_script and sync_scripts. None starts the browser.
+ * The userscript tools of issue #6 (toolset `scripts`, opt-in over MCP with
+ * `--toolsets scripts|all`): export_script, import_script, list_scripts,
+ * delete_script, toggle_script and sync_scripts. None starts the browser.
+ * The names look out from the agent's workspace, as userscript managers do:
+ * export_script saves a workspace file (or inline code) *into* the store
+ * (the save pipeline of src/userscripts/saves.ts); import_script writes a
+ * stored script *out* to a workspace file.
  */
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -143,6 +146,7 @@ export const deleteScript = defineTool({
   needs: [],
   effect: 'sensitive',
   launchesBrowser: false,
+  destructive: true,
   toolset: 'scripts',
   input: z.object({ scriptId: scriptIdField }),
   async handle({ scriptId }, ctx, res) {

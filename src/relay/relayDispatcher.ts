@@ -1,7 +1,7 @@
 /**
- * BridgeDispatcher (issue #7, "One browser, many processes"): the
+ * RelayDispatcher (issue #7, "One browser, many processes"): the
  * dispatcher of a process that shares its browser profile. At start it
- * races for the bridge port: the winner leads (a LocalDispatcher plus the
+ * races for the relay port: the winner leads (a LocalDispatcher plus the
  * relay server), the others follow (a RelayFollower). A leader's calls go
  * straight to its LocalDispatcher: a lone process pays nothing per call.
  *
@@ -18,14 +18,14 @@ import type { CallHooks, Dispatcher, LocalDispatcher } from '../dispatch/dispatc
 import { localDispatcher } from '../dispatch/local.js';
 import { readScriptResource, type ResourceText } from '../userscripts/resources.js';
 import { logger } from '../log.js';
-import { Session } from '../session/session.js';
 import { ToolError } from '../errors.js';
+import type { RelayStatus } from '../tools/context.js';
 import { ToolResponse, type ToolResult } from '../tools/response.js';
-import { readBridgeFile } from './bridgeFile.js';
+import { readLeaderFile } from './leaderFile.js';
 import { RelayFollower } from './follower.js';
-import { bindBridgePort, RelayLeader } from './leader.js';
+import { bindRelayPort, RelayLeader } from './leader.js';
 import { waitForProfileRelease } from './profileLock.js';
-import { setRelayState } from './state.js';
+import { RELAY_PROTOCOL } from './protocol.js';
 
 const log = logger('relay');
 
@@ -48,7 +48,7 @@ type Role =
   | { kind: 'joining' };
 
 /** A dispatcher that leads, follows, or runs alone, and changes role as processes come and go. */
-export class BridgeDispatcher implements Dispatcher {
+export class RelayDispatcher implements Dispatcher {
   private role: Role = { kind: 'joining' };
   private joining?: Promise<void>;
   private closed = false;
@@ -56,20 +56,18 @@ export class BridgeDispatcher implements Dispatcher {
   private constructor(private readonly config: Config, private readonly port: number) {}
 
   /** Joins the relay on `port` (leading or following) and resolves once this process has a role. */
-  static async start(config: Config, port: number): Promise<BridgeDispatcher> {
-    const bridge = new BridgeDispatcher(config, port);
-    await bridge.rejoin({ deadlineMs: START_JOIN_MS, takeover: false });
-    return bridge;
+  static async start(config: Config, port: number): Promise<RelayDispatcher> {
+    const dispatcher = new RelayDispatcher(config, port);
+    await dispatcher.rejoin({ deadlineMs: START_JOIN_MS, takeover: false });
+    return dispatcher;
   }
 
   async call(tool: string, args: unknown, hooks: CallHooks): Promise<ToolResult> {
     for (let attempt = 0; ; attempt++) {
       const role = this.role;
-      if (role.kind === 'leader' || role.kind === 'standalone') return role.local.call(tool, args, hooks);
-      if (role.kind === 'follower' && role.follower.open) {
-        const result = await role.follower.call(tool, args, hooks);
-        return tool === 'get_bridge_status' ? asFollowerStatus(result, role.follower.leaderPid) : result;
-      }
+      // The role rides with the call (CallHooks.relay); a follower's calls get theirs from the leader (./leader.ts).
+      if (role.kind === 'leader' || role.kind === 'standalone') return role.local.call(tool, args, { ...hooks, relay: ownRelayStatus(role.kind) });
+      if (role.kind === 'follower' && role.follower.open) return role.follower.call(tool, args, hooks);
       if (this.closed) return failed(new ToolError('browser_unavailable', 'This tabwright process is shutting down.', 'Start it again.'));
       // Refused earlier (another relay protocol): try again, the other process may have been restarted.
       if (attempt > 0 && role.kind === 'refused') return failed(role.error);
@@ -118,12 +116,12 @@ export class BridgeDispatcher implements Dispatcher {
     this.role = { kind: 'joining' };
     const started = Date.now();
     let deadline = started + deadlineMs;
-    let why = 'the bridge port is held by a process that is not a tabwright leader of this config dir';
+    let why = 'the relay port is held by a process that is not a tabwright leader of this config dir';
     while (!this.closed) {
       if (Date.now() >= mayLeadAfter) {
         let server: Server | undefined;
         try {
-          server = await bindBridgePort(this.port);
+          server = await bindRelayPort(this.port);
         } catch (error) {
           this.standalone(`cannot listen on 127.0.0.1:${this.port}: ${error instanceof Error ? error.message : String(error)}`);
           return;
@@ -133,7 +131,7 @@ export class BridgeDispatcher implements Dispatcher {
           return;
         }
       }
-      const file = readBridgeFile(this.config.configDir);
+      const file = readLeaderFile(this.config.configDir);
       if (file && file.port === this.port) {
         if (file.profile !== this.config.userDataDir) {
           this.standalone(`the leader (pid ${file.pid}) runs its browser on another profile (${file.profile})`);
@@ -182,13 +180,11 @@ export class BridgeDispatcher implements Dispatcher {
       return;
     }
     this.role = { kind: 'leader', local, leader };
-    setRelayState('leader', process.pid);
     log.info(`leading on 127.0.0.1:${this.port}${takeover ? ' (took over)' : ''}`);
   }
 
   private follow(follower: RelayFollower): void {
     this.role = { kind: 'follower', follower };
-    setRelayState('follower', follower.leaderPid);
     log.info(`following the leader pid ${follower.leaderPid} (tabwright ${follower.leaderVersion})`);
     void follower.closed.then(() => {
       if (this.closed || this.role.kind !== 'follower' || this.role.follower !== follower) return;
@@ -200,7 +196,6 @@ export class BridgeDispatcher implements Dispatcher {
   private standalone(why: string): void {
     log.warn(`running alone (own browser, no relay): ${why}`);
     this.role = { kind: 'standalone', local: this.localDispatcher() };
-    setRelayState('standalone', process.pid);
   }
 
   private localDispatcher(): LocalDispatcher {
@@ -223,16 +218,11 @@ export class BridgeDispatcher implements Dispatcher {
   }
 }
 
-function failed(error: ToolError): ToolResult {
-  return new ToolResponse().fail(error).build();
+/** This process's place in the relay when it owns the browser. */
+function ownRelayStatus(role: 'leader' | 'standalone'): RelayStatus {
+  return { role, leaderPid: process.pid, relayProtocol: RELAY_PROTOCOL };
 }
 
-/** get_bridge_status through a follower: the leader's browser facts, this process's role. */
-function asFollowerStatus(result: ToolResult, leaderPid: number): ToolResult {
-  if (result.isError || !result.structuredContent) return result;
-  return {
-    ...result,
-    structuredContent: { ...result.structuredContent, role: 'follower', leaderPid },
-    content: result.content.map(block => block.type === 'text' ? { ...block, text: block.text.replace(/relay leader\b/, `relay follower of pid ${leaderPid}`) } : block),
-  };
+function failed(error: ToolError): ToolResult {
+  return new ToolResponse().fail(error).build();
 }
