@@ -10,6 +10,7 @@
  * of this CommonJS package costs about a third more CPU and 14 MiB more RSS.
  */
 import { createRequire } from 'node:module';
+import type { RaceOrReject } from '../util/wait.js';
 
 type PlaywrightCore = typeof import('playwright-core');
 
@@ -40,4 +41,14 @@ export function timeoutError(message: string): Error {
   const error = new Error(message);
   error.name = 'TimeoutError';
   return error;
+}
+
+/**
+ * The options of `raceTimeout` (src/util/wait.ts) for a Playwright call that
+ * takes no timeout of its own (keyboard.press, a CDP command): after `ms`
+ * it rejects with a TimeoutError worded like Playwright's ("Timeout 500ms
+ * exceeded."), which tools report as `timeout`.
+ */
+export function playwrightTimeout(ms: number): RaceOrReject {
+  return { ms, onTimeout: () => timeoutError(`Timeout ${ms}ms exceeded.`) };
 }

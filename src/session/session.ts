@@ -16,7 +16,8 @@ import { Downloads } from './downloads.js';
 import { runtimeInitScript } from '../webmcp/runtimeScript.js';
 import type { UserscriptInjector } from '../userscripts/injection.js';
 import { RefRegistry } from './refs.js';
-import { Tab, withTimeout } from './tab.js';
+import { Tab } from './tab.js';
+import { raceTimeout } from '../util/wait.js';
 
 const log = logger('session');
 
@@ -238,7 +239,7 @@ const INJECT_TIMEOUT_MS = 3_000;
  */
 async function injectIntoLoaded(pages: Page[], runtime: string): Promise<void> {
   const frames = pages.flatMap(page => page.frames()).filter(frame => !/^(about:blank|)$/.test(frame.url()));
-  await Promise.all(frames.map(frame => withTimeout(frame.evaluate(runtime).catch(error => log.debug(`runtime injection into ${frame.url()} failed:`, error)), INJECT_TIMEOUT_MS)));
+  await Promise.all(frames.map(frame => raceTimeout(frame.evaluate(runtime).catch(error => log.debug(`runtime injection into ${frame.url()} failed:`, error)), { ms: INJECT_TIMEOUT_MS, onTimeout: 'undefined' })));
 }
 
 /** The error for a tabId that is not open. */

@@ -16,6 +16,7 @@ import type { ElementHandle, Frame, Locator } from 'playwright-core';
 import { isTimeoutError, playwright, timeoutError } from '../browser/playwright.js';
 import { firstLine, ToolError } from '../errors.js';
 import { adoptClosedRoots } from './closedShadow.js';
+import { raceTimeout } from '../util/wait.js';
 import { warmRefActions } from './refWarmup.js';
 import type { SnapshotResult } from '../page/snapshot.js';
 import type { Session } from './session.js';
@@ -168,12 +169,9 @@ function foreignFrames(frame: Frame): Frame[] {
 
 let runtimeSource: string | undefined;
 
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(timeoutError(`snapshot: no answer within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+/** The walk of one frame, or a TimeoutError after `ms`. */
+function walkWithin(ms: number, ...args: Parameters<typeof walk>): Promise<PageResult> {
+  return raceTimeout(walk(...args), { ms, onTimeout: () => timeoutError(`snapshot: no answer within ${ms} ms`) });
 }
 
 /** Runs the walker in `frame` (on `root` when given), injecting the runtime into a document that predates it. */
@@ -226,7 +224,7 @@ async function expand(session: Session, tab: Tab, instanceId: string, frame: Fra
         void handle.dispose();
         if (!id || !wanted.has(id)) return undefined;
         const budget = Math.max(2_000, Math.floor((result.budgetLeft ?? Infinity) / wanted.size));
-        const sub = await withTimeout(walk(child, { limit: opts.limit, urls: opts.urls, maxText: opts.maxText, budget }), timeout);
+        const sub = await walkWithin(timeout, child, { limit: opts.limit, urls: opts.urls, maxText: opts.maxText, budget });
         return { id, lines: await expand(session, tab, instanceId, child, sub, opts, timeout) };
       } catch (error) {
         if (isTimeoutError(error)) throw error;
@@ -334,12 +332,12 @@ async function snapshotOnce(session: Session, tab: Tab, instanceId: string, opts
   try {
     // Without a limit: every child of every container if it all fits the budget, else pages of DEFAULT_LIMIT.
     pageOpts = { ...base, limit: opts.limit ?? 100_000 };
-    result = await withTimeout(walk(frame, pageOpts, root), timeout);
+    result = await walkWithin(timeout, frame, pageOpts, root);
     firstCut = !!result.cut || budget - (result.budgetLeft ?? 0) > DEFAULT_BUDGET;
     if (result.cut && opts.wholeOnly) return { text: '', refCount: 0, revision, instanceId, whole: false, cut: true };
     if (result.cut && opts.limit === undefined && !result.gone) {
       pageOpts = { ...base, limit: DEFAULT_LIMIT };
-      result = await withTimeout(walk(frame, pageOpts, root), timeout);
+      result = await walkWithin(timeout, frame, pageOpts, root);
     }
   } finally {
     void root?.dispose();

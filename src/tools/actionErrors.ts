@@ -3,7 +3,7 @@
  * built from fixed phrases only: typed text and page-provided values never
  * reach an error (issue #2).
  */
-import { isTimeoutError, timeoutError } from '../browser/playwright.js';
+import { isTimeoutError } from '../browser/playwright.js';
 import type { Tab } from '../session/tab.js';
 import { firstLine, ToolError } from '../errors.js';
 
@@ -52,20 +52,4 @@ export function actionError(error: unknown, what: string): ToolError {
 export async function stuckPageError(tab: Tab, what: string): Promise<ToolError | undefined> {
   if (!(await tab.stopIfStuck())) return undefined;
   return new ToolError('timeout', `Could not ${what}: the page's script was stuck (an endless loop) and has been stopped.`, 'The page may be half-updated; take a fresh snapshot (get_page_context) before going on.');
-}
-
-/**
- * Settles like `promise`, or rejects with a Playwright TimeoutError after
- * `ms` (for Playwright calls that take no timeout, e.g. keyboard.press).
- */
-export async function within<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(timeoutError(`Timeout ${ms}ms exceeded.`)), ms);
-  });
-  try {
-    return await Promise.race([promise, expired]);
-  } finally {
-    clearTimeout(timer);
-  }
 }

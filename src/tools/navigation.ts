@@ -9,6 +9,7 @@ import { defineTool } from './define.js';
 import { firstLine, ToolError } from '../errors.js';
 import { historyStep, restoredStatus } from './historyStep.js';
 import { tabIdField, timeoutMsField, waitUntilField } from './schemas.js';
+import { pollUntil } from '../util/wait.js';
 
 type WaitUntil = 'commit' | 'domcontentloaded' | 'load' | 'networkidle';
 
@@ -33,10 +34,7 @@ const ERROR_PAGE_MS = 2_000;
  * commit is interrupted by it.
  */
 async function awaitErrorPage(tab: Tab, previousInstanceId: string): Promise<void> {
-  const deadline = Date.now() + ERROR_PAGE_MS;
-  while (tab.instanceId === previousInstanceId && !tab.closed && Date.now() < deadline) {
-    await new Promise(resolve => setTimeout(resolve, 25));
-  }
+  await pollUntil(() => tab.instanceId !== previousInstanceId || tab.closed, { ms: ERROR_PAGE_MS, intervalMs: 25 });
 }
 
 /**

@@ -18,7 +18,7 @@ import { consentGate } from '../consent/gate.js';
 import { ConsentPolicy, type ConsentSubject } from '../consent/rules.js';
 import type { UserscriptInjector } from '../userscripts/injection.js';
 import type { Tab } from '../session/tab.js';
-import { withTimeout } from '../session/tab.js';
+import { raceTimeout } from '../util/wait.js';
 import { stuckPageError } from './actionErrors.js';
 import { runAction } from './actionResult.js';
 import { defineTool } from './define.js';
@@ -82,7 +82,7 @@ function cssString(text: string): string {
  */
 async function awaitsSubmit(frame: Frame, name: string): Promise<boolean> {
   const count = frame.locator(`form[toolname=${cssString(name)}]:not([toolautosubmit])`).count();
-  return Boolean(await withTimeout(count.catch(() => 0), 2_000));
+  return Boolean(await raceTimeout(count.catch(() => 0), { ms: 2_000, onTimeout: 'undefined' }));
 }
 
 function consentSubject(info: WebMcpToolInfo, injector: UserscriptInjector | undefined): WebMcpToolInfo & ConsentSubject {
@@ -226,7 +226,7 @@ export const listWebmcpTools = defineTool({
     const skipped: Array<{ tabId: number; reason: string }> = [];
     for (const tab of tabs) {
       try {
-        const found = await withTimeout(toolCache.refresh(tab, () => frameTools(tab, 5_000, mode, session.userscripts)), 6_000);
+        const found = await raceTimeout(toolCache.refresh(tab, () => frameTools(tab, 5_000, mode, session.userscripts)), { ms: 6_000, onTimeout: 'undefined' });
         if (!found) skipped.push({ tabId: tab.id, reason: 'the page did not answer (busy)' });
         else tools.push(...found.map(f => ({ ...f.info, permission: policy.resolve(consentSubject(f.info, session.userscripts)).permission })));
       } catch (error) {
