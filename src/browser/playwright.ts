@@ -23,17 +23,9 @@ export function playwright(): PlaywrightCore {
 }
 
 /**
- * True for Playwright's TimeoutError (and `timeoutError()`'s). Matched by
- * name (Playwright's client sets `name = 'TimeoutError'`), so checking never
- * loads playwright-core.
- */
-export function isTimeoutError(error: unknown): boolean {
-  return error instanceof Error && error.name === 'TimeoutError';
-}
-
-/**
  * A Playwright TimeoutError with `message` (an `Error` named TimeoutError
- * when playwright-core is not loaded yet), for timeouts tabwright enforces
+ * when playwright-core is not loaded yet; `isTimeoutError` in
+ * src/util/playwrightErrors.ts knows both), for timeouts tabwright enforces
  * itself around Playwright calls that take no timeout.
  */
 export function timeoutError(message: string): Error {

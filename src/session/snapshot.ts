@@ -13,7 +13,8 @@
  */
 import { readFileSync } from 'node:fs';
 import type { ElementHandle, Frame, Locator } from 'playwright-core';
-import { isTimeoutError, playwright, timeoutError } from '../browser/playwright.js';
+import { playwright, timeoutError } from '../browser/playwright.js';
+import { classifyPlaywrightError, isTimeoutError } from '../util/playwrightErrors.js';
 import { firstLine, ToolError } from '../errors.js';
 import { adoptClosedRoots } from './closedShadow.js';
 import { raceTimeout } from '../util/wait.js';
@@ -119,7 +120,7 @@ function registerEngine(): Promise<void> {
       },
     };
   }).catch(error => {
-    if (!/already registered/.test(String(error))) {
+    if (!classifyPlaywrightError(error).has('already_registered')) {
       engineRegistered = undefined;
       throw error;
     }
@@ -268,7 +269,7 @@ export async function takeSnapshot(session: Session, tab: Tab, opts: SnapshotOpt
       snap = await snapshotOnce(session, tab, instanceId, opts, timeout);
     } catch (error) {
       // The document went away under the walk (a navigation): read the new one.
-      if (attempt === 2 || opts.ref || !/Execution context was destroyed|navigat|detached/i.test(String(error)) || error instanceof ToolError) throw error;
+      if (attempt === 2 || opts.ref || !classifyPlaywrightError(error).has('document_gone') || error instanceof ToolError) throw error;
       await tab.page.waitForLoadState('domcontentloaded', { timeout }).catch(() => undefined);
       continue;
     }

@@ -1,6 +1,6 @@
 /** navigate (issue #2): load a URL, or go back / forward in a tab's history. */
 import * as z from 'zod';
-import { isTimeoutError } from '../browser/playwright.js';
+import { isTimeoutError, netErrorOf } from '../util/playwrightErrors.js';
 import type { Response } from 'playwright-core';
 import { describeDialog, untilDialog } from '../session/dialogs.js';
 import type { Tab } from '../session/tab.js';
@@ -54,7 +54,7 @@ export async function pageLoadError(tab: Tab, error: unknown, what: string, time
     );
   }
   const message = firstLine(error instanceof Error ? error.message : String(error));
-  const netError = /net::[A-Z_]+/.exec(message)?.[0];
+  const netError = netErrorOf(error);
   if (netError && netError !== 'net::ERR_ABORTED' && previousInstanceId !== undefined) await awaitErrorPage(tab, previousInstanceId);
   return new ToolError('navigation_failed', `Could not ${what}: ${netError ?? message}.`, 'Check that the URL is right and the site is reachable from this machine.');
 }

@@ -18,6 +18,7 @@
  */
 import type { Locator } from 'playwright-core';
 import { playwrightTimeout } from '../browser/playwright.js';
+import { classifyPlaywrightError } from '../util/playwrightErrors.js';
 import { raceTimeout } from '../util/wait.js';
 import { ToolError } from '../errors.js';
 import type { ActionsRuntime, FieldState } from './obstruction.js';
@@ -122,7 +123,7 @@ export async function setChecked(locator: Locator, ref: string, checked: boolean
   try {
     await locator.setChecked(checked, { timeout });
   } catch (error) {
-    if (/did not change its state/.test(String(error))) {
+    if (classifyPlaywrightError(error).has('check_unchanged')) {
       throw new ToolError('input_not_applied', `Clicking ${ref} did not ${checked ? 'check' : 'uncheck'} it: the page keeps it ${checked ? 'unchecked' : 'checked'}.`, HINT);
     }
     throw error;

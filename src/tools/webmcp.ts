@@ -13,7 +13,7 @@ import { createRequire } from 'node:module';
 import type { Ajv as AjvClass, ValidateFunction } from 'ajv';
 import * as z from 'zod';
 import type { Frame } from 'playwright-core';
-import { isTimeoutError } from '../browser/playwright.js';
+import { classifyPlaywrightError, isTimeoutError } from '../util/playwrightErrors.js';
 import { consentGate } from '../consent/gate.js';
 import { ConsentPolicy, type ConsentSubject } from '../consent/rules.js';
 import type { UserscriptInjector } from '../userscripts/injection.js';
@@ -89,10 +89,6 @@ function consentSubject(info: WebMcpToolInfo, injector: UserscriptInjector | und
   return info.scriptId !== undefined && injector ? { ...info, ...injector.declaration(info.scriptId, info.name) } : info;
 }
 
-function unsupported(error: unknown): boolean {
-  return /without WebMCP support|modelContext|not supported|is not a function/i.test(String(error));
-}
-
 /**
  * Lists the tools of every frame of a tab, main frame first. Per frame, the
  * polyfill's tools where the runtime installed it (modes auto, polyfill),
@@ -123,7 +119,7 @@ export async function frameTools(tab: Tab, timeoutMs = 5_000, mode: WebMcpMode =
     try {
       tools = await listNativeTools(tab, frame, timeoutMs);
     } catch (error) {
-      if (frame === tab.page.mainFrame() && unsupported(error)) {
+      if (frame === tab.page.mainFrame() && classifyPlaywrightError(error).has('webmcp_unavailable')) {
         throw new ToolError('capability_unavailable', 'This browser does not offer native WebMCP.', 'Use a Chromium with --enable-features=WebMCP (tabwright adds it to browsers it launches); the polyfill for other browsers is planned.');
       }
       if (frame === tab.page.mainFrame()) throw error;

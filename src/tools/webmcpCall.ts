@@ -42,7 +42,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { CDPSession, Frame } from 'playwright-core';
-import { isTimeoutError, timeoutError } from '../browser/playwright.js';
+import { timeoutError } from '../browser/playwright.js';
+import { classifyPlaywrightError, isTimeoutError } from '../util/playwrightErrors.js';
 import type { Tab } from '../session/tab.js';
 import type { CallReport, SourceTool } from '../webmcp/source.js';
 import { ToolError } from '../errors.js';
@@ -304,7 +305,7 @@ async function inWorld(tab: Tab, cdp: CDPSession, frame: Frame, functionDeclarat
       }), untilDeadline(deadline, what, signal));
     } catch (error) {
       // The document behind the cached world was replaced (its context is gone): make a world in the new one, once.
-      if (attempt === 0 && /Cannot find context with specified id/i.test(String(error))) {
+      if (attempt === 0 && classifyPlaywrightError(error).has('context_not_found')) {
         forgetWorld(tab, frame);
         continue;
       }

@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import type { Frame } from 'playwright-core';
 import type { BridgeResult, BridgeTool } from '../page/webmcp.js';
 import { firstLine, ToolError } from '../errors.js';
+import { classifyPlaywrightError } from '../util/playwrightErrors.js';
 import { raceTimeout } from '../util/wait.js';
 import { CallTimeout, type SourceCallOptions, type SourceTool, type WebMcpSource } from './source.js';
 
@@ -19,7 +20,8 @@ const nativeFrames = new WeakSet<Frame>();
 
 /** A page that navigated, closed or detached the frame while we waited. */
 function wentAway(error: unknown): boolean {
-  return /context was destroyed|frame was detached|Target .*closed|has been closed|navigat/i.test(String(error));
+  const kinds = classifyPlaywrightError(error);
+  return kinds.has('document_gone') || kinds.has('target_closed');
 }
 
 function toSourceTool(t: BridgeTool): SourceTool {
