@@ -11,7 +11,6 @@
  * element of an id, so resolving needs no snapshot of its own and a
  * selector- or ref-scoped snapshot never invalidates other refs.
  */
-import { readFileSync } from 'node:fs';
 import type { ElementHandle, Frame, Locator } from 'playwright-core';
 import { playwright, timeoutError } from '../browser/playwright.js';
 import { classifyPlaywrightError, isTimeoutError } from '../util/playwrightErrors.js';
@@ -21,7 +20,6 @@ import { raceTimeout } from '../util/wait.js';
 import { warmRefActions } from './refWarmup.js';
 import type { SnapshotResult } from '../page/snapshot.js';
 import type { Session } from './session.js';
-import { RUNTIME_PATH } from './session.js';
 import type { Tab } from './tab.js';
 
 export interface Snapshot {
@@ -168,15 +166,13 @@ function foreignFrames(frame: Frame): Frame[] {
   return out;
 }
 
-let runtimeSource: string | undefined;
-
 /** The walk of one frame, or a TimeoutError after `ms`. */
 function walkWithin(ms: number, ...args: Parameters<typeof walk>): Promise<PageResult> {
   return raceTimeout(walk(...args), { ms, onTimeout: () => timeoutError(`snapshot: no answer within ${ms} ms`) });
 }
 
 /** Runs the walker in `frame` (on `root` when given), injecting the runtime into a document that predates it. */
-async function walk(frame: Frame, opts: PageOptions, root?: ElementHandle): Promise<PageResult> {
+async function walk(session: Session, frame: Frame, opts: PageOptions, root?: ElementHandle): Promise<PageResult> {
   const run = () => root
     ? root.evaluate((el, o) => {
       const rt = (globalThis as { __tabwright?: { snapshot?: (o: unknown) => unknown } }).__tabwright;
@@ -188,8 +184,7 @@ async function walk(frame: Frame, opts: PageOptions, root?: ElementHandle): Prom
     }, opts);
   let result = await run();
   if (result === 'runtime-missing') {
-    runtimeSource ??= readFileSync(RUNTIME_PATH, 'utf8');
-    await frame.evaluate(runtimeSource);
+    await session.injectRuntime(frame);
     result = await run();
     if (result === 'runtime-missing') throw new ToolError('capability_unavailable', 'The in-page runtime could not be loaded into this page.', 'Reload the tab and try again.');
   }
@@ -225,7 +220,7 @@ async function expand(session: Session, tab: Tab, instanceId: string, frame: Fra
         void handle.dispose();
         if (!id || !wanted.has(id)) return undefined;
         const budget = Math.max(2_000, Math.floor((result.budgetLeft ?? Infinity) / wanted.size));
-        const sub = await walkWithin(timeout, child, { limit: opts.limit, urls: opts.urls, maxText: opts.maxText, budget });
+        const sub = await walkWithin(timeout, session, child, { limit: opts.limit, urls: opts.urls, maxText: opts.maxText, budget });
         return { id, lines: await expand(session, tab, instanceId, child, sub, opts, timeout) };
       } catch (error) {
         if (isTimeoutError(error)) throw error;
@@ -333,12 +328,12 @@ async function snapshotOnce(session: Session, tab: Tab, instanceId: string, opts
   try {
     // Without a limit: every child of every container if it all fits the budget, else pages of DEFAULT_LIMIT.
     pageOpts = { ...base, limit: opts.limit ?? 100_000 };
-    result = await walkWithin(timeout, frame, pageOpts, root);
+    result = await walkWithin(timeout, session, frame, pageOpts, root);
     firstCut = !!result.cut || budget - (result.budgetLeft ?? 0) > DEFAULT_BUDGET;
     if (result.cut && opts.wholeOnly) return { text: '', refCount: 0, revision, instanceId, whole: false, cut: true };
     if (result.cut && opts.limit === undefined && !result.gone) {
       pageOpts = { ...base, limit: DEFAULT_LIMIT };
-      result = await walkWithin(timeout, frame, pageOpts, root);
+      result = await walkWithin(timeout, session, frame, pageOpts, root);
     }
   } finally {
     void root?.dispose();
