@@ -8,7 +8,7 @@
  * navigation, the new document's snapshot when it is small, else a line.
  * Called by runAction (./actionResult.ts).
  */
-import { isTimeoutError } from '../browser/playwright.js';
+import { isTimeoutError } from '../util/playwrightErrors.js';
 import { ancestorRef } from '../session/elementInfo.js';
 import { resolveRef, takeSnapshot, type Snapshot } from '../session/snapshot.js';
 import { diffCounts, diffSnapshots, renderDiff, scopeNow, type SnapshotDiff } from '../session/snapshotDiff.js';

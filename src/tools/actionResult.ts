@@ -11,7 +11,7 @@ import { currentBaseline, ensureBaseline, readPage } from './actionReport.js';
 import type { Session } from '../session/session.js';
 import type { Request } from 'playwright-core';
 import type { Tab } from '../session/tab.js';
-import { withTimeout } from '../session/tab.js';
+import { raceTimeout } from '../util/wait.js';
 import { describeDialog, untilDialog, type DialogInfo } from '../session/dialogs.js';
 import { ToolError } from '../errors.js';
 import type { ToolResponse } from './response.js';
@@ -77,8 +77,8 @@ const SELF_CLOSE_MS = 5_000;
  */
 async function awaitSelfClose(tab: Tab, known?: boolean): Promise<void> {
   if (tab.closed || !tab.session || known === false) return;
-  const closing = known ?? await withTimeout(tab.session.send('Runtime.evaluate', { expression: 'window.closed', returnByValue: true })
-    .then(r => r.result.value === true, (error: Error) => /closed/i.test(error.message)), 500);
+  const closing = known ?? await raceTimeout(tab.session.send('Runtime.evaluate', { expression: 'window.closed', returnByValue: true })
+    .then(r => r.result.value === true, (error: Error) => /closed/i.test(error.message)), { ms: 500, onTimeout: 'undefined' });
   if (!closing) return;
   const deadline = Date.now() + SELF_CLOSE_MS;
   while (!tab.closed && Date.now() < deadline) await new Promise(resolve => setTimeout(resolve, 25));
@@ -204,7 +204,7 @@ export async function runAction(session: Session, tab: Tab, label: ActionLabel, 
     const unchanged = closed !== undefined && !navigation && tab.instanceId === before.instanceId;
     if (!tab.closed && !unchanged) await tab.page.waitForLoadState('domcontentloaded', { timeout: SETTLE_MS }).catch(() => undefined);
     if (fetches.length && !tab.closed && tab.instanceId === before.instanceId) {
-      await withTimeout(Promise.all(fetches), REQUESTS_MS);
+      await raceTimeout(Promise.all(fetches), { ms: REQUESTS_MS, onTimeout: 'undefined' });
       await new Promise(resolve => setTimeout(resolve, AFTER_REQUESTS_MS));
     }
   }
@@ -226,7 +226,7 @@ export async function runAction(session: Session, tab: Tab, label: ActionLabel, 
       const replaced = tab.revision !== before.revision;
       const { title } = await tab.urlAndTitle();
       // The HTTP status of the new document: the response to the last main-frame navigation request (redirects followed).
-      const response = replaced && navigation ? await withTimeout(navigation.response().catch(() => null), 1000) : undefined;
+      const response = replaced && navigation ? await raceTimeout(navigation.response().catch(() => null), { ms: 1000, onTimeout: 'undefined' }) : undefined;
       const status = response?.status();
       const http = status ? `HTTP ${status}, ` : '';
       res.text(`${replaced ? 'Navigated' : 'URL changed (same document)'} to ${url} ${JSON.stringify(title)} (${http}revision ${tab.revision}).`);
@@ -286,7 +286,7 @@ export interface NewTabInfo {
 /** URL, title and kind of a tab an action opened, once its first document has loaded (bounded; not while a dialog holds it). */
 async function describeNewTab(t: Tab): Promise<NewTabInfo> {
   if (!t.dialogs.current) {
-    await withTimeout(t.page.waitForLoadState('domcontentloaded', { timeout: NEW_TAB_LOAD_MS }).catch(() => undefined), NEW_TAB_LOAD_MS);
+    await raceTimeout(t.page.waitForLoadState('domcontentloaded', { timeout: NEW_TAB_LOAD_MS }).catch(() => undefined), { ms: NEW_TAB_LOAD_MS, onTimeout: 'undefined' });
   }
   const { url, title, canAccessOpener } = await t.urlAndTitle();
   return { tabId: t.id, openerTabId: t.openerTabId, url, title, popup: !!canAccessOpener, ...(t.dialogs.current ? { dialog: t.dialogs.current } : {}) };

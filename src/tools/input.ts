@@ -10,7 +10,9 @@ import type { Locator } from 'playwright-core';
 import { describeFocused, formatElement, formatElements } from '../session/elementInfo.js';
 import { resolveRef, type ResolvedRef } from '../session/snapshot.js';
 import { formatLabel } from '../session/snapshotLines.js';
-import { actionError, within } from './actionErrors.js';
+import { actionError } from './actionErrors.js';
+import { playwrightTimeout } from '../browser/playwright.js';
+import { raceTimeout } from '../util/wait.js';
 import { runAction, snapshotFlag } from './actionResult.js';
 import type { ElementInfo } from '../session/elementInfo.js';
 import { defineTool } from './define.js';
@@ -195,7 +197,7 @@ export const pressKey = defineTool({
   async handle({ key, tabId, snapshot }, { session }, res) {
     const tab = await session.tab(tabId);
     const label = ([el]: ElementInfo[]) => (el ? `Pressed ${key} on ${formatElement(el)}.` : `Pressed ${key} (no element had focus: the page got it).`);
-    await runAction(session, tab, label, res, { snapshot, diff: true, focused: true }, () => act(`press ${key}`, () => within(tab.page.keyboard.press(key), ACTION_TIMEOUT)));
+    await runAction(session, tab, label, res, { snapshot, diff: true, focused: true }, () => act(`press ${key}`, () => raceTimeout(tab.page.keyboard.press(key), playwrightTimeout(ACTION_TIMEOUT))));
     // Tab moves the focus: say where it went (one more evaluation, for Tab only).
     if (/(^|\+)Tab$/.test(key) && !tab.closed && !tab.dialogs.current) {
       const now = await describeFocused(session, tab);
@@ -254,16 +256,16 @@ export const scroll = defineTool({
       if (resolved && dx === undefined && dy === undefined) {
         // Element.scrollIntoView, not locator.scrollIntoViewIfNeeded: that waits for two animation frames, which an
         // off-screen cross-site frame never paints (Chromium throttles it), so a ref in such a frame timed out (issue #4).
-        await act(`scroll ${ref} into view`, () => within(resolved.locator.evaluate(el => el.scrollIntoView({ block: 'nearest', inline: 'nearest', behavior: 'instant' }), undefined, { timeout: ACTION_TIMEOUT }), ACTION_TIMEOUT));
+        await act(`scroll ${ref} into view`, () => raceTimeout(resolved.locator.evaluate(el => el.scrollIntoView({ block: 'nearest', inline: 'nearest', behavior: 'instant' }), undefined, { timeout: ACTION_TIMEOUT }), playwrightTimeout(ACTION_TIMEOUT)));
       } else if (resolved) {
-        await act(`scroll inside ${ref}`, () => within(resolved.locator.evaluate((el, b) => el.scrollBy({ ...b, behavior: 'instant' }), by, { timeout: ACTION_TIMEOUT }), ACTION_TIMEOUT));
+        await act(`scroll inside ${ref}`, () => raceTimeout(resolved.locator.evaluate((el, b) => el.scrollBy({ ...b, behavior: 'instant' }), by, { timeout: ACTION_TIMEOUT }), playwrightTimeout(ACTION_TIMEOUT)));
       } else {
-        await act('scroll the page', () => within(tab.page.evaluate(b => window.scrollBy({ ...b, behavior: 'instant' }), by), ACTION_TIMEOUT));
+        await act('scroll the page', () => raceTimeout(tab.page.evaluate(b => window.scrollBy({ ...b, behavior: 'instant' }), by), playwrightTimeout(ACTION_TIMEOUT)));
       }
     });
     let pos = { x: 0, y: 0, maxY: 0 };
     await act('read the scroll position', async () => {
-      pos = await within(tab.page.evaluate(() => ({ x: window.scrollX, y: window.scrollY, maxY: document.documentElement.scrollHeight - window.innerHeight })), ACTION_TIMEOUT);
+      pos = await raceTimeout(tab.page.evaluate(() => ({ x: window.scrollX, y: window.scrollY, maxY: document.documentElement.scrollHeight - window.innerHeight })), playwrightTimeout(ACTION_TIMEOUT));
     });
     res.set('scroll', pos).text(`Page scroll position: ${Math.round(pos.x)},${Math.round(pos.y)} of max ${Math.max(0, Math.round(pos.maxY))}.`);
   },
