@@ -327,7 +327,8 @@ export const callWebmcpTool = defineTool({
         throw new ToolError('timeout', `WebMCP tool "${name}" did not answer within ${timeout / 1000} s.`, 'The tool may wait for the person at the browser (a declarative form without toolautosubmit waits for a submit), or be slow; pass a larger timeoutSec.');
       }
       const message = firstLine(String(error instanceof Error ? error.message : error));
-      if (!(error instanceof WebMcpPageError) && /No WebMCP tool named/i.test(message)) {
+      // Ours (webmcpCall.ts), or Playwright's frame.webmcp.callTool where the call went through it.
+      if (!(error instanceof WebMcpPageError) && classifyPlaywrightError(error).has('webmcp_tool_gone')) {
         throw new ToolError('webmcp_tool_not_found', `WebMCP tool "${name}" went away before the call.`, 'Call list_webmcp_tools again.');
       }
       throw new ToolError('evaluation_failed', `WebMCP tool "${name}" failed: ${message.slice(0, 2000)}`, 'The error is the page\'s own; check the arguments or the page state.');

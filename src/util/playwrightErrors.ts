@@ -32,7 +32,8 @@ export type PlaywrightErrorKind =
   | 'document_gone' // the document went away under the call: navigated, frame detached, context destroyed
   | 'context_not_found' // CDP: an execution context id of a document that was replaced
   | 'webmcp_unavailable' // frame.webmcp without (this version of) WebMCP in the browser
-  | 'already_registered'; // selectors.register: an engine of that name exists already
+  | 'already_registered' // selectors.register: an engine of that name exists already
+  | 'webmcp_tool_gone'; // frame.webmcp.callTool: the frame no longer has a tool of that name
 
 /** Each kind's phrases (or, for `timeout`, the test of the error's name), in the order of PlaywrightErrorKind. */
 const PHRASES: ReadonlyArray<readonly [PlaywrightErrorKind, RegExp | ((error: unknown) => boolean)]> = [
@@ -55,6 +56,8 @@ const PHRASES: ReadonlyArray<readonly [PlaywrightErrorKind, RegExp | ((error: un
   ['context_not_found', /Cannot find context with specified id/i],
   ['webmcp_unavailable', /WebMCP is not enabled|without WebMCP support|modelContext|not supported|is not a function/i],
   ['already_registered', /already registered/],
+  // Playwright's two phrasings; src/tools/webmcpCall.ts words its own "not found" like the first.
+  ['webmcp_tool_gone', /No WebMCP tool named|WebMCP tool ".*" is not registered in this frame/],
 ];
 
 function messageOf(error: unknown): string {

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { createServer, type AddressInfo } from 'node:net';
+import { createServer as createHttpServer } from 'node:http';
 import { createRequire } from 'node:module';
 import { chromium, selectors, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { classifyPlaywrightError, netErrorOf, type PlaywrightErrorKind } from '../../src/util/playwrightErrors.js';
@@ -132,6 +133,20 @@ test('real error: a CDP call on a gone execution context is context_not_found', 
 
 test('real error: frame.webmcp on a browser launched without WebMCP is webmcp_unavailable', async () => {
   assert.deepEqual(kinds(await errorOf(() => page.mainFrame().webmcp.tools())), ['webmcp_unavailable']);
+});
+
+test('real error: frame.webmcp.callTool of a tool the frame does not have is webmcp_tool_gone', async () => {
+  const webmcp = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--enable-features=WebMCP'] });
+  const server = createHttpServer((_req, res) => res.end('<!doctype html><title>t</title>'));
+  try {
+    await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve));
+    const tab = await webmcp.newPage();
+    await tab.goto(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+    assert.deepEqual(kinds(await errorOf(() => tab.mainFrame().webmcp.callTool('absent', {}))), ['webmcp_tool_gone']);
+  } finally {
+    server.close();
+    await webmcp.close();
+  }
 });
 
 test('real error: registering a selector engine twice is already_registered', async () => {
