@@ -2,6 +2,7 @@
  * Tool errors with stable `type` strings (issue #2, "Errors"; docs/errors.md).
  * Numbers and messages may change between releases; types do not.
  */
+import { classifyPlaywrightError } from './util/playwrightErrors.js';
 
 /** Every error type a tool can return. Adding one means documenting it in docs/errors.md. */
 export const ERROR_TYPES = [
@@ -72,7 +73,7 @@ export class ToolError extends Error {
 export function toToolError(error: unknown): ToolError {
   if (error instanceof ToolError) return error;
   const message = error instanceof Error ? error.message : String(error);
-  if (/Target page, context or browser has been closed|Target closed|Browser has been closed/i.test(message)) {
+  if (classifyPlaywrightError(error).has('target_closed')) {
     return new ToolError('tab_not_found', 'The tab or browser closed during the call.', 'Call list_tabs to see the open tabs.');
   }
   return new ToolError('internal', firstLine(message), 'This is a tabwright bug if it repeats; run with TABWRIGHT_LOG=debug and report the log.');

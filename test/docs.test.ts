@@ -63,6 +63,29 @@ function withoutCode(markdown: string): string {
   return markdown.replace(/^```[\s\S]*?^```/gm, '').replace(/`[^`\n]*`/g, '');
 }
 
+test('docs/architecture.md\'s layer diagram draws the layers of src/DEPS.list, in their order', async () => {
+  // @ts-expect-error: a plain .mjs script without types
+  const { parseRules } = (await import('../scripts/checkDeps.mjs')) as { parseRules(text: string): { layers: Array<{ name: string; units: string[] }>; bottom: string[] } };
+  const rules = parseRules(readFileSync(join(ROOT, 'src/DEPS.list'), 'utf8'));
+  const doc = readFileSync(join(ROOT, 'docs/architecture.md'), 'utf8');
+  const diagram = /## Layers\n\n```\n([\s\S]*?)```/.exec(doc)?.[1];
+  assert.ok(diagram, 'architecture.md has a ## Layers diagram');
+  // Every folder unit of every layer but the programs, at the position of its layer: a layer's folders all come
+  // after every folder of the layers above it.
+  let lastOfAbove = -1;
+  for (const layer of rules.layers.filter(l => l.name !== 'programs')) {
+    const folders = layer.units.filter(u => u.endsWith('/')).map(u => `src/${u.slice(0, -1)}`);
+    const at = folders.map(f => {
+      const i = diagram.search(new RegExp(`${f.replace('/', '\\/')}(?![\\w/])`));
+      assert.ok(i >= 0, `the diagram draws ${f} (layer ${layer.name})`);
+      return i;
+    });
+    assert.ok(Math.min(...at) > lastOfAbove, `layer ${layer.name} (${folders.join(', ')}) is drawn below the layers above it`);
+    lastOfAbove = Math.max(...at);
+  }
+  for (const unit of rules.bottom) assert.match(diagram, new RegExp(`src/${unit.replace(/\/$/, '').replace('.', '\\.')}`), `the diagram names the bottom unit ${unit}`);
+});
+
 test('every relative link in README.md and docs/ names a file that exists, and a heading that exists', () => {
   const files = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter(f => f.endsWith('.md')).map(f => join('docs', f))];
   const broken: string[] = [];

@@ -10,6 +10,7 @@
  * of this CommonJS package costs about a third more CPU and 14 MiB more RSS.
  */
 import { createRequire } from 'node:module';
+import type { RaceOrReject } from '../util/wait.js';
 
 type PlaywrightCore = typeof import('playwright-core');
 
@@ -22,17 +23,9 @@ export function playwright(): PlaywrightCore {
 }
 
 /**
- * True for Playwright's TimeoutError (and `timeoutError()`'s). Matched by
- * name (Playwright's client sets `name = 'TimeoutError'`), so checking never
- * loads playwright-core.
- */
-export function isTimeoutError(error: unknown): boolean {
-  return error instanceof Error && error.name === 'TimeoutError';
-}
-
-/**
  * A Playwright TimeoutError with `message` (an `Error` named TimeoutError
- * when playwright-core is not loaded yet), for timeouts tabwright enforces
+ * when playwright-core is not loaded yet; `isTimeoutError` in
+ * src/util/playwrightErrors.ts knows both), for timeouts tabwright enforces
  * itself around Playwright calls that take no timeout.
  */
 export function timeoutError(message: string): Error {
@@ -40,4 +33,14 @@ export function timeoutError(message: string): Error {
   const error = new Error(message);
   error.name = 'TimeoutError';
   return error;
+}
+
+/**
+ * The options of `raceTimeout` (src/util/wait.ts) for a Playwright call that
+ * takes no timeout of its own (keyboard.press, a CDP command): after `ms`
+ * it rejects with a TimeoutError worded like Playwright's ("Timeout 500ms
+ * exceeded."), which tools report as `timeout`.
+ */
+export function playwrightTimeout(ms: number): RaceOrReject {
+  return { ms, onTimeout: () => timeoutError(`Timeout ${ms}ms exceeded.`) };
 }

@@ -10,6 +10,7 @@ import { request, type IncomingMessage } from 'node:http';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cliError } from './output.js';
+import { pollUntil } from '../util/wait.js';
 
 /** The endpoint file's content (docs/daemon.md, "The endpoint file"). */
 export interface DaemonInfo {
@@ -210,7 +211,6 @@ function tryLock(configDir: string): (() => void) | undefined {
   return undefined;
 }
 
-const sleep = (ms: number) => new Promise(resolve => setTimeout(resolve, ms));
 
 /** Whether `GET /v1/status` answers 200 with this token. */
 async function answers(info: DaemonInfo): Promise<boolean> {
@@ -239,11 +239,10 @@ export async function ensureDaemon(configDir: string, dataDir: string, autostart
   }
   mkdirSync(configDir, { recursive: true });
   mkdirSync(dataDir, { recursive: true });
-  const deadline = Date.now() + START_TIMEOUT_MS;
   let release: (() => void) | undefined;
   let child: ReturnType<typeof spawn> | undefined;
   try {
-    while (Date.now() < deadline) {
+    const started = await pollUntil(async () => {
       const info = readEndpoint(configDir);
       if (info && await answers(info)) return info;
       if (!release && !child) {
@@ -254,8 +253,9 @@ export async function ensureDaemon(configDir: string, dataDir: string, autostart
       if (child && child.exitCode !== null && !readEndpoint(configDir)) {
         throw cliError('daemon_unavailable', `The daemon exited with code ${child.exitCode} while starting.`, `See ${log}; \`tabwright doctor\` checks the setup.`);
       }
-      await sleep(40);
-    }
+      return undefined;
+    }, { ms: START_TIMEOUT_MS, intervalMs: 40 });
+    if (started) return started;
   } finally {
     release?.();
     child?.unref();

@@ -8,8 +8,8 @@ import type { Command } from 'commander';
 import { configDir, dataDir } from '../config.js';
 import { DAEMON_MAIN, daemonRequest, endpointPath, ensureDaemon, pidAlive, readEndpoint } from './daemonClient.js';
 import { respond } from './toolCommand.js';
+import { pollUntil } from '../util/wait.js';
 
-const sleep = (ms: number) => new Promise(resolve => setTimeout(resolve, ms));
 
 async function status(): Promise<unknown> {
   const info = readEndpoint(configDir());
@@ -23,8 +23,7 @@ async function stop(): Promise<unknown> {
   const info = readEndpoint(configDir());
   if (!info) return { stopped: false, running: false };
   await daemonRequest(info, 'POST', '/v1/shutdown', { timeoutMs: 5_000 });
-  const deadline = Date.now() + 10_000;
-  while (pidAlive(info.pid) && Date.now() < deadline) await sleep(50);
+  await pollUntil(() => !pidAlive(info.pid), { ms: 10_000, intervalMs: 50 });
   return { stopped: !pidAlive(info.pid), pid: info.pid, port: info.port };
 }
 

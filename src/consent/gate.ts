@@ -19,6 +19,7 @@ import { saveOverride } from './overrides.js';
 import type { Config } from '../config.js';
 import { ToolError } from '../errors.js';
 import { logger } from '../log.js';
+import { raceTimeout } from '../util/wait.js';
 
 const log = logger('consent');
 
@@ -145,8 +146,6 @@ export async function consentGate(call: GateCall, gated: GatedCall): Promise<Gat
   const timer = setTimeout(() => controller.abort(expired), timeoutMs);
   // The front's heartbeat ticks from here on, with this wording (src/tools/waiting.ts) and this pace.
   call.waiting?.({ kind: 'consent', tool: gated.name, origin: gated.origin, tabId: gated.tabId, expiresAt: question.expiresAt, everyMs: promptTickMs(timeoutMs) });
-  const aborted = new Promise<never>((_, reject) => controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true }));
-  aborted.catch(() => undefined);
   let answer: ConsentAnswer;
   try {
     // 2026-07-28 elicitation hands the question out in the result at once: nothing waits, nothing to report.
@@ -154,7 +153,7 @@ export async function consentGate(call: GateCall, gated: GatedCall): Promise<Gat
       const left = Math.max(0, Math.round((question.expiresAt - Date.now()) / 1000));
       call.progress(1, undefined, `Waiting for the user to allow ${gated.name} (${left} s left)`).catch(error => log.debug('progress failed:', error));
     }
-    answer = await Promise.race([channel.ask(question, controller.signal), aborted]);
+    answer = await raceTimeout(channel.ask(question, controller.signal), { signal: controller.signal });
   } catch (error) {
     if (error instanceof ConsentPending) throw error;
     const type = error instanceof ToolError ? error.type : undefined;

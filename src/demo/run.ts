@@ -17,6 +17,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startDemoSite, type DemoSite } from './site.js';
 import { STEPS, type DemoState } from './steps.js';
+import { sleep } from '../util/wait.js';
 import { callTool, say, StepFailure, stepDone, stepFailed, stepStart } from './transcript.js';
 
 /** The demo's command-line options. */
@@ -58,7 +59,6 @@ function serverArgs(options: DemoOptions): string[] {
   return [CLI, 'mcp', '--isolated', '--structured-content', options.headed ? '--headed' : '--headless'];
 }
 
-const pause = (ms: number) => new Promise(resolve => setTimeout(resolve, ms));
 
 /** True when a headed browser has nowhere to show its window (Linux without DISPLAY or WAYLAND_DISPLAY). */
 function noDisplay(): boolean {
@@ -136,7 +136,7 @@ export async function runDemo(options: DemoOptions, signal?: AbortSignal): Promi
         stepFailed(failure);
         return failed(`step ${i + 1} (${step.tool})`, failure, serverLog, options);
       }
-      if (options.headed) await pause(HEADED_PAUSE_MS);
+      if (options.headed) await sleep(HEADED_PAUSE_MS);
     }
     say();
     say(`Demo passed: ${STEPS.length} steps, ${toolMs} ms in tool calls, ${((performance.now() - started) / 1000).toFixed(1)} s overall.`);

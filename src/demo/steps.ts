@@ -6,6 +6,7 @@
 import type { Client } from '@modelcontextprotocol/client';
 import { existsSync, readFileSync } from 'node:fs';
 import { imageSize } from '../tools/imageSize.js';
+import { pollUntil } from '../util/wait.js';
 import { NEWSLETTER_TOOL, SEARCH_TOOL, type DemoSite } from './site.js';
 import { excerpt, StepFailure, type Called } from './transcript.js';
 
@@ -47,15 +48,6 @@ function imageHeader(data: Buffer): { format: string; width: number; height: num
   const size = imageSize(data);
   expect(size, 'the screenshot file is not a PNG, JPEG or WebP');
   return size;
-}
-
-async function waitFor<T>(probe: () => T | undefined, ms: number): Promise<T | undefined> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined || Date.now() > deadline) return value;
-    await new Promise(resolve => setTimeout(resolve, 50));
-  }
 }
 
 /** The steps in the order issue #2 gives (type and click on the search form; both WebMCP tool kinds called). */
@@ -135,7 +127,7 @@ export const STEPS: Step[] = [
     tool: 'call_webmcp_tool',
     args: () => ({ name: NEWSLETTER_TOOL, arguments: READER }),
     check: async ({ text }, { site }) => {
-      const received = await waitFor(() => site.signups.find(s => s.email === READER.email), 10_000);
+      const received = await pollUntil(() => site.signups.find(s => s.email === READER.email), { ms: 10_000, intervalMs: 50 });
       expect(received, `the site never received the ${NEWSLETTER_TOOL} form submission`);
       expect(received.name === READER.name && received.interest === READER.interest, `the site received different values: ${JSON.stringify(received)}`);
       return [...text.split('\n'), `the site received the submitted form: name "${received.name}", email ${received.email}, interest ${received.interest}`];

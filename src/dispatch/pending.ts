@@ -32,6 +32,7 @@ import { randomBytes } from 'node:crypto';
 import { ConsentPending, type ConsentAnswer, type ConsentQuestion, type PromptChannel } from '../consent/channel.js';
 import { DEFAULT_MAX_WAIT_MS } from '../config.js';
 import { logger } from '../log.js';
+import { raceTimeout } from '../util/wait.js';
 import { toToolError, ToolError } from '../errors.js';
 import { describeIssues } from '../tools/invoke.js';
 import { ToolResponse, type ToolResult } from '../tools/response.js';
@@ -109,11 +110,8 @@ export class PendingCalls {
     }).catch(failed);
     try {
       if (!(maxWaitMs > 0) || this.closed) return await run;
-      let timer: NodeJS.Timeout | undefined;
-      const late = new Promise<'late'>(resolve => (timer = setTimeout(() => resolve('late'), maxWaitMs)));
-      const first = await Promise.race([run, late]);
-      clearTimeout(timer);
-      if (first !== 'late') return first;
+      const first = await raceTimeout(run, { ms: maxWaitMs, onTimeout: 'undefined' });
+      if (first !== undefined) return first;
       // A 2026-07-28 consent question just went out in the call's result: that result is on its way.
       if (handedOut) return await run;
       if (!this.makeRoom()) {

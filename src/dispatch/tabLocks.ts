@@ -4,6 +4,7 @@
  * per key (a tab id); waiting can be cancelled.
  */
 import { ToolError } from '../errors.js';
+import { raceTimeout } from '../util/wait.js';
 import type { AnyTool } from '../tools/define.js';
 
 /**
@@ -49,18 +50,11 @@ export class TabLocks {
       release();
       throw cancelledWaiting();
     }
-    let onAbort: (() => void) | undefined;
-    const aborted = new Promise<never>((_, reject) => {
-      onAbort = () => reject(cancelledWaiting());
-      signal.addEventListener('abort', onAbort, { once: true });
-    });
     try {
-      await Promise.race([previous, aborted]);
+      await raceTimeout(previous, { signal, onAbort: cancelledWaiting });
     } catch (error) {
       release();
       throw error;
-    } finally {
-      signal.removeEventListener('abort', onAbort!);
     }
     return release;
   }

@@ -41,7 +41,8 @@ function flatParent(n: Element): Element | null {
   return n.assignedSlot ?? n.parentElement ?? ((n.parentNode as ShadowRoot | null)?.host ?? null);
 }
 
-function within(ancestor: Element, node: Element | null): boolean {
+/** Whether `node` is `ancestor` or lies below it in the flat tree (Node.contains, across slots and shadow roots). */
+function flatContains(ancestor: Element, node: Element | null): boolean {
   for (let cur = node; cur; cur = flatParent(cur)) if (cur === ancestor) return true;
   return false;
 }
@@ -83,10 +84,10 @@ function hitAt(el: Element): HitResult | { status: 'retry' } {
   if (!point) return { status: 'retry' };
   const hit = deepElementFromPoint(el.ownerDocument, point.x, point.y);
   if (!hit) return { status: 'retry' };
-  if (within(el, hit)) return { status: 'ok' };
+  if (flatContains(el, hit)) return { status: 'ok' };
   const labels = (el as HTMLInputElement).labels;
-  if (labels) for (const label of labels) if (within(label, hit)) return { status: 'ok' };
-  if (within(hit, el)) return { status: 'unknown' };
+  if (labels) for (const label of labels) if (flatContains(label, hit)) return { status: 'ok' };
+  if (flatContains(hit, el)) return { status: 'unknown' };
   return { status: 'covered', cover: describeCover(hit, el) };
 }
 
@@ -97,7 +98,7 @@ function hitAt(el: Element): HitResult | { status: 'retry' } {
  */
 function describeCover(hit: Element, target: Element): CoverInfo {
   let pick = hit;
-  for (let cur: Element | null = hit; cur && !within(cur, target); cur = flatParent(cur)) {
+  for (let cur: Element | null = hit; cur && !flatContains(cur, target); cur = flatParent(cur)) {
     if (cur.id || cur.hasAttribute('aria-label') || cur.hasAttribute('role') || cur.localName === 'dialog') {
       pick = cur;
       break;

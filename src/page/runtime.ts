@@ -72,9 +72,9 @@ import { ancestorId, describe, focused } from './describe.js';
 import { installWebMcp, type WebMcpMode } from './webmcp.js';
 
 /**
- * The `--webmcp` mode, when the server wraps the bundle in a scope that
- * defines it (src/webmcp/runtimeScript.ts); `auto` otherwise (a runtime
- * injected late into a document that predates it).
+ * The `--webmcp` mode, defined by the scope the server wraps the bundle in
+ * (src/webmcp/runtimeScript.ts): in the init script and in every late
+ * injection alike (Session.injectRuntime). `auto` for the bare bundle.
  */
 declare const __TABWRIGHT_WEBMCP__: WebMcpMode | undefined;
 const webmcpMode: WebMcpMode = typeof __TABWRIGHT_WEBMCP__ === 'string' ? __TABWRIGHT_WEBMCP__ : 'auto';

@@ -9,7 +9,7 @@
 import { readlinkSync, rmSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { pollUntil } from '../util/wait.js';
 
 /** Chromium's profile lock files. */
 const LOCK_FILES = ['SingletonLock', 'SingletonSocket', 'SingletonCookie'];
@@ -43,15 +43,12 @@ function alive(pid: number): boolean {
  * @returns true when the profile is free; false when the holder still runs after the wait (the launch then reports the profile in use).
  */
 export async function waitForProfileRelease(userDataDir: string, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
+  const free = await pollUntil(() => {
     const pid = profileLockPid(userDataDir);
     if (pid === undefined) return true;
-    if (!alive(pid)) {
-      for (const name of LOCK_FILES) rmSync(join(userDataDir, name), { force: true });
-      return true;
-    }
-    if (Date.now() >= deadline) return false;
-    await sleep(100);
-  }
+    if (alive(pid)) return false;
+    for (const name of LOCK_FILES) rmSync(join(userDataDir, name), { force: true });
+    return true;
+  }, { ms: timeoutMs, intervalMs: 100 });
+  return free === true;
 }

@@ -7,7 +7,8 @@
 import type { Request } from 'playwright-core';
 import type { DownloadRecord } from './downloads.js';
 import type { Session } from './session.js';
-import { withTimeout, type Tab } from './tab.js';
+import type { Tab } from './tab.js';
+import { raceTimeout } from '../util/wait.js';
 
 /** Longest wait for downloads the action started to be saved, in ms; longer ones are reported as in_progress. */
 const DOWNLOAD_SAVE_MS = 15_000;
@@ -51,10 +52,10 @@ export async function awaitFiles(session: Session, tab: Tab, mark: FilesMark, na
     // (or download) by then, so wait for Playwright's event only when it did.
     const now = tab.fileSignals;
     if (mark.signals.choosers < 0 || now.choosers < 0) {
-      await withTimeout((async () => {
+      await raceTimeout((async () => {
         await tab.page.evaluate('0').catch(() => undefined);
         await tab.page.evaluate('0').catch(() => undefined);
-      })(), FLUSH_MS);
+      })(), { ms: FLUSH_MS, onTimeout: 'undefined' });
     } else {
       if (now.choosers > mark.signals.choosers) await tab.fileChoosers.after(mark.chooserSeq, FLUSH_MS);
       if (now.downloads > mark.signals.downloads) await session.downloads.started(mark.downloadId, FLUSH_MS);

@@ -10,6 +10,7 @@ import { constants, copyFileSync, linkSync, mkdirSync, statSync, unlinkSync } fr
 import { extname, join } from 'node:path';
 import type { Download } from 'playwright-core';
 import { logger } from '../log.js';
+import { pollUntil, raceTimeout } from '../util/wait.js';
 
 const log = logger('downloads');
 
@@ -156,16 +157,11 @@ export class Downloads {
   /** Waits until the downloads with ids above `id` are saved or failed, at most `ms`. */
   async settle(id: number, ms: number): Promise<void> {
     const pending = this.records.filter(r => r.id > id).map(r => this.done.get(r.id)!);
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([Promise.all(pending), new Promise<void>(resolve => {
-      timer = setTimeout(resolve, ms);
-    })]);
-    clearTimeout(timer);
+    await raceTimeout(Promise.all(pending), { ms, onTimeout: 'undefined' });
   }
 
   /** Waits until a download with an id above `id` starts, at most `ms`. */
   async started(id: number, ms: number): Promise<void> {
-    const deadline = Date.now() + ms;
-    while (this.count <= id && Date.now() < deadline) await new Promise(resolve => setTimeout(resolve, 20));
+    await pollUntil(() => this.count > id, { ms, intervalMs: 20 });
   }
 }

@@ -13,7 +13,8 @@ import type { Frame } from 'playwright-core';
 import type { Session } from './session.js';
 import { describeFromSnapshot, formatLabel, parseSnapshot, type NodeLabel, type SnapLine } from './snapshotLines.js';
 import type { ResolvedRef } from './refs.js';
-import { withTimeout, type Tab } from './tab.js';
+import type { Tab } from './tab.js';
+import { raceTimeout } from '../util/wait.js';
 
 /** An element as an action report names it. */
 export interface ElementInfo {
@@ -56,7 +57,7 @@ export function baselineLines(tab: Tab): SnapLine[] | undefined {
 }
 
 async function askFrame<T>(frame: Frame, fn: (arg: string) => T | null, arg: string): Promise<T | undefined> {
-  const value = await withTimeout(frame.evaluate(fn, arg).catch(() => null), DESCRIBE_MS);
+  const value = await raceTimeout(frame.evaluate(fn, arg).catch(() => null), { ms: DESCRIBE_MS, onTimeout: 'undefined' });
   return value ?? undefined;
 }
 
@@ -103,7 +104,7 @@ export async function describeFocused(session: Session, tab: Tab): Promise<Eleme
  * in the descendant's frame; undefined when not found.
  */
 export async function ancestorRef(session: Session, tab: Tab, descendant: ResolvedRef, role: string, name: string | undefined, skip: number): Promise<string | undefined> {
-  const id = await withTimeout(descendant.frame.evaluate(([i, r, n, s]) => (globalThis as Runtime).__tabwright?.ancestorId?.(i, r, n ?? undefined, s) ?? null, [descendant.id, role, name ?? null, skip] as [string, string, string | null, number]).catch(() => null), DESCRIBE_MS);
+  const id = await raceTimeout(descendant.frame.evaluate(([i, r, n, s]) => (globalThis as Runtime).__tabwright?.ancestorId?.(i, r, n ?? undefined, s) ?? null, [descendant.id, role, name ?? null, skip] as [string, string, string | null, number]).catch(() => null), { ms: DESCRIBE_MS, onTimeout: 'undefined' });
   return id ? session.refs.assign(tab.id, tab.instanceId, id) : undefined;
 }
 

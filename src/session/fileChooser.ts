@@ -6,6 +6,7 @@
  * the document.
  */
 import type { FileChooser } from 'playwright-core';
+import { raceTimeout } from '../util/wait.js';
 
 /** One intercepted chooser. */
 export interface OpenChooser {
@@ -53,9 +54,7 @@ export class FileChoosers {
         wake = resolve;
       });
       this.waiters.push(wake);
-      const timer = setTimeout(wake, left);
-      await woken;
-      clearTimeout(timer);
+      await raceTimeout(woken, { ms: left, onTimeout: 'undefined' });
       this.waiters = this.waiters.filter(w => w !== wake);
     }
     return this.latest;

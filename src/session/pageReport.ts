@@ -8,7 +8,7 @@
  * navigation, the new document's snapshot when it is small, else a line.
  * Part of an action's report (Tab.act, ./tabAction.ts).
  */
-import { isTimeoutError } from '../browser/playwright.js';
+import { isTimeoutError } from '../util/playwrightErrors.js';
 import { ancestorRef } from './elementInfo.js';
 import { resolveRef } from './refs.js';
 import { takeSnapshot, type Snapshot } from './snapshot.js';

@@ -15,6 +15,7 @@
 import type { Frame, Locator } from 'playwright-core';
 import { playwright } from '../browser/playwright.js';
 import { ToolError } from '../errors.js';
+import { classifyPlaywrightError } from '../util/playwrightErrors.js';
 import type { Session } from './session.js';
 import type { Tab } from './tab.js';
 
@@ -97,7 +98,7 @@ export function registerRefEngine(): Promise<void> {
       },
     };
   }).catch(error => {
-    if (!/already registered/.test(String(error))) {
+    if (!classifyPlaywrightError(error).has('already_registered')) {
       engineRegistered = undefined;
       throw error;
     }

@@ -5,20 +5,25 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { BrowserContext, Page } from 'playwright-core';
+import { fileURLToPath } from 'node:url';
+import type { BrowserContext, Frame, Page } from 'playwright-core';
 import type { BrowserConnection } from '../browser/connection.js';
 import type { Config } from '../config.js';
 import { logger } from '../log.js';
 import { ToolError } from '../errors.js';
 import { dialogOpenError } from './dialogs.js';
 import { Downloads } from './downloads.js';
-import { RUNTIME_PATH, runtimeInitScript } from '../webmcp/runtimeScript.js';
+import { runtimeInitScript } from '../webmcp/runtimeScript.js';
 import type { UserscriptInjector } from '../userscripts/injection.js';
 import { RefRegistry } from './refs.js';
-import { Tab, withTimeout } from './tab.js';
+import { Tab } from './tab.js';
 import { actOnTab, type ActionReport, type ActOptions } from './tabAction.js';
+import { raceTimeout } from '../util/wait.js';
 
 const log = logger('session');
+
+/** The bundled in-page runtime (built by scripts/build.mjs from src/page). */
+export const RUNTIME_PATH = fileURLToPath(new URL('../page/runtime.js', import.meta.url));
 
 export class Session {
   readonly refs = new RefRegistry();
@@ -33,6 +38,8 @@ export class Session {
   readonly downloads: Downloads;
   /** Injects enabled userscripts into every page (issue #6); set before the browser starts. */
   userscripts: UserscriptInjector | undefined;
+  /** `runtimeScript()`'s answer once read (null: the bundle is not built). */
+  private runtime: string | null | undefined;
 
   constructor(
     readonly connection: BrowserConnection,
@@ -56,7 +63,7 @@ export class Session {
 
   private async setUp(): Promise<BrowserContext> {
     const ctx = await this.connection.context();
-    const runtime = existsSync(RUNTIME_PATH) ? runtimeInitScript(RUNTIME_PATH, this.config.webmcp) : undefined;
+    const runtime = this.runtimeScript();
     if (runtime) await ctx.addInitScript({ content: runtime });
     else log.warn(`in-page runtime missing at ${RUNTIME_PATH}; run npm run build`);
     // After the runtime: in each document the engine runs second (it claims the polyfill's AgentScript registrar).
@@ -77,8 +84,47 @@ export class Session {
     const existing = ctx.pages();
     for (const page of existing) await this.register(page);
     // Pages loaded before we came (an attached browser's tabs, issue #8) get the runtime now.
-    if (runtime) await injectIntoLoaded(existing, runtime);
+    if (runtime) await this.injectIntoLoaded(existing);
     return ctx;
+  }
+
+  /**
+   * The in-page runtime as every document gets it from the init script:
+   * the bundle wrapped with this session's `--webmcp` mode
+   * (src/webmcp/runtimeScript.ts, read by src/page/runtime.ts). Undefined
+   * when the bundle is not built. Read once.
+   */
+  runtimeScript(): string | undefined {
+    this.runtime ??= existsSync(RUNTIME_PATH) ? runtimeInitScript(RUNTIME_PATH, this.config.webmcp) : null;
+    return this.runtime ?? undefined;
+  }
+
+  /**
+   * Runs the in-page runtime, with this session's `--webmcp` mode, in
+   * `frame`'s current document: for a document older than the session's
+   * init script (a tab open before attach, the first tab of a profile). The
+   * one way tabwright injects the runtime late (the attach, execute, the
+   * snapshot). A document that has a runtime keeps it: the runtime installs
+   * itself once per document.
+   * @throws ToolError internal when the bundle is not built; Playwright's errors of the evaluation.
+   */
+  async injectRuntime(frame: Frame): Promise<void> {
+    const runtime = this.runtimeScript();
+    if (!runtime) throw new ToolError('internal', `The in-page runtime is missing at ${RUNTIME_PATH}.`, 'Run npm run build (a source checkout), or reinstall tabwright.');
+    await frame.evaluate(runtime);
+  }
+
+  /**
+   * Injects the runtime into every frame of `pages`, whose documents loaded
+   * before the session's init script existed (issue #8: tabs open at attach
+   * time), except about:blank ones. Each frame gets INJECT_TIMEOUT_MS; a
+   * failure is logged, never thrown. WebMCP tools such a page registered
+   * before this point went to the browser's native registry or nowhere; the
+   * polyfill sees only tools registered after it (docs/attach.md).
+   */
+  private async injectIntoLoaded(pages: Page[]): Promise<void> {
+    const frames = pages.flatMap(page => page.frames()).filter(frame => !/^(about:blank|)$/.test(frame.url()));
+    await Promise.all(frames.map(frame => raceTimeout(this.injectRuntime(frame).catch(error => log.debug(`runtime injection into ${frame.url()} failed:`, error)), { ms: INJECT_TIMEOUT_MS, onTimeout: 'undefined' })));
   }
 
   /**
@@ -232,19 +278,6 @@ export class Session {
 
 /** How long injecting the runtime into one already-loaded frame may take, in ms (a page waiting on a dialog never answers). */
 const INJECT_TIMEOUT_MS = 3_000;
-
-/**
- * Runs the runtime in every frame of pages whose documents loaded before
- * the session's init script existed (issue #8: tabs open at attach time).
- * The runtime installs itself once per document, so a frame that has it is
- * left alone. WebMCP tools such a page registered before this point went
- * to the browser's native registry or nowhere; the polyfill sees only tools
- * registered after it (docs/attach.md).
- */
-async function injectIntoLoaded(pages: Page[], runtime: string): Promise<void> {
-  const frames = pages.flatMap(page => page.frames()).filter(frame => !/^(about:blank|)$/.test(frame.url()));
-  await Promise.all(frames.map(frame => withTimeout(frame.evaluate(runtime).catch(error => log.debug(`runtime injection into ${frame.url()} failed:`, error)), INJECT_TIMEOUT_MS)));
-}
 
 /** The error for a tabId that is not open. */
 export function tabNotFound(tabId: number): ToolError {

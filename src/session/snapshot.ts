@@ -10,16 +10,16 @@
  * snapshot of their own (./refs.ts), so a selector- or ref-scoped snapshot
  * never invalidates other refs.
  */
-import { readFileSync } from 'node:fs';
 import type { ElementHandle, Frame } from 'playwright-core';
-import { isTimeoutError, timeoutError } from '../browser/playwright.js';
+import { timeoutError } from '../browser/playwright.js';
+import { classifyPlaywrightError, isTimeoutError } from '../util/playwrightErrors.js';
 import { firstLine, ToolError } from '../errors.js';
 import { adoptClosedRoots } from './closedShadow.js';
+import { raceTimeout } from '../util/wait.js';
 import { frameOf, goneError, lookupRef, REF_ENGINE, registerRefEngine, rememberFrame } from './refs.js';
 import { warmRefActions } from './refWarmup.js';
 import type { SnapshotResult } from '../page/snapshot.js';
 import type { Session } from './session.js';
-import { RUNTIME_PATH } from '../webmcp/runtimeScript.js';
 import type { Tab } from './tab.js';
 
 export interface Snapshot {
@@ -107,18 +107,13 @@ function foreignFrames(frame: Frame): Frame[] {
   return out;
 }
 
-let runtimeSource: string | undefined;
-
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(timeoutError(`snapshot: no answer within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+/** The walk of one frame, or a TimeoutError after `ms`. */
+function walkWithin(ms: number, ...args: Parameters<typeof walk>): Promise<PageResult> {
+  return raceTimeout(walk(...args), { ms, onTimeout: () => timeoutError(`snapshot: no answer within ${ms} ms`) });
 }
 
 /** Runs the walker in `frame` (on `root` when given), injecting the runtime into a document that predates it. */
-async function walk(frame: Frame, opts: PageOptions, root?: ElementHandle): Promise<PageResult> {
+async function walk(session: Session, frame: Frame, opts: PageOptions, root?: ElementHandle): Promise<PageResult> {
   const run = () => root
     ? root.evaluate((el, o) => {
       const rt = (globalThis as { __tabwright?: { snapshot?: (o: unknown) => unknown } }).__tabwright;
@@ -130,8 +125,7 @@ async function walk(frame: Frame, opts: PageOptions, root?: ElementHandle): Prom
     }, opts);
   let result = await run();
   if (result === 'runtime-missing') {
-    runtimeSource ??= readFileSync(RUNTIME_PATH, 'utf8');
-    await frame.evaluate(runtimeSource);
+    await session.injectRuntime(frame);
     result = await run();
     if (result === 'runtime-missing') throw new ToolError('capability_unavailable', 'The in-page runtime could not be loaded into this page.', 'Reload the tab and try again.');
   }
@@ -167,7 +161,7 @@ async function expand(session: Session, tab: Tab, instanceId: string, frame: Fra
         void handle.dispose();
         if (!id || !wanted.has(id)) return undefined;
         const budget = Math.max(2_000, Math.floor((result.budgetLeft ?? Infinity) / wanted.size));
-        const sub = await withTimeout(walk(child, { limit: opts.limit, urls: opts.urls, maxText: opts.maxText, budget }), timeout);
+        const sub = await walkWithin(timeout, session, child, { limit: opts.limit, urls: opts.urls, maxText: opts.maxText, budget });
         return { id, lines: await expand(session, tab, instanceId, child, sub, opts, timeout) };
       } catch (error) {
         if (isTimeoutError(error)) throw error;
@@ -211,7 +205,7 @@ export async function takeSnapshot(session: Session, tab: Tab, opts: SnapshotOpt
       snap = await snapshotOnce(session, tab, instanceId, opts, timeout);
     } catch (error) {
       // The document went away under the walk (a navigation): read the new one.
-      if (attempt === 2 || opts.ref || !/Execution context was destroyed|navigat|detached/i.test(String(error)) || error instanceof ToolError) throw error;
+      if (attempt === 2 || opts.ref || !classifyPlaywrightError(error).has('document_gone') || error instanceof ToolError) throw error;
       await tab.page.waitForLoadState('domcontentloaded', { timeout }).catch(() => undefined);
       continue;
     }
@@ -275,12 +269,12 @@ async function snapshotOnce(session: Session, tab: Tab, instanceId: string, opts
   try {
     // Without a limit: every child of every container if it all fits the budget, else pages of DEFAULT_LIMIT.
     pageOpts = { ...base, limit: opts.limit ?? 100_000 };
-    result = await withTimeout(walk(frame, pageOpts, root), timeout);
+    result = await walkWithin(timeout, session, frame, pageOpts, root);
     firstCut = !!result.cut || budget - (result.budgetLeft ?? 0) > DEFAULT_BUDGET;
     if (result.cut && opts.wholeOnly) return { text: '', refCount: 0, revision, instanceId, whole: false, cut: true };
     if (result.cut && opts.limit === undefined && !result.gone) {
       pageOpts = { ...base, limit: DEFAULT_LIMIT };
-      result = await withTimeout(walk(frame, pageOpts, root), timeout);
+      result = await walkWithin(timeout, session, frame, pageOpts, root);
     }
   } finally {
     void root?.dispose();

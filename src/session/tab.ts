@@ -14,6 +14,7 @@
  */
 import type { CDPSession, Page } from 'playwright-core';
 import { logger } from '../log.js';
+import { raceTimeout } from '../util/wait.js';
 import type { Session } from './session.js';
 import type { ActionReport, ActOptions } from './tabAction.js';
 import { ConsoleBuffer, levelOf } from './consoleBuffer.js';
@@ -190,7 +191,7 @@ export class Tab {
   async urlAndTitle(): Promise<{ url: string; title: string; canAccessOpener?: boolean }> {
     if (this.cdp && !this.closed) {
       try {
-        const info = await withTimeout(this.cdp.send('Target.getTargetInfo'), 1000);
+        const info = await raceTimeout(this.cdp.send('Target.getTargetInfo'), { ms: 1000, onTimeout: 'undefined' });
         if (info) {
           this.cachedTitle = info.targetInfo.title;
           // Right at a commit the browser may not know the new URL yet (empty); Playwright's does.
@@ -222,7 +223,7 @@ export class Tab {
    */
   async responsive(ms = 500): Promise<boolean> {
     if (!this.cdp || this.closed) return false;
-    const answer = await withTimeout(this.cdp.send('Runtime.evaluate', { expression: '1', returnByValue: true }).then(() => true, () => false), ms);
+    const answer = await raceTimeout(this.cdp.send('Runtime.evaluate', { expression: '1', returnByValue: true }).then(() => true, () => false), { ms, onTimeout: 'undefined' });
     return answer === true;
   }
 
@@ -238,7 +239,7 @@ export class Tab {
     if (!cdp || this.closed || anyDialogOpen()) return false;
     for (let i = 0; i < STUCK_PROBES; i++) {
       // Any answer, an error included (a context torn down by a navigation), means the thread is not stuck.
-      const answered = await withTimeout(cdp.send('Runtime.evaluate', { expression: '1', returnByValue: true }).then(() => true, () => true), STUCK_PROBE_MS);
+      const answered = await raceTimeout(cdp.send('Runtime.evaluate', { expression: '1', returnByValue: true }).then(() => true, () => true), { ms: STUCK_PROBE_MS, onTimeout: 'undefined' });
       if (answered || this.closed) return false;
     }
     return true;
@@ -261,7 +262,7 @@ export class Tab {
    */
   async stopIfStuck(): Promise<boolean> {
     if (!(await this.isStuck())) return false;
-    await withTimeout(this.cdp!.send('Runtime.terminateExecution').catch(error => log.debug('terminateExecution failed', error)), 2000);
+    await raceTimeout(this.cdp!.send('Runtime.terminateExecution').catch(error => log.debug('terminateExecution failed', error)), { ms: 2000, onTimeout: 'undefined' });
     return true;
   }
 }
@@ -283,15 +284,4 @@ export function isFaviconNoise(text: string, url: string | undefined): boolean {
 export function sourceOfStack(stack: string | undefined): { url: string; line: number; column: number } | undefined {
   const m = /^\s+at (?:.*? \()?(.+?):(\d+):(\d+)\)?$/m.exec(stack ?? '');
   return m ? { url: m[1]!, line: Number(m[2]), column: Number(m[3]) } : undefined;
-}
-
-/** Resolves to the promise's value, or undefined after `ms` milliseconds. */
-export function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
-  let timer: NodeJS.Timeout;
-  return Promise.race([
-    promise.finally(() => clearTimeout(timer)),
-    new Promise<undefined>(resolve => {
-      timer = setTimeout(() => resolve(undefined), ms);
-    }),
-  ]);
 }

@@ -15,7 +15,8 @@ import { currentBaseline, ensureBaseline, readPage, type PageReport } from './pa
 import type { ResolvedRef } from './refs.js';
 import type { Session } from './session.js';
 import { takeSnapshot } from './snapshot.js';
-import { withTimeout, type Tab } from './tab.js';
+import type { Tab } from './tab.js';
+import { pollUntil, raceTimeout, sleep } from '../util/wait.js';
 
 /** Longest wait for a navigation the action started, in ms. */
 const SETTLE_MS = 10_000;
@@ -183,8 +184,8 @@ export async function actOnTab(session: Session, tab: Tab, action: () => Promise
     const unchanged = closed !== undefined && !navigation && tab.instanceId === before.instanceId;
     if (!tab.closed && !unchanged) await tab.page.waitForLoadState('domcontentloaded', { timeout: SETTLE_MS }).catch(() => undefined);
     if (fetches.length && !tab.closed && tab.instanceId === before.instanceId) {
-      await withTimeout(Promise.all(fetches), REQUESTS_MS);
-      await new Promise(resolve => setTimeout(resolve, AFTER_REQUESTS_MS));
+      await raceTimeout(Promise.all(fetches), { ms: REQUESTS_MS, onTimeout: 'undefined' });
+      await sleep(AFTER_REQUESTS_MS);
     }
   }
   // The page after the action, read before the file events are looked for: a download or chooser the
@@ -199,7 +200,7 @@ export async function actOnTab(session: Session, tab: Tab, action: () => Promise
       const replaced = tab.revision !== before.revision;
       const { title } = await tab.urlAndTitle();
       // The HTTP status of the new document: the response to the last main-frame navigation request (redirects followed).
-      const response = replaced && navigation ? await withTimeout(navigation.response().catch(() => null), 1000) : undefined;
+      const response = replaced && navigation ? await raceTimeout(navigation.response().catch(() => null), { ms: 1000, onTimeout: 'undefined' }) : undefined;
       const status = response?.status();
       report.navigation = { url, title, ...(status ? { status } : {}), revision: tab.revision, instanceId: tab.instanceId, sameDocument: !replaced };
     }
@@ -243,11 +244,8 @@ async function stoppingStuckScript(tab: Tab, action: () => Promise<void>): Promi
  * window before its page is ready), or `ms` passes.
  */
 async function waitForNewTabs(session: Session, known: Set<number>, count: number, ms: number, downloadId: number): Promise<void> {
-  const deadline = Date.now() + ms;
   // A window opened for a download (target=_blank to an attachment) closes again without becoming a tab.
-  while (session.openTabs().filter(t => !known.has(t.id)).length < count && Date.now() < deadline && session.downloads.lastId === downloadId) {
-    await new Promise(resolve => setTimeout(resolve, 25));
-  }
+  await pollUntil(() => session.openTabs().filter(t => !known.has(t.id)).length >= count || session.downloads.lastId !== downloadId, { ms, intervalMs: 25 });
 }
 
 /**
@@ -256,21 +254,18 @@ async function waitForNewTabs(session: Session, known: Set<number>, count: numbe
  * download, a 204).
  */
 async function settleNavigation(tab: Tab, request: Request, instanceId: string, downloadsBefore: number): Promise<void> {
-  const deadline = Date.now() + SETTLE_MS;
   const done = request.response().then(response => response?.finished(), () => undefined).catch(() => undefined);
   let finished = false;
   void done.then(() => {
     finished = true;
   });
-  while (Date.now() < deadline && tab.instanceId === instanceId && !tab.closed) {
+  const settled = await pollUntil(() => {
+    if (tab.instanceId !== instanceId || tab.closed) return 'replaced';
     // A navigation that turned into a download never gets a response; the tab's CDP session saw the download begin.
-    if (downloadsBefore >= 0 && tab.fileSignals.downloads > downloadsBefore) break;
-    if (finished) {
-      await new Promise(resolve => setTimeout(resolve, 100)); // the commit follows the response closely
-      break;
-    }
-    await new Promise(resolve => setTimeout(resolve, 20));
-  }
+    if (downloadsBefore >= 0 && tab.fileSignals.downloads > downloadsBefore) return 'download';
+    return finished ? 'finished' : undefined;
+  }, { ms: SETTLE_MS, intervalMs: 20 });
+  if (settled === 'finished') await sleep(100); // the commit follows the response closely
 }
 
 /**
@@ -283,17 +278,15 @@ async function settleNavigation(tab: Tab, request: Request, instanceId: string, 
 async function awaitSelfClose(tab: Tab, known?: boolean): Promise<void> {
   const cdp = tab.cdp;
   if (tab.closed || !cdp || known === false) return;
-  const closing = known ?? await withTimeout(cdp.send('Runtime.evaluate', { expression: 'window.closed', returnByValue: true })
-    .then(r => r.result.value === true, (error: Error) => /closed/i.test(error.message)), 500);
-  if (!closing) return;
-  const deadline = Date.now() + SELF_CLOSE_MS;
-  while (!tab.closed && Date.now() < deadline) await new Promise(resolve => setTimeout(resolve, 25));
+  const closing = known ?? await raceTimeout(cdp.send('Runtime.evaluate', { expression: 'window.closed', returnByValue: true })
+    .then(r => r.result.value === true, (error: Error) => /closed/i.test(error.message)), { ms: 500, onTimeout: 'undefined' });
+  if (closing) await pollUntil(() => tab.closed, { ms: SELF_CLOSE_MS, intervalMs: 25 });
 }
 
 /** URL, title and kind of a tab an action opened, once its first document has loaded (bounded; not while a dialog holds it). */
 async function describeNewTab(t: Tab): Promise<NewTabInfo> {
   if (!t.dialogs.current) {
-    await withTimeout(t.page.waitForLoadState('domcontentloaded', { timeout: NEW_TAB_LOAD_MS }).catch(() => undefined), NEW_TAB_LOAD_MS);
+    await raceTimeout(t.page.waitForLoadState('domcontentloaded', { timeout: NEW_TAB_LOAD_MS }).catch(() => undefined), { ms: NEW_TAB_LOAD_MS, onTimeout: 'undefined' });
   }
   const { url, title, canAccessOpener } = await t.urlAndTitle();
   return { tabId: t.id, openerTabId: t.openerTabId, url, title, popup: !!canAccessOpener, ...(t.dialogs.current ? { dialog: t.dialogs.current } : {}) };

@@ -3,11 +3,10 @@
  * return its value as JSON, with a size cap and a timeout that also stops a
  * runaway loop.
  */
-import { readFileSync } from 'node:fs';
 import { Script } from 'node:vm';
 import * as z from 'zod';
 import { describeDialog } from '../session/dialogs.js';
-import { RUNTIME_PATH } from '../webmcp/runtimeScript.js';
+import type { Session } from '../session/session.js';
 import type { ElementHandle } from 'playwright-core';
 import type { RunResult } from '../page/runtime.js';
 import { resolveRef } from '../session/refs.js';
@@ -44,15 +43,12 @@ export function wrapCode(code: string, param = ''): string {
   }
 }
 
-let runtimeSource: string | undefined;
-
-async function runInPage(tab: Tab, fn: string, maxBytes: number): Promise<RunResult> {
+async function runInPage(session: Session, tab: Tab, fn: string, maxBytes: number): Promise<RunResult> {
   const expression = `globalThis.__tabwright ? globalThis.__tabwright.run(${fn}, ${maxBytes}) : 'runtime-missing'`;
   const first = await tab.page.evaluate(expression) as RunResult | 'runtime-missing';
   if (first !== 'runtime-missing') return first;
   // Documents that existed before the session injected its runtime (the first tab of a profile).
-  runtimeSource ??= readFileSync(RUNTIME_PATH, 'utf8');
-  await tab.page.evaluate(runtimeSource);
+  await session.injectRuntime(tab.page.mainFrame());
   return await tab.page.evaluate(expression) as RunResult;
 }
 
@@ -120,7 +116,7 @@ export const execute = defineTabTool({
           void handle.dispose();
         }
       })
-      : runInPage(tab, fn, limit);
+      : runInPage(session, tab, fn, limit);
     const run = started.then(
       result => ({ result }),
       error => ({ error }),

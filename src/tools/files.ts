@@ -17,6 +17,7 @@ import { reportAction, snapshotFlag } from './actionReport.js';
 import { defineTabTool } from './define.js';
 import { ToolError } from '../errors.js';
 import { inside, realOrSelf } from '../util/paths.js';
+import { classifyPlaywrightError } from '../util/playwrightErrors.js';
 import { refField, timeoutMsField } from './schemas.js';
 
 const UPLOAD_TIMEOUT = 5_000;
@@ -130,7 +131,7 @@ function tooMany(ref: string): ToolError {
 }
 
 function uploadError(error: unknown, ref: string): ToolError {
-  if (/Non-multiple file input can only accept single file/.test(String(error))) return tooMany(ref);
+  if (classifyPlaywrightError(error).has('single_file_only')) return tooMany(ref);
   return actionError(error, `set the files of ${ref}`);
 }
 

@@ -11,6 +11,7 @@
  */
 import type { Response } from 'playwright-core';
 import type { Tab } from '../session/tab.js';
+import { raceTimeout } from '../util/wait.js';
 
 type WaitUntil = 'commit' | 'domcontentloaded' | 'load' | 'networkidle';
 
@@ -55,11 +56,5 @@ export function historyStep(tab: Tab, direction: 'back' | 'forward', opts: { wai
  */
 export async function restoredStatus(tab: Tab): Promise<number> {
   const read = tab.page.evaluate('performance.getEntriesByType("navigation")[0]?.responseStatus ?? 0').then(value => (typeof value === 'number' ? value : 0));
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<number>(resolve => (timer = setTimeout(() => resolve(0), 2_000)));
-  try {
-    return await Promise.race([read.catch(() => 0), late]);
-  } finally {
-    clearTimeout(timer);
-  }
+  return (await raceTimeout(read.catch(() => 0), { ms: 2_000, onTimeout: 'undefined' })) ?? 0;
 }

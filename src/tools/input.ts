@@ -11,7 +11,9 @@ import type { Locator } from 'playwright-core';
 import { describeFocused, formatElement, formatElements } from '../session/elementInfo.js';
 import { resolveRef, type ResolvedRef } from '../session/refs.js';
 import { formatLabel } from '../session/snapshotLines.js';
-import { actionError, within } from './actionErrors.js';
+import { actionError } from './actionErrors.js';
+import { playwrightTimeout } from '../browser/playwright.js';
+import { raceTimeout } from '../util/wait.js';
 import { reportAction, snapshotFlag } from './actionReport.js';
 import type { ElementInfo } from '../session/elementInfo.js';
 import { defineTabTool } from './define.js';
@@ -193,7 +195,7 @@ export const pressKey = defineTabTool({
     snapshot: snapshotFlag,
   }),
   async handle(tab, { key, snapshot }, { session }, res) {
-    const report = await tab.act(() => attempt(`press ${key}`, () => within(tab.page.keyboard.press(key), ACTION_TIMEOUT)), { snapshot, diff: true, focused: true });
+    const report = await tab.act(() => attempt(`press ${key}`, () => raceTimeout(tab.page.keyboard.press(key), playwrightTimeout(ACTION_TIMEOUT))), { snapshot, diff: true, focused: true });
     reportAction(res, report, ([el]) => (el ? `Pressed ${key} on ${formatElement(el)}.` : `Pressed ${key} (no element had focus: the page got it).`));
     // Tab moves the focus: say where it went (one more evaluation, for Tab only).
     if (/(^|\+)Tab$/.test(key) && !tab.closed && !tab.dialogs.current) {
@@ -250,17 +252,17 @@ export const scroll = defineTabTool({
       if (resolved && dx === undefined && dy === undefined) {
         // Element.scrollIntoView, not locator.scrollIntoViewIfNeeded: that waits for two animation frames, which an
         // off-screen cross-site frame never paints (Chromium throttles it), so a ref in such a frame timed out (issue #4).
-        await attempt(`scroll ${ref} into view`, () => within(resolved.locator.evaluate(el => el.scrollIntoView({ block: 'nearest', inline: 'nearest', behavior: 'instant' }), undefined, { timeout: ACTION_TIMEOUT }), ACTION_TIMEOUT));
+        await attempt(`scroll ${ref} into view`, () => raceTimeout(resolved.locator.evaluate(el => el.scrollIntoView({ block: 'nearest', inline: 'nearest', behavior: 'instant' }), undefined, { timeout: ACTION_TIMEOUT }), playwrightTimeout(ACTION_TIMEOUT)));
       } else if (resolved) {
-        await attempt(`scroll inside ${ref}`, () => within(resolved.locator.evaluate((el, b) => el.scrollBy({ ...b, behavior: 'instant' }), by, { timeout: ACTION_TIMEOUT }), ACTION_TIMEOUT));
+        await attempt(`scroll inside ${ref}`, () => raceTimeout(resolved.locator.evaluate((el, b) => el.scrollBy({ ...b, behavior: 'instant' }), by, { timeout: ACTION_TIMEOUT }), playwrightTimeout(ACTION_TIMEOUT)));
       } else {
-        await attempt('scroll the page', () => within(tab.page.evaluate(b => window.scrollBy({ ...b, behavior: 'instant' }), by), ACTION_TIMEOUT));
+        await attempt('scroll the page', () => raceTimeout(tab.page.evaluate(b => window.scrollBy({ ...b, behavior: 'instant' }), by), playwrightTimeout(ACTION_TIMEOUT)));
       }
     }, { snapshot, diff: true, targets: resolved && ref ? [{ ref, resolved }] : [] });
     reportAction(res, report, label);
     let pos = { x: 0, y: 0, maxY: 0 };
     await attempt('read the scroll position', async () => {
-      pos = await within(tab.page.evaluate(() => ({ x: window.scrollX, y: window.scrollY, maxY: document.documentElement.scrollHeight - window.innerHeight })), ACTION_TIMEOUT);
+      pos = await raceTimeout(tab.page.evaluate(() => ({ x: window.scrollX, y: window.scrollY, maxY: document.documentElement.scrollHeight - window.innerHeight })), playwrightTimeout(ACTION_TIMEOUT));
     });
     res.set('scroll', pos).text(`Page scroll position: ${Math.round(pos.x)},${Math.round(pos.y)} of max ${Math.max(0, Math.round(pos.maxY))}.`);
   },

@@ -12,6 +12,7 @@ import type { AnyTool } from './define.js';
 import { toToolError, ToolError } from '../errors.js';
 import { ToolResponse } from './response.js';
 import { fitResult } from './resultSize.js';
+import { sleep } from '../util/wait.js';
 
 const log = logger('invoke');
 
@@ -46,7 +47,7 @@ export async function invokeTool(tool: AnyTool, args: unknown, call: CallContext
     // A remote browser that dropped during the call is why it failed (issue #8).
     const connection = call.session.connection;
     // Playwright may reject the call a moment before it reports the drop: give a "closed" failure half a second to be explained.
-    if (toolError.type === 'tab_not_found' && connection.disconnectedSince && !connection.disconnectedSince(started)) await new Promise(resolve => setTimeout(resolve, 500));
+    if (toolError.type === 'tab_not_found' && connection.disconnectedSince && !connection.disconnectedSince(started)) await sleep(500);
     if (!['invalid_arguments', 'cancelled', 'browser_unavailable'].includes(toolError.type) && connection.disconnectedSince?.(started)) {
       toolError = new ToolError('browser_disconnected', `The connection to the browser${connection.endpoint ? ` at ${connection.endpoint}` : ''} dropped during the call.`, 'Call again: the next call attaches again (tabs get new tabIds; list_tabs shows them).');
     }

@@ -1,6 +1,6 @@
 /** navigate (issue #2): load a URL, or go back / forward in a tab's history. */
 import * as z from 'zod';
-import { isTimeoutError } from '../browser/playwright.js';
+import { isTimeoutError, netErrorOf } from '../util/playwrightErrors.js';
 import type { Response } from 'playwright-core';
 import { describeDialog, untilDialog } from '../session/dialogs.js';
 import type { Tab } from '../session/tab.js';
@@ -9,6 +9,7 @@ import { defineTabTool } from './define.js';
 import { firstLine, ToolError } from '../errors.js';
 import { historyStep, restoredStatus } from './historyStep.js';
 import { tabIdField, timeoutMsField, waitUntilField } from './schemas.js';
+import { pollUntil } from '../util/wait.js';
 
 type WaitUntil = 'commit' | 'domcontentloaded' | 'load' | 'networkidle';
 
@@ -33,10 +34,7 @@ const ERROR_PAGE_MS = 2_000;
  * commit is interrupted by it.
  */
 async function awaitErrorPage(tab: Tab, previousInstanceId: string): Promise<void> {
-  const deadline = Date.now() + ERROR_PAGE_MS;
-  while (tab.instanceId === previousInstanceId && !tab.closed && Date.now() < deadline) {
-    await new Promise(resolve => setTimeout(resolve, 25));
-  }
+  await pollUntil(() => tab.instanceId !== previousInstanceId || tab.closed, { ms: ERROR_PAGE_MS, intervalMs: 25 });
 }
 
 /**
@@ -56,7 +54,7 @@ export async function pageLoadError(tab: Tab, error: unknown, what: string, time
     );
   }
   const message = firstLine(error instanceof Error ? error.message : String(error));
-  const netError = /net::[A-Z_]+/.exec(message)?.[0];
+  const netError = netErrorOf(error);
   if (netError && netError !== 'net::ERR_ABORTED' && previousInstanceId !== undefined) await awaitErrorPage(tab, previousInstanceId);
   return new ToolError('navigation_failed', `Could not ${what}: ${netError ?? message}.`, 'Check that the URL is right and the site is reachable from this machine.');
 }

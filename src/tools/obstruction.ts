@@ -12,7 +12,8 @@
  * COVER_GRACE_MS.
  */
 import type { Locator } from 'playwright-core';
-import { within } from './actionErrors.js';
+import { playwrightTimeout } from '../browser/playwright.js';
+import { pollUntil, raceTimeout } from '../util/wait.js';
 import { ToolError } from '../errors.js';
 
 import type { CoverInfo, DispatchClickOptions, FieldState, HitResult } from '../page/actions.js';
@@ -57,15 +58,16 @@ export function describeCover(cover: CoverInfo): string {
  * @throws ToolError element_not_actionable; Playwright errors of the evaluation.
  */
 export async function assertNotCovered(locator: Locator, ref: string, what: string, forceHint: boolean, timeout: number): Promise<void> {
-  const deadline = Date.now() + Math.min(COVER_GRACE_MS, timeout);
-  for (;;) {
-    const result = await within(locator.evaluate(el => (globalThis as unknown as ActionsRuntime).__tabwright.hitTest(el), undefined, { timeout }), timeout);
-    if (result.status !== 'covered') return;
-    if (Date.now() >= deadline) {
-      throw new ToolError('element_not_actionable', `Could not ${what}: it is covered by ${describeCover(result.cover)}, which would receive the pointer events.`,
-        `Close or dismiss the covering element first (find its button in a fresh snapshot)${forceHint ? `, or pass force: true to dispatch the click to ${ref} itself` : ''}.`);
-    }
-    await new Promise(resolve => setTimeout(resolve, RETEST_MS));
+  let cover: CoverInfo | undefined;
+  const uncovered = await pollUntil(async () => {
+    const result = await raceTimeout(locator.evaluate(el => (globalThis as unknown as ActionsRuntime).__tabwright.hitTest(el), undefined, { timeout }), playwrightTimeout(timeout));
+    if (result.status !== 'covered') return true;
+    cover = result.cover;
+    return false;
+  }, { ms: Math.min(COVER_GRACE_MS, timeout), intervalMs: RETEST_MS });
+  if (!uncovered) {
+    throw new ToolError('element_not_actionable', `Could not ${what}: it is covered by ${describeCover(cover!)}, which would receive the pointer events.`,
+      `Close or dismiss the covering element first (find its button in a fresh snapshot)${forceHint ? `, or pass force: true to dispatch the click to ${ref} itself` : ''}.`);
   }
 }
 
@@ -75,5 +77,5 @@ export async function assertNotCovered(locator: Locator, ref: string, what: stri
  * @param timeout  ms.
  */
 export async function forceClick(locator: Locator, opts: DispatchClickOptions, timeout: number): Promise<void> {
-  await within(locator.evaluate((el, o) => (globalThis as unknown as ActionsRuntime).__tabwright.dispatchClick(el, o), opts, { timeout }), timeout);
+  await raceTimeout(locator.evaluate((el, o) => (globalThis as unknown as ActionsRuntime).__tabwright.dispatchClick(el, o), opts, { timeout }), playwrightTimeout(timeout));
 }

@@ -1,6 +1,6 @@
 /** get_page_context (issue #2): the compact accessibility snapshot agents read. */
 import * as z from 'zod';
-import { isTimeoutError } from '../browser/playwright.js';
+import { isTimeoutError } from '../util/playwrightErrors.js';
 import { DEFAULT_BUDGET, DEFAULT_LIMIT, FILE_BUDGET, takeSnapshot, type Snapshot } from '../session/snapshot.js';
 import { stuckPageError } from './actionErrors.js';
 import { INLINE_TEXT_CAP, stamp, writeArtifact } from './artifacts.js';

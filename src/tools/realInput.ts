@@ -17,7 +17,9 @@
  *   selects use Playwright's selectOption; both are read back.
  */
 import type { Locator } from 'playwright-core';
-import { within } from './actionErrors.js';
+import { playwrightTimeout } from '../browser/playwright.js';
+import { classifyPlaywrightError } from '../util/playwrightErrors.js';
+import { raceTimeout } from '../util/wait.js';
 import { ToolError } from '../errors.js';
 import type { ActionsRuntime, FieldState } from './obstruction.js';
 
@@ -28,7 +30,7 @@ const HINT = 'The page changed or rejected the value (an input mask, validation,
 
 /** The state of the text field a locator points at (src/page/actions.ts `fieldState`). */
 export async function readField(locator: Locator, timeout: number): Promise<FieldState> {
-  return await within(locator.evaluate(el => (globalThis as unknown as ActionsRuntime).__tabwright.fieldState(el), undefined, { timeout }), timeout);
+  return await raceTimeout(locator.evaluate(el => (globalThis as unknown as ActionsRuntime).__tabwright.fieldState(el), undefined, { timeout }), playwrightTimeout(timeout));
 }
 
 function quote(text: string): string {
@@ -87,23 +89,23 @@ export async function typeText(locator: Locator, ref: string, text: string, opts
         throw new ToolError('element_not_actionable', `Could not type into ${ref}: it is disabled or read-only.`, 'Pick an enabled field in a fresh snapshot (get_page_context).');
       }
       await locator.focus({ timeout });
-      await within(keyboard.press(before.tag === 'textarea' ? 'ControlOrMeta+End' : 'End'), timeout);
-      if (text) await within(keyboard.insertText(text), timeout);
+      await raceTimeout(keyboard.press(before.tag === 'textarea' ? 'ControlOrMeta+End' : 'End'), playwrightTimeout(timeout));
+      if (text) await raceTimeout(keyboard.insertText(text), playwrightTimeout(timeout));
     }
     const expected = sanitized(clear ? text : before.value + text, before);
     const after = await readField(locator, timeout);
     if (after.value !== expected) throw inputNotApplied(ref, { ...after, secret: before.secret || after.secret }, expected, after.value);
     return;
   }
-  await within(locator.evaluate((el, end) => (globalThis as unknown as ActionsRuntime).__tabwright.focusEditable(el, end), !clear, { timeout }), timeout);
+  await raceTimeout(locator.evaluate((el, end) => (globalThis as unknown as ActionsRuntime).__tabwright.focusEditable(el, end), !clear, { timeout }), playwrightTimeout(timeout));
   if (clear && editableText(before.value) !== '') {
-    await within(keyboard.press('ControlOrMeta+A'), timeout);
-    await within(keyboard.press('Delete'), timeout);
+    await raceTimeout(keyboard.press('ControlOrMeta+A'), playwrightTimeout(timeout));
+    await raceTimeout(keyboard.press('Delete'), playwrightTimeout(timeout));
   }
   const lines = text.split(/\r\n|\r|\n/);
   for (let i = 0; i < lines.length; i++) {
-    if (i > 0) await within(keyboard.press('Shift+Enter'), timeout);
-    if (lines[i]) await within(keyboard.insertText(lines[i]!), timeout);
+    if (i > 0) await raceTimeout(keyboard.press('Shift+Enter'), playwrightTimeout(timeout));
+    if (lines[i]) await raceTimeout(keyboard.insertText(lines[i]!), playwrightTimeout(timeout));
   }
   const after = await readField(locator, timeout);
   const actual = editableText(after.value);
@@ -121,12 +123,12 @@ export async function setChecked(locator: Locator, ref: string, checked: boolean
   try {
     await locator.setChecked(checked, { timeout });
   } catch (error) {
-    if (/did not change its state/.test(String(error))) {
+    if (classifyPlaywrightError(error).has('check_unchanged')) {
       throw new ToolError('input_not_applied', `Clicking ${ref} did not ${checked ? 'check' : 'uncheck'} it: the page keeps it ${checked ? 'unchecked' : 'checked'}.`, HINT);
     }
     throw error;
   }
-  const now = await within(locator.isChecked({ timeout }), timeout);
+  const now = await raceTimeout(locator.isChecked({ timeout }), playwrightTimeout(timeout));
   if (now !== checked) {
     throw new ToolError('input_not_applied', `${ref} was ${checked ? 'checked' : 'unchecked'} but the page turned it back.`, HINT);
   }
@@ -142,10 +144,10 @@ export async function setChecked(locator: Locator, ref: string, checked: boolean
  */
 export async function selectOptions(locator: Locator, ref: string, values: string[], timeout: number): Promise<string[]> {
   const selected = await locator.selectOption(values, { timeout });
-  const now = await within(locator.evaluate(el => {
+  const now = await raceTimeout(locator.evaluate(el => {
     const select = (el.localName === 'label' ? (el as HTMLLabelElement).control : el) as HTMLSelectElement | null;
     return select?.selectedOptions ? Array.from(select.selectedOptions, o => o.value) : [];
-  }, undefined, { timeout }), timeout);
+  }, undefined, { timeout }), playwrightTimeout(timeout));
   if (JSON.stringify(now) !== JSON.stringify(selected)) {
     throw new ToolError('input_not_applied', `The options chosen in ${ref} did not stick: expected ${quote(selected.join(', '))}, now selected ${quote(now.join(', '))}.`, HINT);
   }

@@ -6,7 +6,8 @@
  * the fallback for a tab without a CDP session.
  */
 import type { Tab } from '../session/tab.js';
-import { within } from './actionErrors.js';
+import { playwrightTimeout } from '../browser/playwright.js';
+import { raceTimeout } from '../util/wait.js';
 import { imageSize, type ImageFormat } from './imageSize.js';
 
 /** A rectangle in CSS pixels, in document coordinates (0,0 = the top-left of the page, not of the viewport). */
@@ -47,16 +48,16 @@ const captureRatio = new WeakMap<Tab, number>();
 export async function pageMetrics(tab: Tab, timeoutMs: number): Promise<PageMetrics> {
   const cdp = tab.cdp;
   if (cdp) {
-    const m = await within(cdp.send('Page.getLayoutMetrics'), timeoutMs);
+    const m = await raceTimeout(cdp.send('Page.getLayoutMetrics'), playwrightTimeout(timeoutMs));
     const v = m.cssVisualViewport;
     const viewport = { x: v.pageX, y: v.pageY, width: v.clientWidth, height: v.clientHeight };
     return { viewport, page: { width: Math.max(m.cssContentSize.width, v.clientWidth), height: Math.max(m.cssContentSize.height, v.clientHeight) } };
   }
-  const [x, y, width, height, pageWidth, pageHeight] = await within(tab.page.evaluate(() => {
+  const [x, y, width, height, pageWidth, pageHeight] = await raceTimeout(tab.page.evaluate(() => {
     const d = document.documentElement;
     const b = document.body;
     return [scrollX, scrollY, d.clientWidth, d.clientHeight, Math.max(d.scrollWidth, b?.scrollWidth ?? 0, d.clientWidth), Math.max(d.scrollHeight, b?.scrollHeight ?? 0, d.clientHeight)];
-  }), timeoutMs);
+  }), playwrightTimeout(timeoutMs));
   return { viewport: { x: x!, y: y!, width: width!, height: height! }, page: { width: pageWidth!, height: pageHeight! } };
 }
 
@@ -87,14 +88,14 @@ export async function captureClip(tab: Tab, clip: Rect, opts: { width: number; b
     const scale = opts.width / (clip.width * ratio);
     // optimizeForSpeed: Chromium's fast PNG compression, ~35% faster here for ~1.6× the bytes (a model pays for an
     // image by its pixels, not its bytes); JPEG and WebP came out the same bytes and time with it or without.
-    const shot = await within(cdp.send('Page.captureScreenshot', {
+    const shot = await raceTimeout(cdp.send('Page.captureScreenshot', {
       format: opts.format,
       quality: opts.format === 'png' ? undefined : opts.quality,
       clip: { ...clip, scale },
       captureBeyondViewport: opts.beyondViewport,
       fromSurface: true,
       optimizeForSpeed: opts.format === 'png',
-    }), opts.timeoutMs);
+    }), playwrightTimeout(opts.timeoutMs));
     const image = Buffer.from(shot.data, 'base64');
     return { image, scale, size: imageSize(image) };
   };

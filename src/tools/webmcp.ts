@@ -14,12 +14,12 @@ import { createRequire } from 'node:module';
 import type { Ajv as AjvClass, ValidateFunction } from 'ajv';
 import * as z from 'zod';
 import type { Frame } from 'playwright-core';
-import { isTimeoutError } from '../browser/playwright.js';
+import { classifyPlaywrightError, isTimeoutError } from '../util/playwrightErrors.js';
 import { consentGate } from '../consent/gate.js';
 import { ConsentPolicy, type ConsentSubject } from '../consent/rules.js';
 import type { UserscriptInjector } from '../userscripts/injection.js';
 import type { Tab } from '../session/tab.js';
-import { withTimeout } from '../session/tab.js';
+import { raceTimeout } from '../util/wait.js';
 import { stuckPageError } from './actionErrors.js';
 import { reportAction } from './actionReport.js';
 import { defineTabTool, defineTool } from './define.js';
@@ -83,15 +83,11 @@ function cssString(text: string): string {
  */
 async function awaitsSubmit(frame: Frame, name: string): Promise<boolean> {
   const count = frame.locator(`form[toolname=${cssString(name)}]:not([toolautosubmit])`).count();
-  return Boolean(await withTimeout(count.catch(() => 0), 2_000));
+  return Boolean(await raceTimeout(count.catch(() => 0), { ms: 2_000, onTimeout: 'undefined' }));
 }
 
 function consentSubject(info: WebMcpToolInfo, injector: UserscriptInjector | undefined): WebMcpToolInfo & ConsentSubject {
   return info.scriptId !== undefined && injector ? { ...info, ...injector.declaration(info.scriptId, info.name) } : info;
-}
-
-function unsupported(error: unknown): boolean {
-  return /without WebMCP support|modelContext|not supported|is not a function/i.test(String(error));
 }
 
 /**
@@ -124,7 +120,7 @@ export async function frameTools(tab: Tab, timeoutMs = 5_000, mode: WebMcpMode =
     try {
       tools = await listNativeTools(tab, frame, timeoutMs);
     } catch (error) {
-      if (frame === tab.page.mainFrame() && unsupported(error)) {
+      if (frame === tab.page.mainFrame() && classifyPlaywrightError(error).has('webmcp_unavailable')) {
         throw new ToolError('capability_unavailable', 'This browser does not offer native WebMCP.', mode === 'native'
           ? 'Start tabwright with --webmcp auto (the default) or polyfill, which give pages without native WebMCP tabwright\'s in-page polyfill; or use a Chromium with --enable-features=WebMCP (tabwright adds it to browsers it launches).'
           : 'Reload the tab (reload_tab): tabwright\'s WebMCP polyfill is installed when a document starts, and this one has none.');
@@ -229,7 +225,7 @@ export const listWebmcpTools = defineTool({
     const skipped: Array<{ tabId: number; reason: string }> = [];
     for (const tab of tabs) {
       try {
-        const found = await withTimeout(toolCache.refresh(tab, () => frameTools(tab, 5_000, mode, session.userscripts)), 6_000);
+        const found = await raceTimeout(toolCache.refresh(tab, () => frameTools(tab, 5_000, mode, session.userscripts)), { ms: 6_000, onTimeout: 'undefined' });
         if (!found) skipped.push({ tabId: tab.id, reason: 'the page did not answer (busy)' });
         else tools.push(...found.map(f => ({ ...f.info, permission: policy.resolve(consentSubject(f.info, session.userscripts)).permission })));
       } catch (error) {
@@ -331,7 +327,8 @@ export const callWebmcpTool = defineTabTool({
         throw new ToolError('timeout', `WebMCP tool "${name}" did not answer within ${timeout / 1000} s.`, 'The tool may wait for the person at the browser (a declarative form without toolautosubmit waits for a submit), or be slow; pass a larger timeoutSec.');
       }
       const message = firstLine(String(error instanceof Error ? error.message : error));
-      if (!(error instanceof WebMcpPageError) && /No WebMCP tool named/i.test(message)) {
+      // Ours (webmcpCall.ts), or Playwright's frame.webmcp.callTool where the call went through it.
+      if (!(error instanceof WebMcpPageError) && classifyPlaywrightError(error).has('webmcp_tool_gone')) {
         throw new ToolError('webmcp_tool_not_found', `WebMCP tool "${name}" went away before the call.`, 'Call list_webmcp_tools again.');
       }
       throw new ToolError('evaluation_failed', `WebMCP tool "${name}" failed: ${message.slice(0, 2000)}`, 'The error is the page\'s own; check the arguments or the page state.');

@@ -42,10 +42,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { CDPSession, Frame } from 'playwright-core';
-import { isTimeoutError, timeoutError } from '../browser/playwright.js';
+import { timeoutError } from '../browser/playwright.js';
+import { classifyPlaywrightError, isTimeoutError } from '../util/playwrightErrors.js';
 import type { Tab } from '../session/tab.js';
 import type { CallReport, SourceTool } from '../webmcp/source.js';
 import { ToolError } from '../errors.js';
+import { raceTimeout, type RaceOrReject } from '../util/wait.js';
 
 /**
  * What the in-page function returns: `found: false` when the frame has no
@@ -255,22 +257,14 @@ function forgetWorld(tab: Tab, frame: Frame): void {
   if (world) world.contextId = undefined;
 }
 
-/** Rejects with a Playwright-style TimeoutError after `ms`, or with ToolError `cancelled` when `signal` aborts. */
-function within<T>(promise: Promise<T>, ms: number, what: string, signal?: AbortSignal): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  let onAbort: (() => void) | undefined;
-  const stop = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(timeoutError(`${what}: no answer within ${ms} ms`)), ms);
-    if (!signal) return;
-    onAbort = () => reject(cancelledError());
-    if (signal.aborted) onAbort();
-    else signal.addEventListener('abort', onAbort, { once: true });
-  });
-  promise.catch(() => undefined); // settles after the timeout: nobody listens any more
-  return Promise.race([promise, stop]).finally(() => {
-    clearTimeout(timer);
-    if (onAbort) signal?.removeEventListener('abort', onAbort);
-  });
+/**
+ * raceTimeout's options for one step of a call that must end by `deadline`
+ * (epoch ms) plus `graceMs`: a Playwright-style TimeoutError naming `what`
+ * when the time is up, ToolError `cancelled` when `signal` aborts.
+ */
+function untilDeadline(deadline: number, what: string, signal?: AbortSignal, graceMs = 0): RaceOrReject {
+  const ms = Math.max(1, deadline - Date.now()) + graceMs;
+  return { ms, signal, onTimeout: () => timeoutError(`${what}: no answer within ${ms} ms`), onAbort: cancelledError };
 }
 
 function cancelledError(): ToolError {
@@ -295,23 +289,23 @@ async function inWorld(tab: Tab, cdp: CDPSession, frame: Frame, functionDeclarat
   for (let attempt = 0; ; attempt++) {
     let executionContextId: number;
     try {
-      executionContextId = await within(isolatedWorld(tab, cdp, frame), Math.max(1, deadline - Date.now()), what, signal);
+      executionContextId = await raceTimeout(isolatedWorld(tab, cdp, frame), untilDeadline(deadline, what, signal));
     } catch (error) {
       if (isTimeoutError(error) || error instanceof ToolError) throw error;
       return undefined; // a document on its way out: the caller falls back to Playwright's way
     }
     let reply;
     try {
-      reply = await within(cdp.send('Runtime.callFunctionOn', {
+      reply = await raceTimeout(cdp.send('Runtime.callFunctionOn', {
         functionDeclaration,
         executionContextId,
         arguments: args.map(value => ({ value })),
         awaitPromise: true,
         returnByValue: true,
-      }), Math.max(1, deadline - Date.now()), what, signal);
+      }), untilDeadline(deadline, what, signal));
     } catch (error) {
       // The document behind the cached world was replaced (its context is gone): make a world in the new one, once.
-      if (attempt === 0 && /Cannot find context with specified id/i.test(String(error))) {
+      if (attempt === 0 && classifyPlaywrightError(error).has('context_not_found')) {
         forgetWorld(tab, frame);
         continue;
       }
@@ -381,7 +375,7 @@ export async function callWebMcpTool(tab: Tab, frame: Frame, name: string, input
   const what = `call WebMCP tool "${name}"`;
   const deadline = Date.now() + timeoutMs;
   const viaPlaywright = () =>
-    within(frame.webmcp.callTool(name, input as Parameters<Frame['webmcp']['callTool']>[1], { timeout: Math.max(1, deadline - Date.now()) }), Math.max(1, deadline - Date.now()) + 1_000, what, signal);
+    raceTimeout(frame.webmcp.callTool(name, input as Parameters<Frame['webmcp']['callTool']>[1], { timeout: Math.max(1, deadline - Date.now()) }), untilDeadline(deadline, what, signal, 1_000));
   if (!cdp) return await viaPlaywright();
   const callId = randomUUID();
   let called;

@@ -9,6 +9,8 @@ import { randomUUID } from 'node:crypto';
 import type { Frame } from 'playwright-core';
 import type { BridgeResult, BridgeTool } from '../page/webmcp.js';
 import { firstLine, ToolError } from '../errors.js';
+import { classifyPlaywrightError } from '../util/playwrightErrors.js';
+import { raceTimeout } from '../util/wait.js';
 import { CallTimeout, type SourceCallOptions, type SourceTool, type WebMcpSource } from './source.js';
 
 type Bridge = { webmcp: { list(): BridgeTool[] | string; call(id: string, name: string, input: unknown): Promise<BridgeResult>; abort(id: string): boolean } };
@@ -18,7 +20,8 @@ const nativeFrames = new WeakSet<Frame>();
 
 /** A page that navigated, closed or detached the frame while we waited. */
 function wentAway(error: unknown): boolean {
-  return /context was destroyed|frame was detached|Target .*closed|has been closed|navigat/i.test(String(error));
+  const kinds = classifyPlaywrightError(error);
+  return kinds.has('document_gone') || kinds.has('target_closed');
 }
 
 function toSourceTool(t: BridgeTool): SourceTool {
@@ -37,42 +40,31 @@ export const polyfillSource: WebMcpSource = {
 
   async list(frame: Frame, timeoutMs: number): Promise<SourceTool[] | undefined> {
     if (nativeFrames.has(frame)) return undefined;
-    let timer: NodeJS.Timeout | undefined;
-    const listed = await Promise.race([
-      frame.evaluate(() => {
-        const rt = (globalThis as unknown as { __tabwright?: Bridge }).__tabwright;
-        return rt?.webmcp ? rt.webmcp.list() : 'missing';
-      }),
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new CallTimeout(timeoutMs)), timeoutMs);
-      }),
-    ]).finally(() => clearTimeout(timer));
+    const listed = await raceTimeout(frame.evaluate(() => {
+      const rt = (globalThis as unknown as { __tabwright?: Bridge }).__tabwright;
+      return rt?.webmcp ? rt.webmcp.list() : 'missing';
+    }), { ms: timeoutMs, onTimeout: () => new CallTimeout(timeoutMs) });
     if (listed === 'native') nativeFrames.add(frame);
     return Array.isArray(listed) ? listed.map(toSourceTool) : undefined;
   },
 
   async call(frame: Frame, name: string, input: Record<string, unknown>, { timeoutMs, signal, report }: SourceCallOptions): Promise<unknown> {
     const id = randomUUID();
-    let timer: NodeJS.Timeout | undefined;
-    let onAbort: (() => void) | undefined;
     let result: BridgeResult;
     try {
-      result = await Promise.race([
-        frame.evaluate(
-          ([callId, tool, args]) => {
-            const rt = (globalThis as unknown as { __tabwright?: Bridge }).__tabwright;
-            if (!rt?.webmcp) return { ok: false, gone: true, error: { name: 'NotFoundError', message: 'The page has no WebMCP polyfill.' } } as BridgeResult;
-            return rt.webmcp.call(callId, tool, args);
-          },
-          [id, name, input] as const,
-        ),
-        new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new CallTimeout(timeoutMs)), timeoutMs);
-          onAbort = () => reject(new ToolError('cancelled', 'The call was cancelled.', 'Send the call again if it is still wanted.'));
-          if (signal.aborted) onAbort();
-          else signal.addEventListener('abort', onAbort, { once: true });
-        }),
-      ]);
+      result = await raceTimeout(frame.evaluate(
+        ([callId, tool, args]) => {
+          const rt = (globalThis as unknown as { __tabwright?: Bridge }).__tabwright;
+          if (!rt?.webmcp) return { ok: false, gone: true, error: { name: 'NotFoundError', message: 'The page has no WebMCP polyfill.' } } as BridgeResult;
+          return rt.webmcp.call(callId, tool, args);
+        },
+        [id, name, input] as const,
+      ), {
+        ms: timeoutMs,
+        signal,
+        onTimeout: () => new CallTimeout(timeoutMs),
+        onAbort: () => new ToolError('cancelled', 'The call was cancelled.', 'Send the call again if it is still wanted.'),
+      });
     } catch (error) {
       if (error instanceof CallTimeout || error instanceof ToolError) {
         abortInPage(frame, id); // the tool's execute signal fires; the page may stop its work
@@ -80,9 +72,6 @@ export const polyfillSource: WebMcpSource = {
       }
       if (wentAway(error)) throw new ToolError('webmcp_tool_not_found', `WebMCP tool "${name}" went away during the call: the page navigated or closed.`, 'Call list_webmcp_tools for the tools the page offers now.');
       throw error;
-    } finally {
-      clearTimeout(timer);
-      if (onAbort) signal.removeEventListener('abort', onAbort);
     }
     if (result.ok) {
       if (report) report.windowClosed = result.closed === true;

@@ -5,11 +5,7 @@
  * the wrapper's scope, not on the page's global object.
  */
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import type { WebMcpMode } from '../config.js';
-
-/** The bundled in-page runtime (built by scripts/build.mjs from src/page). */
-export const RUNTIME_PATH = fileURLToPath(new URL('../page/runtime.js', import.meta.url));
 
 /** The init script source for `mode`, from the bundle at `runtimePath`. */
 export function runtimeInitScript(runtimePath: string, mode: WebMcpMode): string {

@@ -25,6 +25,7 @@
 import type { Browser, BrowserContext } from 'playwright-core';
 import type { RemoteConfig, Config } from '../../config.js';
 import { logger } from '../../log.js';
+import { raceTimeout } from '../../util/wait.js';
 import { firstLine, ToolError } from '../../errors.js';
 import { CAPABILITIES_BY_KIND, type Capability } from '../capabilities.js';
 import type { BrowserConnection } from '../connection.js';
@@ -163,13 +164,6 @@ export class RemoteConnection implements BrowserConnection {
   /** Awaits `work` for at most CLOSE_TIMEOUT_MS, logging (never throwing) a failure. */
   private async bounded(work: Promise<void> | undefined, what: string): Promise<void> {
     if (!work) return;
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      work.catch(error => log.warn(`${what} failed: ${this.redactor.text(firstLine(String(error)))}`)),
-      new Promise<void>(resolve => {
-        timer = setTimeout(resolve, CLOSE_TIMEOUT_MS);
-      }),
-    ]);
-    clearTimeout(timer);
+    await raceTimeout(work.catch(error => log.warn(`${what} failed: ${this.redactor.text(firstLine(String(error)))}`)), { ms: CLOSE_TIMEOUT_MS, onTimeout: 'undefined' });
   }
 }
