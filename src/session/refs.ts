@@ -151,9 +151,9 @@ export function goneError(ref: string): ToolError {
 /**
  * Looks a ref up and checks its document is still its tab's.
  * @throws ToolError invalid_arguments (not a ref tabwright issued), stale_ref (an older document, a closed tab),
- *   dialog_open (its tab waits for a dialog).
+ *   dialog_open (its tab waits for a dialog, unless `opts.dialogOk`).
  */
-export async function lookupRef(session: Session, ref: string): Promise<{ tab: Tab; target: RefTarget }> {
+export async function lookupRef(session: Session, ref: string, opts: { dialogOk?: boolean } = {}): Promise<{ tab: Tab; target: RefTarget }> {
   const found = session.refs.lookup(ref);
   if (found.status === 'unknown') {
     throw new ToolError('invalid_arguments', `"${ref.slice(0, 40)}" is not a ref tabwright issued.`, `Refs look like e12 and come from get_page_context. ${RETAKE}`);
@@ -162,7 +162,7 @@ export async function lookupRef(session: Session, ref: string): Promise<{ tab: T
     throw new ToolError('stale_ref', `Ref ${ref} belongs to a document that has since been replaced or closed.`, RETAKE);
   }
   const { tabId, instanceId } = found.target;
-  const tab = await session.tab(tabId).catch((error: unknown) => {
+  const tab = await session.tab(tabId, opts).catch((error: unknown) => {
     if (error instanceof ToolError && error.type === 'dialog_open') throw error;
     throw new ToolError('stale_ref', `Ref ${ref} belongs to tab ${tabId}, which is closed.`, RETAKE);
   });
@@ -197,6 +197,6 @@ export async function resolveRef(session: Session, ref: string): Promise<Resolve
 }
 
 /** The tab a ref belongs to (defineTabTool resolves a ref tool's tab with it). @throws as lookupRef. */
-export async function tabOfRef(session: Session, ref: string): Promise<Tab> {
-  return (await lookupRef(session, ref)).tab;
+export async function tabOfRef(session: Session, ref: string, opts: { dialogOk?: boolean } = {}): Promise<Tab> {
+  return (await lookupRef(session, ref, opts)).tab;
 }

@@ -76,7 +76,7 @@ export type AnyTool = ToolDef<z.ZodObject>;
  */
 export type TabTarget = 'tab' | 'ref' | 'refs' | 'dialog';
 
-/** A tool that acts on one tab: a ToolDef whose handler gets the tab, resolved (and its lock taken) before it runs. */
+/** A tool that acts on one tab: a ToolDef whose handler gets the tab, resolved before it runs (the dispatcher locks the same tab). */
 export interface TabToolDef<Input extends z.ZodObject = z.ZodObject> extends Omit<ToolDef<Input>, 'handle' | 'tabOf'> {
   target: TabTarget;
   /** For target `refs`: the refs the call names, in order. */
@@ -125,7 +125,7 @@ async function resolveTab<Input extends z.ZodObject>(def: TabToolDef<Input>, inp
   }
   const ref = refOf(def, input);
   if (ref === undefined) return session.tab(tabId, { dialogOk });
-  const tab = await tabOfRef(session, ref);
+  const tab = await tabOfRef(session, ref, { dialogOk });
   if (tabId !== undefined && tab.id !== tabId) {
     throw new ToolError('invalid_arguments', `Ref ${ref} belongs to tab ${tab.id}, not tab ${tabId}.`, 'Omit tabId when passing a ref.');
   }
