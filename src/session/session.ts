@@ -17,7 +17,6 @@ import { runtimeInitScript } from '../webmcp/runtimeScript.js';
 import type { UserscriptInjector } from '../userscripts/injection.js';
 import { RefRegistry } from './refs.js';
 import { Tab } from './tab.js';
-import { actOnTab, type ActionReport, type ActOptions } from './tabAction.js';
 import { raceTimeout } from '../util/wait.js';
 
 const log = logger('session');
@@ -225,14 +224,6 @@ export class Session {
     const active = this.activeId !== undefined ? this.tabs.get(this.activeId) : undefined;
     if (active && !active.closed) return active;
     return this.openTab(ctx);
-  }
-
-  /**
-   * Runs `action` on `tab` and returns what it changed (Tab.act, ./tabAction.ts).
-   * @throws what `action` throws.
-   */
-  act(tab: Tab, action: () => Promise<void>, opts: ActOptions = {}): Promise<ActionReport> {
-    return actOnTab(this, tab, action, opts);
   }
 
   /**

@@ -16,7 +16,7 @@ import type { CDPSession, Page } from 'playwright-core';
 import { logger } from '../log.js';
 import { raceTimeout } from '../util/wait.js';
 import type { Session } from './session.js';
-import type { ActionReport, ActOptions } from './tabAction.js';
+import { actOnTab, type ActionReport, type ActOptions } from './tabAction.js';
 import { ConsoleBuffer, levelOf } from './consoleBuffer.js';
 import { anyDialogOpen, TabDialogs, type DialogInfo } from './dialogs.js';
 import { FileChoosers } from './fileChooser.js';
@@ -181,7 +181,7 @@ export class Tab {
    * @throws what `action` throws (a stuck page's script is stopped first and the error says so).
    */
   act(action: () => Promise<void>, opts: ActOptions = {}): Promise<ActionReport> {
-    return this.session.act(this, action, opts);
+    return actOnTab(this, action, opts);
   }
 
   /**

@@ -115,7 +115,8 @@ export interface ActionReport {
  * that made the action fail is stopped (the error says so).
  * @throws what `action` throws, unless the tab closed itself meanwhile.
  */
-export async function actOnTab(session: Session, tab: Tab, action: () => Promise<void>, opts: ActOptions = {}): Promise<ActionReport> {
+export async function actOnTab(tab: Tab, action: () => Promise<void>, opts: ActOptions = {}): Promise<ActionReport> {
+  const session = tab.session;
   const before = {
     url: tab.page.url(),
     revision: tab.revision,
