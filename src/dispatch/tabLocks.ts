@@ -1,7 +1,7 @@
 /**
- * Per-tab serialization (issue #7: "two agents acting on the same tab at
- * once are serialized per tab, never interleaved mid-action"). A FIFO lock
- * per key (a tab id); waiting can be cancelled.
+ * Per-tab serialization: two agents acting on the same tab at once are
+ * serialized per tab, never interleaved mid-action (docs/relay.md). A FIFO
+ * lock per key (a tab id); waiting can be cancelled.
  */
 import { ToolError } from '../errors.js';
 import { raceTimeout } from '../util/wait.js';
@@ -9,17 +9,17 @@ import type { AnyTool } from '../tools/define.js';
 
 /**
  * Whether a call of `tool` takes its tab's lock: its declaration's
- * `tabLock`, else every tool that can change a page and has a `tabId` input
- * (the lock is the tab the call acts on: `ToolDef.tabOf`, so a `ref` without
- * `tabId` locks the ref's tab). `observe` tools (list_tabs,
- * get_page_context, take_screenshot, get_bridge_status, list_downloads, ...)
- * run concurrently with anything; tools without `tabId` take none (open_tab
- * acts on no existing tab; the element tools that take only refs, click,
- * type, fill_form, select_option, hover, upload_file and drag, take none
- * either); `call_webmcp_tool` opts out in its declaration.
+ * `tabLock`, else every tool that can change a page and acts on one tab:
+ * a tab tool (`defineTabTool`, whose `ToolDef.tabOf` names the tab: the
+ * `tabId`, else the ref's own tab, else the active one) or a tool with a
+ * `tabId` input. So `click {ref}` on tab 2 waits for an `execute {tabId: 2}`
+ * that is running, and never for a call on another tab. `observe` tools
+ * (list_tabs, get_page_context, take_screenshot, get_bridge_status,
+ * list_downloads, ...) run concurrently with anything; open_tab acts on no
+ * existing tab; `call_webmcp_tool` opts out in its declaration.
  */
 export function locksTab(tool: AnyTool): boolean {
-  return tool.tabLock ?? (tool.effect !== 'observe' && 'tabId' in tool.input.shape);
+  return tool.tabLock ?? (tool.effect !== 'observe' && (tool.tabOf !== undefined || 'tabId' in tool.input.shape));
 }
 
 /** FIFO locks keyed by tab. */

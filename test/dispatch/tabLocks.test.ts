@@ -1,7 +1,7 @@
 // The per-tab lock is taken on the tab a call acts on (docs/relay.md, "Per-tab serialization"):
 // a call by ref without tabId locks the ref's own tab, not the active one. Two tabs, A active and B in the
 // background: a slow execute by a ref in B and an execute naming B never overlap in B's page, and a call on A
-// is not held by the call on B. The pages record what the calls do (/enter, /leave, /flag); the assertions
+// is not held by the call on B; an element tool (click by ref) takes the lock of the ref's tab too. The pages record what the calls do (/enter, /leave, /flag); the assertions
 // read that record, not timings.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -26,7 +26,11 @@ let polled = false;
 before(async () => {
   site = await startSite();
   site.page('/a', '<title>A</title><p>a</p>');
-  site.page('/b', '<title>B</title><button>Go</button>');
+  site.page('/b', '<title>B</title><button onclick="fetch(\'/click\')">Go</button>');
+  site.route('/click', (_req, res) => {
+    marks.push('click');
+    res.end('ok');
+  });
   site.route('/enter', (req, res) => {
     inside++;
     marks.push(`enter-${new URL(req.url ?? '', site.origin).searchParams.get('x')}`);
@@ -94,4 +98,18 @@ test('a call on the active tab is not held by a call by ref on another tab', asy
   const onA = await call<{ value: string; tabId: number }>(server.client, 'execute', { code: `await fetch('/flag?set=1'); return 'set'` });
   const b = await onB;
   assert.deepEqual([b.value, b.tabId, onA.value, onA.tabId], ['saw', tabB, 'set', tabA]);
+});
+
+test('an element tool by ref waits for the call that holds its tab: click {ref} in B after execute {tabId: B}', async () => {
+  marks.length = 0;
+  const slow = `await fetch('/enter?x=exec'); await new Promise(r => setTimeout(r, 600)); await fetch('/leave?x=exec'); return 'exec'`;
+  const exec = call<{ value: string }>(server.client, 'execute', { tabId: tabB, code: slow });
+  for (let i = 0; !marks.includes('enter-exec') && i < 500; i++) await new Promise(resolve => setTimeout(resolve, 20));
+  assert.ok(marks.includes('enter-exec'), 'the execute runs its page code');
+  const click = call<{ tabId: number }>(server.client, 'click', { ref: refB });
+  const [done, clicked] = await Promise.all([exec, click]);
+  assert.deepEqual([done.value, clicked.tabId], ['exec', tabB]);
+  for (let i = 0; !marks.includes('click') && i < 250; i++) await new Promise(resolve => setTimeout(resolve, 20));
+  // Unlocked, the click would land while the execute sleeps: between its enter and its leave.
+  assert.deepEqual(marks, ['enter-exec', 'leave-exec', 'click']);
 });
