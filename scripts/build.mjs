@@ -19,7 +19,7 @@ await build({
   minify: true,
   legalComments: 'none',
 });
-// The userscript engine (issue #6): its own bundle, injected only when scripts are enabled.
+// The userscript engine: its own bundle, injected only when scripts are enabled.
 await build({
   entryPoints: ['src/userscripts/pageEntry.ts'],
   outfile: 'dist/page/userscripts.js',
@@ -32,7 +32,7 @@ await build({
 // The agents' handbooks (src/userscripts/handbooks.ts reads them beside itself).
 cpSync('src/userscripts/handbooks', 'dist/userscripts/handbooks', { recursive: true });
 for (const bin of ['dist/cli.js', 'dist/mcpMain.js']) chmodSync(bin, 0o755);
-// The CLI's command tree, generated from the tool declarations (issue #7; src/docs/genCliTree.ts).
+// The CLI's command tree, generated from the tool declarations (src/docs/genCliTree.ts).
 execFileSync(process.execPath, ['dist/docs/genCliTree.js'], { stdio: 'inherit' });
 
 /**

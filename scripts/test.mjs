@@ -1,7 +1,7 @@
 // Runs every test/**/*.test.ts with node's test runner (TypeScript through tsx), one file at a time:
 // the end-to-end tests each start a real browser, and this machine has 2 cores.
 // Extra arguments are file filters: `npm test -- corpus` runs the files whose path contains "corpus".
-// `--connection cdp|playwright-server` runs them against a remote browser (TABWRIGHT_TEST_CONNECTION, issue #8):
+// `--connection cdp|playwright-server` runs them against a remote browser (TABWRIGHT_TEST_CONNECTION):
 // `npm test -- --connection cdp test/tools test/smoke`.
 import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';

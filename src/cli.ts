@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * The `tabwright` command (issue #7; src/cli/main.ts). `tabwright mcp`
+ * The `tabwright` command (src/cli/main.ts). `tabwright mcp`
  * serves MCP over stdio exactly as `tabwright-mcp` does; every other verb is
  * a thin client of the daemon.
  */

@@ -52,7 +52,7 @@ export async function serveFromFlags(flags: ConfigFlags & { logFile?: string }):
   if (config.consent.auto) {
     process.stderr.write(`tabwright: warning: --auto-${config.consent.auto} answers every WebMCP consent prompt with "${config.consent.auto}" without asking anyone.\n`);
   }
-  // Loaded here, not at the top: the CLI's other verbs import this module and must not load the server (issue #7).
+  // Loaded here, not at the top: the CLI's other verbs import this module and must not load the server.
   const { runMcpServer } = await import('./serve.js');
   await runMcpServer(config);
 }

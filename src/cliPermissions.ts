@@ -1,5 +1,5 @@
 /**
- * `tabwright permissions list|reset` (issue #5): the saved "always allow" /
+ * `tabwright permissions list|reset`: the saved "always allow" /
  * "always deny" answers of the consent gate, and the rules file. JSON on
  * stdout (`{ ok, result }`), like every CLI verb (STYLE.md, "CLI and daemon").
  * There is deliberately no MCP tool for this: an agent must not be able to

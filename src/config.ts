@@ -1,6 +1,6 @@
 /**
  * Server configuration: command-line flags over environment variables over
- * defaults (issue #2, "The launch connection"; README "Configuration").
+ * defaults (README "Configuration").
  */
 import { homedir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
@@ -9,7 +9,7 @@ import { ToolError } from './errors.js';
 
 export type OutputMode = 'auto' | 'inline' | 'file';
 
-/** Which WebMCP serves pages (issue #5): the browser's own, the runtime's polyfill, or native where present. */
+/** Which WebMCP serves pages: the browser's own, the runtime's polyfill, or native where present. */
 export type WebMcpMode = 'auto' | 'native' | 'polyfill';
 
 /** Everything the server needs to know before the first tool call. */
@@ -30,7 +30,7 @@ export interface Config {
   workspace: string;
   /**
    * Folders besides the workspace that `upload_file` may read from
-   * (absolute; `--allow-root`, `TABWRIGHT_ALLOWED_ROOTS`; issue #4).
+   * (absolute; `--allow-root`, `TABWRIGHT_ALLOWED_ROOTS`).
    */
   allowedRoots: string[];
   /** Default `output` of get_page_context and take_screenshot. */
@@ -40,17 +40,17 @@ export interface Config {
   /** Data folder (script store, managed browser profile). */
   dataDir: string;
   /**
-   * `--webmcp` / `TABWRIGHT_WEBMCP` (issue #5): `native` uses only the
+   * `--webmcp` / `TABWRIGHT_WEBMCP`: `native` uses only the
    * browser's WebMCP, `polyfill` only the runtime's (the launch drops the
    * WebMCP feature), `auto` the native one where present, else the polyfill.
    */
   webmcp: WebMcpMode;
-  /** The consent gate of WebMCP calls (issue #5; src/consent/gate.ts). */
+  /** The consent gate of WebMCP calls (src/consent/gate.ts). */
   consent: ConsentConfig;
-  /** A remote browser to attach to instead of launching one (issue #8); undefined = launch. */
+  /** A remote browser to attach to instead of launching one; undefined = launch. */
   remote?: RemoteConfig;
   /**
-   * `--isolate-sessions` / `TABWRIGHT_ISOLATE_SESSIONS=1` (issue #8): each
+   * `--isolate-sessions` / `TABWRIGHT_ISOLATE_SESSIONS=1`: each
    * MCP session (a dispatcher `sessionKey`) gets its own browser context,
    * closed when the session ends. With the launch connection it implies `--isolated`.
    */
@@ -61,7 +61,7 @@ export interface Config {
    * The CLI and daemon run any tool by name regardless.
    */
   toolsets: Toolset[];
-  /** The bound of one script save, in ms: 90 s; `TABWRIGHT_SAVE_DEADLINE_MS` overrides it (tests; issue #6). */
+  /** The bound of one script save, in ms: 90 s; `TABWRIGHT_SAVE_DEADLINE_MS` overrides it (tests). */
   saveDeadlineMs: number;
   /**
    * `--structured-content` / `TABWRIGHT_STRUCTURED_CONTENT=1`: successful MCP
@@ -155,7 +155,7 @@ export function parseToolsets(text: string): Toolset[] {
   return TOOLSETS.filter(t => out.has(t));
 }
 
-/** Where and how to attach (issue #8, docs/attach.md). */
+/** Where and how to attach (docs/attach.md). */
 export interface RemoteConfig {
   /** `cdp`: `--cdp-endpoint` (connectOverCDP); `playwright-server`: `--ws-endpoint` (chromium.connect). */
   kind: 'cdp' | 'playwright-server';
@@ -169,10 +169,10 @@ export interface RemoteConfig {
   connectTimeoutMs: number;
 }
 
-/** How long attaching to a remote browser may take, in ms (issue #8: nothing hangs). */
+/** How long attaching to a remote browser may take, in ms (nothing hangs). */
 export const CONNECT_TIMEOUT_MS = 15_000;
 
-/** How the consent gate answers and waits (issue #5). */
+/** How the consent gate answers and waits. */
 export interface ConsentConfig {
   /** Fixed answer to every `prompt` (`--auto-allow` / `--auto-deny`, for CI and unattended runs); undefined = ask a human. */
   auto?: 'allow' | 'deny';
@@ -182,7 +182,7 @@ export interface ConsentConfig {
   terminal: boolean;
 }
 
-/** 90 s: the bound of one whole script save (issue #6; seed 000, "Save deadlines and recovery"). */
+/** 90 s: the bound of one whole script save (seed 000, "Save deadlines and recovery"). */
 export const SAVE_DEADLINE_MS = 90_000;
 
 /**
@@ -208,7 +208,7 @@ export function parseMaxWait(text: string): number {
   return Math.round(seconds * 1000);
 }
 
-/** Five minutes: how long a consent prompt waits (issue #5). */
+/** Five minutes: how long a consent prompt waits. */
 export const CONSENT_TIMEOUT_MS = 5 * 60_000;
 
 /** Flags as commander hands them over; every field optional. */

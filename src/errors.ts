@@ -1,5 +1,5 @@
 /**
- * Tool errors with stable `type` strings (issue #2, "Errors"; docs/errors.md).
+ * Tool errors with stable `type` strings (docs/errors.md).
  * Numbers and messages may change between releases; types do not.
  */
 import { classifyPlaywrightError } from './util/playwrightErrors.js';
@@ -50,7 +50,7 @@ export interface ToolErrorData {
 /**
  * An error a tool reports to its caller. `message` says what went wrong,
  * `hint` says what to do next. Never put typed text or evaluated source in
- * either (issue #2).
+ * either.
  */
 export class ToolError extends Error {
   constructor(

@@ -1,5 +1,5 @@
 /**
- * Keeps V8's young generation at its starting size (issue #3: server RSS).
+ * Keeps V8's young generation at its starting size (server RSS).
  * By default V8 grows each new-space semispace up to 16 MiB as the server
  * allocates (loading playwright-core, reading snapshots), which shows as
  * ~20 MiB more resident memory that is never given back. Measured here:

@@ -1,7 +1,7 @@
 /**
  * Runs the MCP stdio server with the launch connection and owns the
  * process lifecycle: the browser closes when the server exits for any
- * reason (stdin EOF, SIGINT, SIGTERM, SIGHUP, parent death; issue #2).
+ * reason (stdin EOF, SIGINT, SIGTERM, SIGHUP, parent death).
  */
 import type { Config } from './config.js';
 import { logger } from './log.js';

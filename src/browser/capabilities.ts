@@ -8,7 +8,7 @@ import { ToolError } from '../errors.js';
 
 export type Capability = 'trustedInput' | 'screenshot' | 'snapshot' | 'evaluate' | 'webmcp' | 'userscripts' | 'console';
 
-/** `cdp`: a browser attached over the DevTools protocol; `playwright-server`: a Playwright server's browser (issue #8). */
+/** `cdp`: a browser attached over the DevTools protocol; `playwright-server`: a Playwright server's browser. */
 export type ConnectionKind = 'launch' | 'cdp' | 'playwright-server' | 'extension' | 'userscript';
 
 /** Which connection kinds offer which capability (the kinds not built yet included, per DESIGN.md). */

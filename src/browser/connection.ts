@@ -25,12 +25,12 @@ export interface BrowserConnection {
   onDisconnect(listener: () => void): () => void;
   /** Closes the browser and removes temporary profiles. Safe to call twice. */
   close(): Promise<void>;
-  /** The remote endpoint with its secrets redacted (issue #8); undefined for a launched browser. */
+  /** The remote endpoint with its secrets redacted; undefined for a launched browser. */
   readonly endpoint?: string;
   /**
    * True when the connection to the browser dropped at or after `since`
    * (ms since the epoch): a call that started then and failed reports
-   * `browser_disconnected` (issue #8). Absent: never.
+   * `browser_disconnected`. Absent: never.
    */
   disconnectedSince?(since: number): boolean;
 }

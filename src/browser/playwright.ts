@@ -1,5 +1,5 @@
 /**
- * playwright-core, loaded on first use (issue #3, cold start). Loading it
+ * playwright-core, loaded on first use (cold start). Loading it
  * takes about half a second of CPU and 70 MiB, so the MCP front answers
  * `initialize` and `tools/list` without it: the first tool that needs the
  * browser loads it, right before launching. Modules under src/ import

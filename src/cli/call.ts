@@ -1,5 +1,5 @@
 /**
- * One tool call from the CLI (issue #7): the remembered tab filled in, the
+ * One tool call from the CLI: the remembered tab filled in, the
  * daemon found or started, the call streamed (progress and consent on
  * stderr), and the answer turned into the output contract's result or a
  * CliError with its exit code.

@@ -1,7 +1,7 @@
 /**
  * commander, loaded through require: its ESM wrapper makes Node parse the
  * CommonJS source a second time to find its named exports (cjs-module-lexer),
- * which a warm CLI command should not pay for (issue #7, CLI latency).
+ * which a warm CLI command should not pay for (CLI latency).
  */
 import { createRequire } from 'node:module';
 import type * as Commander from 'commander';

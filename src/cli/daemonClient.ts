@@ -1,5 +1,5 @@
 /**
- * The CLI's side of the daemon (issue #7; docs/daemon.md): find it through
+ * The CLI's side of the daemon (docs/daemon.md): find it through
  * `<config dir>/daemon.json`, start it detached when it is not running, and
  * call its HTTP API (plain JSON, or Server-Sent Events for progress and
  * consent). Loads only node:* modules.
@@ -26,7 +26,7 @@ export interface DaemonInfo {
 /** Where the daemon's entry point is in this install. */
 export const DAEMON_MAIN = join(dirname(fileURLToPath(import.meta.url)), '..', 'daemon', 'main.js');
 
-/** How long the CLI waits for a daemon it started to answer, in ms (issue #7: bounded). */
+/** How long the CLI waits for a daemon it started to answer, in ms (bounded). */
 export const START_TIMEOUT_MS = 15_000;
 
 export function endpointPath(configDir: string): string {

@@ -1,5 +1,5 @@
 /**
- * `tabwright daemon status|stop|start|run` (issue #7; docs/daemon.md).
+ * `tabwright daemon status|stop|start|run` (docs/daemon.md).
  * `start` and `run` pass their flags to the daemon (the flags of
  * `tabwright mcp`: --headless, --auto-deny, ...).
  */

@@ -1,5 +1,5 @@
 /**
- * `tabwright doctor` (issue #7): what a command needs, checked without
+ * `tabwright doctor`: what a command needs, checked without
  * starting anything: Node version, a browser, writable config and data
  * dirs, the daemon, the ports. Prints the report; exits 3 when no browser
  * can be found (nothing could run), else 0 with `healthy` saying whether

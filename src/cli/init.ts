@@ -1,5 +1,5 @@
 /**
- * `tabwright init` (issue #7): writes or updates a marked section in
+ * `tabwright init`: writes or updates a marked section in
  * ./AGENTS.md telling the next agent how to drive the browser from the
  * shell. Idempotent: the section between the markers is replaced, the rest
  * of the file is kept byte for byte; the write is atomic.

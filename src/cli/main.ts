@@ -1,5 +1,5 @@
 /**
- * The `tabwright` command tree (issue #7; README "CLI"). Ordinary verbs load
+ * The `tabwright` command tree (README "CLI"). Ordinary verbs load
  * commander, node:* modules and the generated tool tree only; `mcp`,
  * `permissions` and the daemon itself are loaded when asked for.
  */

@@ -1,5 +1,5 @@
 /**
- * `tabwright mcp-config --client X` (issue #7): the exact MCP server entry
+ * `tabwright mcp-config --client X`: the exact MCP server entry
  * for this install (absolute paths to node and dist/mcpMain.js), in the
  * format and file each client reads. Printed inside the JSON envelope:
  * `config` (the object to merge) and `text` (the snippet to paste).

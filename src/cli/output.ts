@@ -1,5 +1,5 @@
 /**
- * The CLI's output contract (issue #7; README "CLI"): exactly one JSON
+ * The CLI's output contract (README "CLI"): exactly one JSON
  * document on stdout, `{"ok": true, "result": …}` or
  * `{"ok": false, "error": {type, message, hint, …}}`, compact unless
  * `--pretty`; diagnostics on stderr. The only module that writes to stdout.

@@ -1,5 +1,5 @@
 /**
- * What a long call shows on stderr (issue #7): progress lines and a consent
+ * What a long call shows on stderr: progress lines and a consent
  * wait with a countdown, redrawn in place, only when stderr is a terminal.
  * When stdin is a terminal too, the consent question is asked there and the
  * answer sent to the daemon.

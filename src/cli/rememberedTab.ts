@@ -1,5 +1,5 @@
 /**
- * The tab `tabwright use --tab N` remembers (issue #7), per working
+ * The tab `tabwright use --tab N` remembers, per working
  * directory and per `TABWRIGHT_CLI_SCOPE` (empty when unset), in
  * `<data dir>/cli-tabs.json`: `{"version": 1, "tabs": {"<cwd>\u0000<scope>":
  * {tabId, savedAt}}}`. Written atomically (temp file + rename). A tab that

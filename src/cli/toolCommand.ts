@@ -1,5 +1,5 @@
 /**
- * Builds a commander command that calls one tool (issue #7): positionals
+ * Builds a commander command that calls one tool: positionals
  * bound to fields, one option per other input field (from the tool's JSON
  * Schema in the generated tree: `tabId` → `--tab N`, `fullPage` →
  * `--full-page`), `--args JSON` (or `@file`, or `-` for stdin) for the rest.

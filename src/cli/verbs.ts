@@ -1,5 +1,5 @@
 /**
- * The tool verbs of the CLI (issue #7): short verbs (`tabs`, `shot`, `exec`,
+ * The tool verbs of the CLI: short verbs (`tabs`, `shot`, `exec`,
  * ...), their noun-verb forms (`tab list`, `tab shot`, ...), the script
  * verbs, and `tool NAME` for every tool in the generated tree.
  */

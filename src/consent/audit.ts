@@ -1,5 +1,5 @@
 /**
- * The consent audit log (issue #5): every gated decision is appended as one
+ * The consent audit log: every gated decision is appended as one
  * JSON line to `consent-audit.jsonl` in the data dir (mode 0600): time,
  * origin, tool, decision, channel. Never the call's arguments.
  */

@@ -1,6 +1,6 @@
 /**
  * Prompt channels: who the human is asked through when a WebMCP tool's
- * permission is `prompt` (issue #5). The MCP front implements one over
+ * permission is `prompt`. The MCP front implements one over
  * elicitation (src/mcp/consentChannel.ts), this file one over the server's
  * terminal, and the extension issue adds an in-browser modal. A channel
  * must never be reachable from page scripts: none of these read anything a

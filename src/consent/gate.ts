@@ -1,5 +1,5 @@
 /**
- * The consent gate (issue #5): every WebMCP call passes it right before the
+ * The consent gate: every WebMCP call passes it right before the
  * tool is dispatched. The tool's permission (./rules.ts: override, rules
  * file, defaults) decides: `allow` runs at once, `deny` fails at once with
  * `consent_denied`, `prompt` asks a human and blocks until they answer, up
@@ -23,7 +23,7 @@ import { raceTimeout } from '../util/wait.js';
 
 const log = logger('consent');
 
-/** The longest gap between two progress notifications while a prompt waits, in ms (issue #5: at least every 10 s). */
+/** The longest gap between two progress notifications while a prompt waits, in ms (at least every 10 s). */
 export const PROGRESS_EVERY_MS = 10_000;
 
 /** How often a waiting prompt reports progress: every 10 s, or a tenth of a shortened (test) expiry, at least 100 ms. */

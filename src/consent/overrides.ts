@@ -1,5 +1,5 @@
 /**
- * Saved "always allow" / "always deny" answers (issue #5): one per origin +
+ * Saved "always allow" / "always deny" answers: one per origin +
  * tool, or per AgentScript + tool. They live in
  * `permission-overrides.json` in the config dir (written atomically: a
  * temporary file of mode 0600, then a rename), are read afresh at every

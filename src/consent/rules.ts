@@ -1,5 +1,5 @@
 /**
- * Where a WebMCP tool's permission comes from (issue #5, "The consent gate"),
+ * Where a WebMCP tool's permission comes from,
  * in order: a saved override ("always allow" / "always deny" for that
  * origin + tool, or that script + tool; ./overrides.ts), then the user's
  * rules file (`permissions.json` in the config dir), then defaults: a
@@ -39,7 +39,7 @@ export interface ToolHints {
   readOnlyHint?: boolean;
   consequentialHint?: boolean;
   untrustedContentHint?: boolean;
-  /** The page marks the tool as meant for development and debugging (WebMCP `debugging`); rules can match it (issue #5). */
+  /** The page marks the tool as meant for development and debugging (WebMCP `debugging`); rules can match it. */
   debugging?: boolean;
 }
 
@@ -54,15 +54,15 @@ export interface ConsentSubject {
   source: 'native' | 'polyfill' | 'agentscript' | string;
   /** The AgentScript that registered the tool, when one did (overrides can be per script). */
   scriptId?: string;
-  /** The AgentScript's `// @webmcp <tool> <permission>` for this tool (issue #6), when it declares one. */
+  /** The AgentScript's `// @webmcp <tool> <permission>` for this tool, when it declares one. */
   declared?: Permission;
-  /** Who wrote that AgentScript: an agent's declared `allow` resolves to `prompt` (issue #6). */
+  /** Who wrote that AgentScript: an agent's declared `allow` resolves to `prompt`. */
   author?: 'agent' | 'human';
 }
 
 /**
  * Where a permission came from; `rules_invalid` = the rules file is broken, so `prompt`;
- * `script` = the AgentScript's `@webmcp` declaration (issue #6).
+ * `script` = the AgentScript's `@webmcp` declaration.
  */
 export type PermissionSource = 'override' | 'rules' | 'script' | 'default' | 'rules_invalid';
 
@@ -174,7 +174,7 @@ export class ConsentPolicy {
    * The permission of one tool: override, then rules, then the AgentScript's
    * `@webmcp` declaration (an agent-written script's `allow` is `prompt`
    * until the human answers "always allow", which is an override; issue #6),
-   * then defaults (issue #5).
+   * then defaults.
    */
   resolve(subject: ConsentSubject): ResolvedPermission {
     const byScript = subject.scriptId !== undefined

@@ -1,5 +1,5 @@
 /**
- * Reads a request body under the daemon's upload limits (issue #7): at most
+ * Reads a request body under the daemon's upload limits: at most
  * `maxBytes` (a declared Content-Length over it is refused before reading;
  * a streamed body is counted) and complete within `timeoutMs` of the call.
  */

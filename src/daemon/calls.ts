@@ -1,5 +1,5 @@
 /**
- * Runs the daemon's tool calls through the process's Dispatcher (issue #7):
+ * Runs the daemon's tool calls through the process's Dispatcher:
  * counts them, gives each the caller's workspace, bounds it to the call
  * deadline (10 minutes), and lets shutdown cancel every call in flight. Both
  * fronts (`POST /v1/tools/*` and `/mcp`) go through here.
@@ -61,7 +61,7 @@ export class CallRunner {
   /**
    * A Dispatcher for the MCP front: same counting and deadline; a deadline becomes a `timeout` tool error result.
    * With `sessionKey` (a 2025-era `/mcp` session id) the calls run in that session's own browser context
-   * (issue #8; docs/daemon.md "Sessions"); without it (2026-07-28 stateless requests), in the main one.
+   * (docs/daemon.md "Sessions"); without it (2026-07-28 stateless requests), in the main one.
    */
   asDispatcher(workspace: string | undefined, sessionKey?: string): Dispatcher {
     const own: Partial<CallHooks> = { ...(workspace ? { workspace } : {}), ...(sessionKey !== undefined ? { sessionKey, isolate: true } : {}) };
@@ -72,7 +72,7 @@ export class CallRunner {
         return done.kind === 'result' ? done.result : new ToolResponse().fail(done.error).build();
       },
       close: async () => undefined, // the daemon closes the real dispatcher
-      // MCP resources (issue #6) read through the real dispatcher.
+      // MCP resources read through the real dispatcher.
       ...(this.dispatcher.readResource ? { readResource: (uri: string) => this.dispatcher.readResource!(uri) } : {}),
     };
   }

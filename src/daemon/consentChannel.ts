@@ -1,5 +1,5 @@
 /**
- * Consent over HTTP (issue #7, docs/daemon.md "Consent"): the daemon has no
+ * Consent over HTTP (docs/daemon.md "Consent"): the daemon has no
  * terminal, so a streaming tool call's consent question goes to its caller
  * as an `event: consent`, and the answer comes back as
  * `POST /v1/consent/{questionId}` with the daemon's token. Page scripts

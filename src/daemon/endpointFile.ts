@@ -1,5 +1,5 @@
 /**
- * `<config dir>/daemon.json` (issue #7; docs/daemon.md "The endpoint file"):
+ * `<config dir>/daemon.json` (docs/daemon.md "The endpoint file"):
  * where the daemon listens and its token. Mode 0600, written atomically
  * (temp + rename) only once the socket listens, removed on exit, so it
  * exists only while the endpoint is live.

@@ -1,5 +1,5 @@
 /**
- * Who may talk to the daemon (issue #7): loopback Host and Origin only (DNS
+ * Who may talk to the daemon: loopback Host and Origin only (DNS
  * rebinding protection) and the token from daemon.json on every request.
  */
 import { timingSafeEqual } from 'node:crypto';

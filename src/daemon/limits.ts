@@ -1,5 +1,5 @@
 /**
- * The daemon's transport limits (issue #7, "Daemon"; docs/daemon.md "Limits").
+ * The daemon's transport limits (docs/daemon.md "Limits").
  * Each is answered before dispatch except the response cap and the call
  * deadline. Three can be shortened by environment variables, for tests.
  */

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * `node dist/daemon/main.js [server flags]`: the tabwright daemon in the
- * foreground (issue #7; docs/daemon.md). The CLI starts it detached on first
+ * foreground (docs/daemon.md). The CLI starts it detached on first
  * use; it takes the same flags as `tabwright mcp`.
  */
 import '../heapTuning.js'; // first: V8 flags before anything big is allocated

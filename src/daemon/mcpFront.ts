@@ -69,7 +69,7 @@ export class McpFront {
       return session.transport.handleRequest(request, options);
     }
     if (request.method === 'POST' && isInitializeRequest(info.parsedBody)) {
-      // The id is chosen before the server exists so its calls can name their browser context (issue #8).
+      // The id is chosen before the server exists so its calls can name their browser context.
       const id = randomUUID();
       const server = buildServer(this.runner.asDispatcher(info.workspace, id), this.config, { era: 'legacy' }, this.calls);
       const transport = new WebStandardStreamableHTTPServerTransport({

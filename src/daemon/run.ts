@@ -1,5 +1,5 @@
 /**
- * The daemon's process lifecycle (issue #7; docs/daemon.md "Running it"):
+ * The daemon's process lifecycle (docs/daemon.md "Running it"):
  * config, the dispatcher, the loopback server, daemon.json, and a clean
  * exit (daemon.json removed, browser closed) on SIGTERM, SIGINT, SIGHUP,
  * idle, `POST /v1/shutdown` or an uncaught error.
@@ -18,7 +18,7 @@ import { DaemonServer } from './server.js';
 
 const log = logger('daemon');
 
-/** Exit codes of the daemon process: the CLI's table (issue #7) where they overlap. */
+/** Exit codes of the daemon process: the CLI's table where they overlap. */
 export const DAEMON_EXIT = { ok: 0, error: 1, usage: 2, unreachable: 3 } as const;
 
 /** How long closing may take before the process exits anyway, ms. */

@@ -1,5 +1,5 @@
 /**
- * The daemon's loopback HTTP server (issue #7; docs/daemon.md): routes,
+ * The daemon's loopback HTTP server (docs/daemon.md): routes,
  * admission (16 requests, 256 workspaces), the upload limits, status,
  * shutdown and the idle clock. It holds no browser: calls go to the
  * process's Dispatcher through a CallRunner.

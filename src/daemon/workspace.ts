@@ -1,5 +1,5 @@
 /**
- * The caller's workspace (issue #7): an absolute folder named by
+ * The caller's workspace: an absolute folder named by
  * `x-tabwright-workspace` on every tool call, percent-decoded once when
  * `x-tabwright-workspace-encoding: uri` says so. Files a tool writes go
  * under it, never under another caller's. A tracker bounds how many
@@ -55,7 +55,7 @@ export function requestWorkspace(req: IncomingMessage, required: boolean): strin
   return dir;
 }
 
-/** Distinct workspaces seen within a sliding window (issue #7: 256 in 15 minutes). */
+/** Distinct workspaces seen within a sliding window (256 in 15 minutes). */
 export class WorkspaceTracker {
   private readonly lastSeen = new Map<string, number>();
 

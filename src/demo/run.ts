@@ -99,7 +99,7 @@ export async function runDemo(options: DemoOptions, signal?: AbortSignal): Promi
       serverLog = (serverLog + chunk.toString()).slice(-20_000);
     });
     client = new Client({ name: 'tabwright-demo', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' }, capabilities: { elicitation: { form: {} } } });
-    // The consent gate (issue #5) asks before a WebMCP tool without readOnlyHint runs; the demo answers as its user.
+    // The consent gate asks before a WebMCP tool without readOnlyHint runs; the demo answers as its user.
     client.setRequestHandler('elicitation/create', async request => {
       const asked = String((request.params as { message?: string }).message ?? '').split('\n')[0];
       say(`\n        consent asked: ${asked}`); // the step's line is still open: start a new one

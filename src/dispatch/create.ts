@@ -1,9 +1,9 @@
 /**
- * Where a process gets its Dispatcher (issue #7). A process on a persistent
+ * Where a process gets its Dispatcher. A process on a persistent
  * profile joins the relay (src/relay/relayDispatcher.ts): it leads (owns the
  * browser) or follows (relays to the leader). An `--isolated` process has a
  * temporary profile nobody else can share: it runs alone, off the relay;
- * so does a process attached to a remote browser (issue #8: each attaches itself).
+ * so does a process attached to a remote browser (each attaches itself).
  */
 import type { Config } from '../config.js';
 import { RelayDispatcher } from '../relay/relayDispatcher.js';
@@ -18,7 +18,7 @@ import { localDispatcher } from './local.js';
  *   being in use, e.g. EACCES, makes the process run alone with a warning).
  */
 export async function createDispatcher(config: Config): Promise<Dispatcher> {
-  // A remote browser (issue #8) is shared by attaching to it, and an --isolated profile cannot be shared: both run alone.
+  // A remote browser is shared by attaching to it, and an --isolated profile cannot be shared: both run alone.
   if (config.remote || config.isolated) return localDispatcher(config);
   return RelayDispatcher.start(config, relayPort());
 }

@@ -32,10 +32,10 @@ export interface CallHooks {
   prompt?: PromptChannel;
   /** Hears what the call waits for as it moves on (CallContext.waiting; src/tools/waiting.ts). Optional. */
   waiting?(what: WaitingFor | undefined): void;
-  /** Absolute folder that receives files this call writes (issue #7: per caller). Default: the config's workspace. */
+  /** Absolute folder that receives files this call writes (per caller). Default: the config's workspace. */
   workspace?: string;
   /**
-   * The caller's MCP session (issue #8): with `--isolate-sessions` each key
+   * The caller's MCP session: with `--isolate-sessions` each key
    * gets its own Session in its own browser context. Undefined: the main session.
    */
   sessionKey?: string;
@@ -47,7 +47,7 @@ export interface CallHooks {
   consent?: Pick<ConsentConfig, 'auto' | 'timeoutMs'>;
   /**
    * Give `sessionKey` its own browser context even without `--isolate-sessions`
-   * (issue #8: the daemon's HTTP `/mcp` isolates every 2025-era session). Ignored without a sessionKey.
+   * (the daemon's HTTP `/mcp` isolates every 2025-era session). Ignored without a sessionKey.
    */
   isolate?: boolean;
   /**
@@ -66,10 +66,10 @@ export interface Dispatcher {
   call(tool: string, args: unknown, hooks: CallHooks): Promise<ToolResult>;
   /** Ends what this dispatcher owns (the browser, for a leader; the relay socket, for a follower). */
   close(): Promise<void>;
-  /** The MCP session `sessionKey` ended: closes its browser context (issue #8, `--isolate-sessions`). */
+  /** The MCP session `sessionKey` ended: closes its browser context (`--isolate-sessions`). */
   endSession?(sessionKey: string): Promise<void>;
   /**
-   * Reads an MCP resource (issue #6: `tabwright://scripts`, ...; src/userscripts/resources.ts).
+   * Reads an MCP resource (`tabwright://scripts`, ...; src/userscripts/resources.ts).
    * Undefined when the URI names nothing. Optional: a dispatcher without it serves no resources.
    */
   readResource?(uri: string): Promise<ResourceText[] | undefined>;
@@ -77,7 +77,7 @@ export interface Dispatcher {
 
 /** Runs calls on this process's Session: what a leader (or a lone process) does. */
 export class LocalDispatcher implements Dispatcher {
-  /** With `--isolate-sessions`: one Session per sessionKey, each in its own context of the main session's browser (issue #8). */
+  /** With `--isolate-sessions`: one Session per sessionKey, each in its own context of the main session's browser. */
   private readonly keyed = new Map<string, Session>();
   /** Per-tab FIFO locks: calls that act on the same tab run one at a time (src/dispatch/tabLocks.ts). */
   private readonly tabLocks = new TabLocks();

@@ -1,5 +1,5 @@
 /**
- * The MCP front's consent channel (issue #5): the human is asked through the
+ * The MCP front's consent channel: the human is asked through the
  * MCP client when it declared the elicitation capability. On 2025-era
  * connections the server sends an `elicitation/create` request and waits
  * (the gate sends progress meanwhile); on 2026-07-28 connections the call

@@ -55,7 +55,7 @@ function advertisedSchema(tool: AnyTool) {
  * MCP tool annotations from the tool's `effect` and `destructive`, with only the hints that differ
  * from the spec's defaults (readOnlyHint false, destructiveHint true,
  * idempotentHint false, openWorldHint true: MCP schema, ToolAnnotations), since
- * every byte of tools/list is paid in each agent's context (issue #3).
+ * every byte of tools/list is paid in each agent's context.
  */
 function annotationsOf(tool: AnyTool): { readOnlyHint?: true; destructiveHint?: false } {
   if (tool.effect === 'observe') return { readOnlyHint: true };
@@ -70,7 +70,7 @@ function annotationsOf(tool: AnyTool): { readOnlyHint?: true; destructiveHint?: 
 export function buildServer(dispatcher: Dispatcher, config: Config, request: McpRequestContext, calls: PendingCalls): McpServer {
   const server = new McpServer({ name: 'tabwright', version: VERSION }, { capabilities: { tools: {}, resources: {} }, instructions: INSTRUCTIONS, requestState: { verify: consentStateCodec.verify } });
   registerResources(server, dispatcher);
-  // Only the configured tool sets are listed (issue #6); the dispatcher still runs any tool by name.
+  // Only the configured tool sets are listed; the dispatcher still runs any tool by name.
   for (const tool of TOOLS.filter(t => config.toolsets.includes(t.toolset ?? 'core'))) {
     server.registerTool(
       tool.name,

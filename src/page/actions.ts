@@ -145,7 +145,7 @@ export interface DispatchClickOptions {
  * focus, pointerup, mouseup, then click (left), auxclick (middle, right)
  * and contextmenu (right); dblclick after a double left click. Activation
  * behaviour (following a link, toggling a checkbox, submitting) runs as for
- * a script `click()`. Used by `click {force: true}` (issue #4).
+ * a script `click()`. Used by `click {force: true}`.
  */
 export function dispatchClick(el: Element, opts: DispatchClickOptions): void {
   const rect = el.getBoundingClientRect();

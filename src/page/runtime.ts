@@ -138,11 +138,11 @@ interface CensusResult {
 /** Builds the runtime's API; `webmcp` is the polyfill bridge (./webmcp.ts), installed once per document. */
 const makeApi = (webmcp: ReturnType<typeof installWebMcp>) => Object.freeze({
   version: 1,
-  /** The WebMCP polyfill's server bridge (issue #5): state, list, call, abort. */
+  /** The WebMCP polyfill's server bridge: state, list, call, abort. */
   webmcp,
   /**
    * Runs `fn` and returns its value as JSON, capped at `maxBytes`
-   * (issue #2, `execute`). Page exceptions come back as `error`.
+   * (`execute`). Page exceptions come back as `error`.
    */
   async run(fn: () => unknown, maxBytes: number): Promise<RunResult> {
     let value: unknown;
@@ -189,7 +189,7 @@ const makeApi = (webmcp: ReturnType<typeof installWebMcp>) => Object.freeze({
   takeCandidates,
   /** Records a closed shadow root the server found through CDP, so the walker walks it. */
   adoptClosedRoot,
-  /** Input-tool helpers (src/page/actions.ts, issue #4): hit test, forced click, text field state, editable focus. */
+  /** Input-tool helpers (src/page/actions.ts): hit test, forced click, text field state, editable focus. */
   hitTest,
   dispatchClick,
   fieldState,

@@ -1,5 +1,5 @@
 /**
- * Closed shadow roots (issue #4, docs/snapshot.md rule 9). Page JavaScript
+ * Closed shadow roots (docs/snapshot.md rule 9). Page JavaScript
  * cannot reach a closed root through `host.shadowRoot`, so the runtime, which
  * runs at document start in every frame before page scripts, wraps
  * `Element.prototype.attachShadow` and keeps each closed root it creates in a

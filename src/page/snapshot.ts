@@ -420,7 +420,7 @@ function isActionable(el: Element, style: CSSStyleDeclaration, role: string): bo
   if (tabindex !== null && Number(tabindex) >= 0 && el !== el.ownerDocument.body) return true;
   if ((el as HTMLElement).isContentEditable && !el.parentElement?.closest('[contenteditable]')) return true;
   if (el.hasAttribute('onclick')) return true;
-  if (el.getAttribute('draggable') === 'true') return true; // a drag source for `drag` (issue #4)
+  if (el.getAttribute('draggable') === 'true') return true; // a drag source for `drag`
   if (style.cursor === 'pointer') {
     const parent = el.parentElement;
     if (parent && getComputedStyle(parent).cursor === 'pointer') return false;

@@ -31,7 +31,7 @@
  */
 import { fillForm, formSchema } from './webmcpForms.js';
 
-/** How the runtime treats WebMCP: `--webmcp` (issue #5). */
+/** How the runtime treats WebMCP: `--webmcp`. */
 export type WebMcpMode = 'auto' | 'native' | 'polyfill';
 
 /** A tool as the bridge lists it (annotations only where true). */
@@ -41,7 +41,7 @@ export interface BridgeTool {
   title?: string;
   inputSchema?: unknown;
   annotations?: { readOnlyHint?: true; consequentialHint?: true; untrustedContentHint?: true; debugging?: true };
-  /** The AgentScript that registered the tool (issue #6); absent for the page's own tools. */
+  /** The AgentScript that registered the tool; absent for the page's own tools. */
   scriptId?: string;
 }
 
@@ -68,7 +68,7 @@ export interface WebMcpBridge {
   abort(id: string): boolean;
   /**
    * Hands out, once per document, the registrar the userscript engine uses
-   * to register an AgentScript's tools (issue #6): such tools are listed
+   * to register an AgentScript's tools: such tools are listed
    * with their `scriptId` and refused to the page's `executeTool`. The
    * engine claims it at document start, before any page script runs; every
    * later call returns undefined. Undefined too where the polyfill is not installed.
@@ -86,7 +86,7 @@ interface Entry {
   form?: HTMLFormElement;
   /** Called when the tool is unregistered while calls run. */
   onGone: Set<() => void>;
-  /** The AgentScript that registered it (issue #6): not callable through the page's executeTool. */
+  /** The AgentScript that registered it: not callable through the page's executeTool. */
   scriptId?: string;
 }
 
@@ -160,7 +160,7 @@ export function installWebMcp(mode: WebMcpMode): WebMcpBridge {
       const name = typeof tool === 'string' ? tool : String(tool?.name);
       const entry = find(name);
       if (!entry) throw new DOMEx(`No tool named "${name}"`, 'NotFoundError');
-      // issue #6: an AgentScript's tool runs only for tabwright (the bridge), behind the consent gate.
+      // an AgentScript's tool runs only for tabwright (the bridge), behind the consent gate.
       if (entry.scriptId !== undefined) throw new DOMEx(`Tool "${name}" belongs to an AgentScript; only tabwright can call it.`, 'NotAllowedError');
       const args = typeof input === 'string' ? parse(input) : input;
       if (!args || typeof args !== 'object' || Array.isArray(args)) throw new TypeError('invalid input object: value is not an object');

@@ -1,5 +1,5 @@
 /**
- * Declarative WebMCP tools for the polyfill (issue #5): a
+ * Declarative WebMCP tools for the polyfill: a
  * `<form toolname tooldescription>` is a tool whose inputSchema comes from its
  * named controls, built the way Chromium's native WebMCP builds it (observed
  * on Chromium 156, so `list_webmcp_tools` reads the same both ways):

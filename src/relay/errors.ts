@@ -1,4 +1,4 @@
-/** The relay's errors (issue #7): `relay_version_mismatch` and `leader_lost` (docs/errors.md). */
+/** The relay's errors: `relay_version_mismatch` and `leader_lost` (docs/errors.md). */
 import { ToolError } from '../errors.js';
 import { compareVersions } from './protocol.js';
 

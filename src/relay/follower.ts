@@ -1,5 +1,5 @@
 /**
- * The follower's side of the relay (issue #7): one WebSocket to the leader;
+ * The follower's side of the relay: one WebSocket to the leader;
  * every call goes out as a `call` frame and comes back as a `result`. The
  * caller's signal aborting sends `cancel`; `progress` frames reach the
  * caller's progress hook and `waiting` frames its waiting hook (what the

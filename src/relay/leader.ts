@@ -1,5 +1,5 @@
 /**
- * The leader's side of the relay (issue #7): listens on
+ * The leader's side of the relay: listens on
  * 127.0.0.1:TABWRIGHT_WS_PORT, authenticates followers by the token in
  * bridge.json, checks versions, and runs their calls on this process's
  * LocalDispatcher: cancellation (`cancel` → the call's signal aborts),

@@ -1,5 +1,5 @@
 /**
- * `bridge.json` in the config dir (issue #7): how a follower finds and
+ * `bridge.json` in the config dir: how a follower finds and
  * authenticates to the leader. Written by the leader once it holds the
  * relay port, mode 0600 (only the same user can read the token), atomically
  * (temp + rename); removed by the leader when it lets go of the port.

@@ -70,14 +70,14 @@ export type FollowerFrame =
   | { t: 'hello'; token: string; version: string; relayProtocol: number; pid: number; profile: string }
   | {
     t: 'call'; id: number; tool: string; args: unknown; client: ClientInfo; workspace?: string; consent: RelayedConsent;
-    /** The follower's MCP session and whether it gets a browser context of its own (issue #8: the daemon's `/mcp`). */
+    /** The follower's MCP session and whether it gets a browser context of its own (the daemon's `/mcp`). */
     sessionKey?: string;
     isolate?: boolean;
     /** The follower can ask its human: `channel` is its PromptChannel's name. */
     prompt?: PromptChannel['name'];
   }
   | { t: 'cancel'; id: number }
-  /** The follower's MCP session `sessionKey` ended: its browser context closes (issue #8). */
+  /** The follower's MCP session `sessionKey` ended: its browser context closes. */
   | { t: 'end_session'; sessionKey: string }
   /** The answer to a `prompt`: the human's answer, `pending` (the question went out in the follower's result: 2026-07-28), or an error. */
   | { t: 'answer'; id: number; promptId: number; answer?: ConsentAnswer; pending?: true; error?: ToolErrorData };

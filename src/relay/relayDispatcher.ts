@@ -1,5 +1,5 @@
 /**
- * RelayDispatcher (issue #7, "One browser, many processes"): the
+ * RelayDispatcher: the
  * dispatcher of a process that shares its browser profile. At start it
  * races for the relay port: the winner leads (a LocalDispatcher plus the
  * relay server), the others follow (a RelayFollower). A leader's calls go
@@ -76,12 +76,12 @@ export class RelayDispatcher implements Dispatcher {
     }
   }
 
-  /** Script resources (issue #6) come from the store in this process's data dir, the same SQLite file every process on it shares. */
+  /** Script resources come from the store in this process's data dir, the same SQLite file every process on it shares. */
   async readResource(uri: string): Promise<ResourceText[] | undefined> {
     return readScriptResource(uri, this.config);
   }
 
-  /** An MCP session ended: its isolated context closes, where this process owns the browser (issue #8). */
+  /** An MCP session ended: its isolated context closes, where this process owns the browser. */
   async endSession(sessionKey: string): Promise<void> {
     const role = this.role;
     if (role.kind === 'leader' || role.kind === 'standalone') await role.local.endSession(sessionKey);

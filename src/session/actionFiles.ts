@@ -1,5 +1,5 @@
 /**
- * The file side of an action's report (issue #4): a file chooser the action
+ * The file side of an action's report: a file chooser the action
  * opened (the agent answers it with upload_file) and downloads it started
  * (saved under `<workspace>/.tabwright/downloads/` before the report is
  * made, within a bound). Part of Tab.act (./tabAction.ts).

@@ -1,5 +1,5 @@
 /**
- * Declarative closed shadow roots (issue #4; docs/snapshot.md rule 9).
+ * Declarative closed shadow roots (docs/snapshot.md rule 9).
  *
  * The runtime records every closed root created through `attachShadow`
  * (src/page/shadow.ts), but a `<template shadowrootmode="closed">` is

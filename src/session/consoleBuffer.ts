@@ -1,6 +1,6 @@
 /**
  * A per-tab ring buffer of console messages and uncaught errors, captured
- * from document start (issue #2, `get_console_context`).
+ * from document start (`get_console_context`).
  */
 
 export type ConsoleLevel = 'debug' | 'log' | 'info' | 'warning' | 'error';
@@ -21,7 +21,7 @@ export interface ConsoleEntry {
   timestamp: number;
   /** Document revision the message belongs to. */
   revision: number;
-  /** The userscript that logged it (GM_log) or threw it (issue #6); its name also leads `text` in brackets. */
+  /** The userscript that logged it (GM_log) or threw it; its name also leads `text` in brackets. */
   script?: { id: string; name: string };
 }
 

@@ -1,5 +1,5 @@
 /**
- * JavaScript dialogs of one tab (issue #4: "Dialogs never hang a call").
+ * JavaScript dialogs of one tab.
  *
  * A dialog the page opens (alert, confirm, prompt, beforeunload) stays open
  * until `handle_dialog` answers it. The call that caused it returns as soon

@@ -1,5 +1,5 @@
 /**
- * Downloads (issue #4, "Downloads"): every download a tab starts is saved
+ * Downloads: every download a tab starts is saved
  * to `<workspace>/.tabwright/downloads/` under its suggested name (the
  * browser honours `Content-Disposition: filename*`), with " (1)", " (2)"...
  * before the extension when the name is taken. An existing file is never

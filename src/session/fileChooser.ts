@@ -1,5 +1,5 @@
 /**
- * File choosers a tab opened (issue #4, "Files"). Playwright intercepts
+ * File choosers a tab opened. Playwright intercepts
  * every chooser once a `filechooser` listener exists, so a chooser never
  * blocks the page; the tab keeps the newest one so that `upload_file` can
  * fill it later, even when its `<input type=file>` was never attached to

@@ -33,9 +33,9 @@ export class Session {
   private nextTabId = 1;
   private activeId: number | undefined;
   private ctx: Promise<BrowserContext> | undefined;
-  /** Every download of the session, saved under `<workspace>/.tabwright/downloads/` (issue #4). */
+  /** Every download of the session, saved under `<workspace>/.tabwright/downloads/`. */
   readonly downloads: Downloads;
-  /** Injects enabled userscripts into every page (issue #6); set before the browser starts. */
+  /** Injects enabled userscripts into every page; set before the browser starts. */
   userscripts: UserscriptInjector | undefined;
   /** `runtimeScript()`'s answer once read (null: the bundle is not built). */
   private runtime: string | null | undefined;
@@ -70,7 +70,7 @@ export class Session {
     ctx.on('page', page => void this.register(page));
     // Dialogs are taken at the context, not the page: a popup's page object reaches
     // us after its first script may have run, and Playwright dismisses a dialog
-    // nobody listens for (issue #4: an alert on a popup's load stays open).
+    // nobody listens for (an alert on a popup's load stays open).
     ctx.on('dialog', dialog => {
       const page = dialog.page();
       if (!page) return;
@@ -82,7 +82,7 @@ export class Session {
     });
     const existing = ctx.pages();
     for (const page of existing) await this.register(page);
-    // Pages loaded before we came (an attached browser's tabs, issue #8) get the runtime now.
+    // Pages loaded before we came (an attached browser's tabs) get the runtime now.
     if (runtime) await this.injectIntoLoaded(existing);
     return ctx;
   }
@@ -127,7 +127,7 @@ export class Session {
   }
 
   /**
-   * Attaches to a remote browser (a connection with an `endpoint`, issue #8)
+   * Attaches to a remote browser (a connection with an `endpoint`)
    * so that tools which never launch one (list_tabs, get_bridge_status) see
    * its open tabs; does nothing for a launch connection.
    * @throws ToolError browser_unavailable when the endpoint does not answer.
@@ -204,7 +204,7 @@ export class Session {
    * The tab to act on: `tabId`, or the active one (opening a tab if none is open).
    * A tab whose page waits for a dialog is refused unless `opts.dialogOk`
    * (handle_dialog, close_tab, focus_tab, reading the console buffer).
-   * @throws ToolError tab_not_found for an unknown or closed tabId; dialog_open (issue #4).
+   * @throws ToolError tab_not_found for an unknown or closed tabId; dialog_open.
    */
   async tab(tabId?: number, opts: { dialogOk?: boolean } = {}): Promise<Tab> {
     const tab = await this.pick(tabId);

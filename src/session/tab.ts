@@ -32,9 +32,9 @@ export interface TabInfo {
   instanceId: string;
   revision: number;
   openerTabId?: number;
-  /** The open dialog the page waits for (issue #4); absent when none. */
+  /** The open dialog the page waits for; absent when none. */
   dialog?: DialogInfo;
-  /** Userscripts that ran in the current document, in any frame (issue #6); absent when none. */
+  /** Userscripts that ran in the current document, in any frame; absent when none. */
   scripts?: RanScript[];
   /** Menu commands those scripts registered (GM_registerMenuCommand; run with run_menu_command); absent when none. */
   menuCommands?: MenuCommand[];
@@ -49,13 +49,13 @@ export interface SnapshotBaseline {
 
 export class Tab {
   readonly console = new ConsoleBuffer();
-  /** JavaScript dialogs (fed by the session's context-level listener): the open one stays open until handle_dialog answers it (issue #4). */
+  /** JavaScript dialogs (fed by the session's context-level listener): the open one stays open until handle_dialog answers it. */
   readonly dialogs = new TabDialogs();
-  /** File choosers the page opened, kept for upload_file (issue #4). */
+  /** File choosers the page opened, kept for upload_file. */
   readonly fileChoosers = new FileChoosers();
-  /** Userscripts that ran in the current document and their menu commands (issue #6). */
+  /** Userscripts that ran in the current document and their menu commands. */
   readonly userscripts = new TabScripts();
-  /** Names the userscript an uncaught error's stack comes from (set by the session, issue #6). */
+  /** Names the userscript an uncaught error's stack comes from (set by the session). */
   scriptOfStack: ((stack: string | undefined) => { id: string; name: string } | undefined) | undefined;
   instanceId = 'pending';
   revision = 1;
@@ -231,7 +231,7 @@ export class Tab {
    * True only when the page's main thread is stuck: `STUCK_PROBES` trivial
    * evaluations in a row each get no answer within `STUCK_PROBE_MS`. A page
    * that is merely slow (a long task, a snapshot of a huge page under load)
-   * answers one of them and is not stuck (issue #3).
+   * answers one of them and is not stuck.
    */
   async isStuck(): Promise<boolean> {
     const cdp = this.cdp;
@@ -267,9 +267,9 @@ export class Tab {
   }
 }
 
-/** How long one probe of a page's main thread may take before it counts as unanswered, in ms (issue #3). */
+/** How long one probe of a page's main thread may take before it counts as unanswered, in ms. */
 export const STUCK_PROBE_MS = 1_500;
-/** How many probes in a row must go unanswered before a page counts as stuck (issue #3). */
+/** How many probes in a row must go unanswered before a page counts as stuck. */
 export const STUCK_PROBES = 2;
 
 /**

@@ -40,7 +40,7 @@ export interface ActOptions {
   /**
    * For actions that learn it themselves: whether the page's window was
    * closed when the action returned (undefined: unknown, so the page is
-   * asked). A WebMCP call passes it (issue #5, speed); such an action also
+   * asked). A WebMCP call passes it (speed); such an action also
    * skips the wait for `domcontentloaded` when nothing navigated during it.
    */
   windowClosed?: () => boolean | undefined;
@@ -163,7 +163,7 @@ export async function actOnTab(tab: Tab, action: () => Promise<void>, opts: ActO
   try {
     // A dialog blocks the page, and with it the action (a click whose handler
     // calls confirm() returns only once the dialog is answered): the call
-    // returns when the dialog opens and reports it (issue #4).
+    // returns when the dialog opens and reports it.
     outcome = await untilDialog(tab.dialogs, stoppingStuckScript(tab, action), elsewhere);
   } catch (error) {
     // The page closed itself (window.close() in a handler) during the action.

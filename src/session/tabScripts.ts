@@ -1,5 +1,5 @@
 /**
- * What userscripts did in one tab's current document (issue #6): which
+ * What userscripts did in one tab's current document: which
  * scripts ran (in any frame) and the menu commands they registered
  * (`GM_registerMenuCommand`). Filled by src/userscripts/injection.ts,
  * cleared when the main frame's document is replaced, read by list_tabs.

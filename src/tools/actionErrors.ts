@@ -1,7 +1,7 @@
 /**
  * Maps Playwright action failures to tabwright error types. Messages are
  * built from fixed phrases only: typed text and page-provided values never
- * reach an error (issue #2).
+ * reach an error.
  */
 import type { Tab } from '../session/tab.js';
 import { firstLine, ToolError } from '../errors.js';

@@ -7,9 +7,9 @@ import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ToolError } from '../errors.js';
 
-/** Inline text above this many bytes goes to a file in `auto` mode (issue #2). */
+/** Inline text above this many bytes goes to a file in `auto` mode. */
 export const INLINE_TEXT_CAP = 64 * 1024;
-/** Inline images above this many base64 characters go to a file (issue #2). */
+/** Inline images above this many base64 characters go to a file. */
 export const INLINE_IMAGE_CAP = 1536 * 1024;
 
 /** A file name stamp: `20261130-071502-123`. */

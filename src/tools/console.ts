@@ -1,4 +1,4 @@
-/** get_console_context (issue #2): console messages and uncaught errors per tab. */
+/** get_console_context: console messages and uncaught errors per tab. */
 import * as z from 'zod';
 import { defineTabTool } from './define.js';
 import { tabIdField } from './schemas.js';

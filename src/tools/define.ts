@@ -41,10 +41,10 @@ export interface ToolDef<Input extends z.ZodObject = z.ZodObject> {
    * a script): the MCP `destructiveHint` (src/mcp/server.ts). Default false; `observe` tools are read-only.
    */
   destructive?: boolean;
-  /** The tool set that lists it over MCP (`--toolsets`; issue #6); default `core`. Every front still runs it by name. */
+  /** The tool set that lists it over MCP (`--toolsets`); default `core`. Every front still runs it by name. */
   toolset?: Toolset;
   /**
-   * Whether a call takes its tab's FIFO lock (issue #7, src/dispatch/tabLocks.ts).
+   * Whether a call takes its tab's FIFO lock (src/dispatch/tabLocks.ts).
    * Default: tools that can change a page and name a tab (`tabId` input).
    */
   tabLock?: boolean;

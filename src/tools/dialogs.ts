@@ -1,5 +1,5 @@
 /**
- * handle_dialog (issue #4): answer the alert, confirm, prompt or
+ * handle_dialog: answer the alert, confirm, prompt or
  * beforeunload dialog a page waits for. Dialogs stay open until answered;
  * the call that opened one reports it, and other page calls on that tab fail
  * with `dialog_open` meanwhile (src/session/dialogs.ts).

@@ -1,5 +1,5 @@
 /**
- * list_downloads (issue #4, "Downloads"): every download of the session,
+ * list_downloads: every download of the session,
  * saved under `<workspace>/.tabwright/downloads/` (src/session/downloads.ts).
  * Never starts the browser.
  */

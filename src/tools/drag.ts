@@ -1,5 +1,5 @@
 /**
- * Drag (issue #4): "`drag {fromRef, toRef}` with real pointer events."
+ * Drag: "`drag {fromRef, toRef}` with real pointer events."
  *
  * Playwright's `dragTo`: the mouse moves onto the source, presses, moves to
  * the target in DRAG_STEPS interpolated moves and releases, all through

@@ -1,5 +1,5 @@
 /**
- * execute (issue #2): run the body of an async function in a page and
+ * execute: run the body of an async function in a page and
  * return its value as JSON, with a size cap and a timeout that also stops a
  * runaway loop.
  */
@@ -21,7 +21,7 @@ export const MAX_MAX_BYTES = 2 * 1024 * 1024;
 /**
  * Wraps user code as an async arrow function: a single expression returns
  * its value; anything else is a function body (use `return`). With `param`
- * (execute's `ref`, issue #4) the function takes that one parameter.
+ * (execute's `ref`) the function takes that one parameter.
  * @throws ToolError invalid_arguments on a syntax error (the source is not echoed).
  */
 export function wrapCode(code: string, param = ''): string {
@@ -121,7 +121,7 @@ export const execute = defineTabTool({
       result => ({ result }),
       error => ({ error }),
     );
-    // A dialog the code opens (alert, confirm) blocks the page until answered: return then (issue #4).
+    // A dialog the code opens (alert, confirm) blocks the page until answered: return then.
     const dialogWaiter = tab.dialogs.next();
     const outcome = await Promise.race([run, stop, dialogWaiter.opened.then(dialog => ({ dialog }))]).finally(() => {
       clearTimeout(timer);

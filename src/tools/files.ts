@@ -1,5 +1,5 @@
 /**
- * upload_file (issue #4, "Files"): sets files on a file input by ref, even a
+ * upload_file: sets files on a file input by ref, even a
  * hidden one, or answers the file chooser an element opens (also one opened
  * from an `<input type=file>` that was never attached to the document, and
  * one that opens a while after the click). Paths resolve against the

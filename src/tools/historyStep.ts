@@ -1,5 +1,5 @@
 /**
- * Going back / forward with the back-forward cache on (issue #8). A browser
+ * Going back / forward with the back-forward cache on. A browser
  * tabwright attaches to has bfcache on (playwright-core's own launch turns
  * it off with `--disable-features=...BackForwardCache`). A page restored
  * from it commits again (`Page.frameNavigated` of type

@@ -1,5 +1,5 @@
 /**
- * Element and keyboard tools (issue #2): click, type, fill_form,
+ * Element and keyboard tools: click, type, fill_form,
  * select_option, press_key, hover, scroll. Each runs through Tab.act,
  * reports what changed (reportAction, ./actionReport.ts) and takes refs from
  * get_page_context. Issue #4: a covered target fails fast naming the cover
@@ -251,7 +251,7 @@ export const scroll = defineTabTool({
     const report = await tab.act(async () => {
       if (resolved && dx === undefined && dy === undefined) {
         // Element.scrollIntoView, not locator.scrollIntoViewIfNeeded: that waits for two animation frames, which an
-        // off-screen cross-site frame never paints (Chromium throttles it), so a ref in such a frame timed out (issue #4).
+        // off-screen cross-site frame never paints (Chromium throttles it), so a ref in such a frame timed out.
         await attempt(`scroll ${ref} into view`, () => raceTimeout(resolved.locator.evaluate(el => el.scrollIntoView({ block: 'nearest', inline: 'nearest', behavior: 'instant' }), undefined, { timeout: ACTION_TIMEOUT }), playwrightTimeout(ACTION_TIMEOUT)));
       } else if (resolved) {
         await attempt(`scroll inside ${ref}`, () => raceTimeout(resolved.locator.evaluate((el, b) => el.scrollBy({ ...b, behavior: 'instant' }), by, { timeout: ACTION_TIMEOUT }), playwrightTimeout(ACTION_TIMEOUT)));

@@ -1,7 +1,7 @@
 /**
  * invokeTool: the one place that validates input, checks capabilities and
  * runs a tool, for every front (STYLE.md, "One declarative definition per
- * tool"). The consent gate (issue #5) runs inside call_webmcp_tool, which
+ * tool"). The consent gate runs inside call_webmcp_tool, which
  * knows the page tool's origin and annotations (src/consent/gate.ts).
  */
 import * as z from 'zod';
@@ -44,7 +44,7 @@ export async function invokeTool(tool: AnyTool, args: unknown, call: CallContext
     let toolError = call.signal.aborted && !(error instanceof ToolError)
       ? new ToolError('cancelled', 'The call was cancelled.', 'Send the call again if it is still wanted.')
       : toToolError(error);
-    // A remote browser that dropped during the call is why it failed (issue #8).
+    // A remote browser that dropped during the call is why it failed.
     const connection = call.session.connection;
     // Playwright may reject the call a moment before it reports the drop: give a "closed" failure half a second to be explained.
     if (toolError.type === 'tab_not_found' && connection.disconnectedSince && !connection.disconnectedSince(started)) await sleep(500);

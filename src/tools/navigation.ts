@@ -1,4 +1,4 @@
-/** navigate (issue #2): load a URL, or go back / forward in a tab's history. */
+/** navigate: load a URL, or go back / forward in a tab's history. */
 import * as z from 'zod';
 import { isTimeoutError, netErrorOf } from '../util/playwrightErrors.js';
 import type { Response } from 'playwright-core';

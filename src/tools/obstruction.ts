@@ -1,5 +1,5 @@
 /**
- * Covered elements (issue #4): "a click whose target is covered by another
+ * Covered elements: "a click whose target is covered by another
  * element fails with `element_not_actionable` naming the covering element
  * (tag, id, accessible name); no silent fallback to a script click that
  * bypasses the overlay; `force: true` is the explicit way. A

@@ -1,4 +1,4 @@
-/** get_page_context (issue #2): the compact accessibility snapshot agents read. */
+/** get_page_context: the compact accessibility snapshot agents read. */
 import * as z from 'zod';
 import { isTimeoutError } from '../util/playwrightErrors.js';
 import { DEFAULT_BUDGET, DEFAULT_LIMIT, FILE_BUDGET, takeSnapshot, type Snapshot } from '../session/snapshot.js';

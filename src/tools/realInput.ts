@@ -1,5 +1,5 @@
 /**
- * Real input (issue #4): "typing, checking and selecting go through trusted
+ * Real input: "typing, checking and selecting go through trusted
  * input events, so framework-controlled inputs (React, Vue) keep the value;
  * the tool reads the value back and fails with `input_not_applied` when it
  * did not stick. Rich-text editors (contenteditable that owns its model)

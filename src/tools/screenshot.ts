@@ -17,7 +17,7 @@ import { captureClip, insideViewport, pageMetrics, type Capture, type Rect } fro
 
 let frontQueue: Promise<unknown> = Promise.resolve();
 
-/** Longest side of a full-page screenshot, in CSS px (issue #4: "long side ≤ 8,000 px"); longer pages are clipped. */
+/** Longest side of a full-page screenshot, in CSS px; longer pages are clipped. */
 export const MAX_SIDE = 8_000;
 
 /** The clip of a full-page capture of a `width` × `height` page: the top-left MAX_SIDE × MAX_SIDE at most. */
@@ -31,7 +31,7 @@ export function fullPageClip(width: number, height: number): { x: number; y: num
  * that moment (their ids, joined). While the tab is still the active one and
  * no tab has opened or closed since, it is still in front (opening a tab or a
  * popup, and select_tab, change one or the other), so a capture of it skips
- * the bring-to-front round trip (issue #3).
+ * the bring-to-front round trip.
  */
 const lastFront = new WeakMap<Session, { tab: Tab; tabs: string }>();
 

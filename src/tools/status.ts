@@ -1,4 +1,4 @@
-/** get_bridge_status (issue #2): what tabwright is connected to, and its place in the relay (CallContext.relay). Never starts the browser. */
+/** get_bridge_status: what tabwright is connected to, and its place in the relay (CallContext.relay). Never starts the browser. */
 import * as z from 'zod';
 import { scriptService } from '../userscripts/service.js';
 import { VERSION } from '../version.js';
@@ -16,7 +16,7 @@ export const getBridgeStatus = defineTool({
     scriptId: z.string().optional().describe('Check this script\'s latest save'),
   }),
   async handle({ operationId, scriptId }, { session, config, client, relay }, res) {
-    // An attached browser is already running: attach so its version and tabs show (issue #8); a failure shows as not running.
+    // An attached browser is already running: attach so its version and tabs show; a failure shows as not running.
     await session.attachRemote().catch(() => undefined);
     const status = {
       connection: session.connection.kind,
@@ -37,7 +37,7 @@ export const getBridgeStatus = defineTool({
       relayProtocol: relay.relayProtocol,
     };
     res.merge(status);
-    // Script saves and file sync (issue #6): only when asked, or when a sync folder is watched.
+    // Script saves and file sync: only when asked, or when a sync folder is watched.
     const scripts = operationId || scriptId ? scriptService(config) : undefined;
     const save = scripts?.saves.status({ operationId, scriptId });
     res.set('save', save);

@@ -1,4 +1,4 @@
-/** Tab tools: list_tabs, open_tab, close_tab, focus_tab, reload_tab (issue #2). */
+/** Tab tools: list_tabs, open_tab, close_tab, focus_tab, reload_tab. */
 import * as z from 'zod';
 import type { Session } from '../session/session.js';
 import type { Tab, TabInfo } from '../session/tab.js';

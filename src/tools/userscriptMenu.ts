@@ -1,5 +1,5 @@
 /**
- * run_menu_command (issue #6, "GM API"): runs a command a userscript
+ * run_menu_command: runs a command a userscript
  * registered with GM_registerMenuCommand, in the frame that registered it.
  * list_tabs lists each tab's `menuCommands` (structuredContent). In the
  * opt-in `scripts` toolset.

@@ -83,7 +83,7 @@ export const exportScript = defineTool({
       signal: ctx.signal,
       progress: (done, total, message) => ctx.progress(done, total, message),
     });
-    await ctx.session.userscripts?.settled(); // issue #6: the next page load gets the new code
+    await ctx.session.userscripts?.settled(); // the next page load gets the new code
     const s = result.script;
     res.merge({
       operationId: result.operationId,

@@ -28,9 +28,9 @@
  * input, {signal})`), aborted by a second evaluation when the MCP call is
  * cancelled or times out. The call also reads `window.top.closed` once the
  * tool settled, so the action bookkeeping needs no round trip of its own to
- * learn whether the tool closed the tab (issue #5, speed).
+ * learn whether the tool closed the tab (speed).
  *
- * Child frames (issue #5, cancellation) get their world the same way: a
+ * Child frames (cancellation) get their world the same way: a
  * Playwright frame does not tell its CDP frame id, so it is found in
  * `Page.getFrameTree` by the URLs up the frame's parent chain (the name
  * breaks ties). Where that leaves no single frame (two identical iframes),
@@ -66,7 +66,7 @@ const CALL = `async function (name, input, callId) {
   const ctl = new AbortController();
   calls.set(callId, ctl); // before the first await: an ABORT sent after this call always finds it
   // Whether the tab's top window was closed (window.close()) by the time the tool settled: the
-  // caller skips its own window.closed round trip (issue #5, speed). Read in this world, where
+  // caller skips its own window.closed round trip (speed). Read in this world, where
   // page scripts cannot redefine it; a cross-origin top's closed is readable too.
   const closed = () => {
     try { return Boolean(window.top && window.top.closed); } catch { return false; }
@@ -353,7 +353,7 @@ export async function listNativeTools(tab: Tab, frame: Frame, timeoutMs: number)
  * one evaluation in the frame's isolated world. Resolves to the tool's
  * result (`undefined` for none).
  *
- * Cancellation (issue #5): `signal` aborting (MCP `notifications/cancelled`)
+ * Cancellation: `signal` aborting (MCP `notifications/cancelled`)
  * or the timeout aborts the AbortSignal that `executeTool` handed the page's
  * `execute`, through a second evaluation in the same world; for main-frame
  * and child-frame tools alike. Where the world cannot be made (an

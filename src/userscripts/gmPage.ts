@@ -1,5 +1,5 @@
 /**
- * The in-page userscript engine (issue #6, "Injection" and "GM API"):
+ * The in-page userscript engine (and "GM API"):
  * bundled by esbuild into dist/page/userscripts.js and injected at document
  * start into every frame, right after the in-page runtime
  * (src/userscripts/injection.ts builds the init script). No Node imports.

@@ -268,7 +268,7 @@ export class UserscriptInjector {
     return this.nativeOwners.get(frame)?.owners.get(name);
   }
 
-  /** What the consent gate needs from an AgentScript: its `@webmcp` permission for `tool` and its author (issue #6). */
+  /** What the consent gate needs from an AgentScript: its `@webmcp` permission for `tool` and its author. */
   declaration(scriptId: string, tool: string): { declared?: DeclaredPermission; author?: ScriptAuthor } {
     const script = this.source.get(scriptId);
     if (!script) return {};

@@ -1,5 +1,5 @@
 /**
- * The init script of the userscript engine (issue #6, "Injection"): the
+ * The init script of the userscript engine: the
  * engine bundle (dist/page/userscripts.js, from ./pageEntry.ts) wrapped in a
  * scope that defines `__TW_US__` (./gmPage.ts `PageConfig`), with each
  * enabled script as a function literal in the source text. Literals, not

@@ -123,7 +123,7 @@ export class Saves {
   constructor(readonly store: ScriptStore, readonly options: SavesOptions) {}
 
   /**
-   * Saves a script (issue #6, export_script).
+   * Saves a script (export_script).
    * @throws ToolError script_rejected (validation errors; `details.diagnostics`),
    *   script_not_found (update of an unknown ID), conflict (hash or identity;
    *   `details` name both hashes or the other script), cancelled, timeout

@@ -1,5 +1,5 @@
 /**
- * The scripts service of one data dir (issue #6): the store (opened on
+ * The scripts service of one data dir: the store (opened on
  * first use), the save pipeline and the file-sync watchers. Tools, the MCP
  * resources and injection reach it through `scriptService(config)`;
  * nothing is opened until something asks. `closeScriptServices()` stops the

@@ -32,7 +32,7 @@ export const RECEIPTS_PER_SCRIPT = 16;
 /** How many receipts of scripts that do not exist (failed creates, deleted scripts) survive, in all (the newest). */
 export const ORPHAN_RECEIPTS = 256;
 
-/** sha256 hex of the UTF-8 bytes of `code` (the codeHash of issue #6). */
+/** sha256 hex of the UTF-8 bytes of `code` (the codeHash of). */
 export function codeHashOf(code: string): string {
   return createHash('sha256').update(code, 'utf8').digest('hex');
 }
@@ -123,7 +123,7 @@ export class CommitConflict extends Error {
   }
 }
 
-/** The SQLite script store (issue #6). `path` is the database file; the folder is created (mode 0700) on first use. */
+/** The SQLite script store. `path` is the database file; the folder is created (mode 0700) on first use. */
 export class ScriptStore implements ScriptSource {
   private database: BetterSqlite3.Database | undefined;
   private readonly listeners = new Set<() => void>();
@@ -171,7 +171,7 @@ export class ScriptStore implements ScriptSource {
    * The enabled scripts, in creation order. Injection asks this of every
    * launched browser: while no database exists (nothing was ever saved on
    * this data dir) it answers [] without creating one, so an `--isolated`
-   * run leaves the data dir untouched (issue #2).
+   * run leaves the data dir untouched.
    */
   enabledScripts(): StoredScript[] {
     if (!this.database && !existsSync(this.path)) return [];

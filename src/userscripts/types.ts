@@ -77,7 +77,7 @@ export interface Diagnostic {
   column: number;
 }
 
-/** Who wrote the script: agent-written AgentScripts never grant themselves `allow` (issue #6). */
+/** Who wrote the script: agent-written AgentScripts never grant themselves `allow`. */
 export type ScriptAuthor = 'agent' | 'human';
 
 /** A script as the store keeps it. Times are epoch ms; codeHash is the sha256 hex of `code` (UTF-8, byte-exact). */

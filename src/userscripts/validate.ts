@@ -136,7 +136,7 @@ function entryAt(entries: MetadataEntry[], key: string, value: string): Metadata
 }
 
 /**
- * Validates a script source (issue #6). Diagnostic codes beyond
+ * Validates a script source. Diagnostic codes beyond
  * parseMetadata's: `too_large` (over `maxBytes` UTF-8 bytes; the code is
  * then not parsed), `syntax_error`, `invalid_match_pattern` (a bad
  * @match / @exclude-match / @include / @exclude), `match_pattern_compat`,

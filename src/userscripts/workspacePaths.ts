@@ -1,5 +1,5 @@
 /**
- * Paths the script tools write to (issue #6: import_script, sync_scripts):
+ * Paths the script tools write to (import_script, sync_scripts):
  * relative ones resolve against the call's workspace, and every path must
  * stay inside the workspace or a configured root (`--allow-root`), checked
  * on the deepest existing ancestor after resolving symlinks, so a link

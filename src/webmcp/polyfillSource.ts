@@ -1,5 +1,5 @@
 /**
- * The polyfill source (issue #5): tools registered with the in-page
+ * The polyfill source: tools registered with the in-page
  * runtime's WebMCP polyfill (src/page/webmcp.ts), listed and called through
  * the runtime's bridge `__tabwright.webmcp` in the page's main world, one
  * evaluation per list or call. Cancelling the MCP call (or its timeout)

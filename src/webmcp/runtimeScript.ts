@@ -1,6 +1,6 @@
 /**
  * The init script that injects the in-page runtime with the `--webmcp` mode
- * (issue #5): the bundle, wrapped in a scope that defines
+ *: the bundle, wrapped in a scope that defines
  * `__TABWRIGHT_WEBMCP__` (read by src/page/runtime.ts). The constant lives in
  * the wrapper's scope, not on the page's global object.
  */

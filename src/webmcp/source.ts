@@ -1,5 +1,5 @@
 /**
- * Where a frame's WebMCP tools come from (issue #5, "WebMCP everywhere"):
+ * Where a frame's WebMCP tools come from:
  * the browser's native WebMCP, or the in-page runtime's polyfill
  * (src/page/webmcp.ts). list_webmcp_tools and call_webmcp_tool pick a
  * source per frame (src/tools/webmcp.ts); every source lists and calls tools
@@ -17,9 +17,9 @@ export interface SourceTool {
   /** The tool's title, where the source reports one. */
   title?: string;
   inputSchema?: unknown;
-  /** Only the hints that are true; `debugging` marks a tool meant for development (issue #5). */
+  /** Only the hints that are true; `debugging` marks a tool meant for development. */
   annotations: { readOnlyHint?: true; consequentialHint?: true; untrustedContentHint?: true; debugging?: true };
-  /** The AgentScript that registered the tool (issue #6): the listing reports it with source `agentscript`. */
+  /** The AgentScript that registered the tool: the listing reports it with source `agentscript`. */
   scriptId?: string;
 }
 

@@ -1,5 +1,5 @@
 /**
- * Remote endpoints and their secrets (issue #8, "Connection"): parsing
+ * Remote endpoints and their secrets: parsing
  * `--cdp-endpoint` / `--ws-endpoint` URLs and `--cdp-header` lines, and
  * redacting every secret (header values, URL userinfo, query values) from
  * what tabwright logs, reports or puts in an error.

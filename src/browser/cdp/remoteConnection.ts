@@ -1,5 +1,5 @@
 /**
- * The remote connection kinds (issue #8, docs/attach.md):
+ * The remote connection kinds (docs/attach.md):
  *
  * - `cdp` (`--cdp-endpoint`): a Chromium started with
  *   `--remote-debugging-port`, attached with `chromium.connectOverCDP`. We

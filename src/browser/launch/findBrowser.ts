@@ -1,6 +1,6 @@
 /**
  * Finds the Chromium-family executable for the launch connection
- * (issue #2: `--browser PATH` or `TABWRIGHT_BROWSER`, else auto-detect).
+ * (`--browser PATH` or `TABWRIGHT_BROWSER`, else auto-detect).
  */
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, join } from 'node:path';

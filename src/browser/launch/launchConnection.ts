@@ -1,6 +1,6 @@
 /**
  * The `launch` connection: tabwright starts a Chromium-family browser with
- * playwright-core and owns it (issue #2, "The launch connection").
+ * playwright-core and owns it.
  *
  * - lazily, on the first tool that needs a browser;
  * - persistent profile under the data dir by default, or a temporary one
@@ -59,7 +59,7 @@ function withoutWebMcp(arg: string): string {
 /** The full switch list for a launch (exported for tests and `get_bridge_status`). */
 export function launchArgs(config: Config): string[] {
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
-  // `--webmcp polyfill` (issue #5): no native WebMCP, even when a --browser-arg enables it.
+  // `--webmcp polyfill`: no native WebMCP, even when a --browser-arg enables it.
   if (config.webmcp === 'polyfill') return mergeFeatureSwitches([...BASE_ARGS, ...(isRoot ? ['--no-sandbox'] : []), ...config.browserArgs]).map(withoutWebMcp).filter(a => a !== '--enable-features=');
   return mergeFeatureSwitches([...BASE_ARGS, ...(isRoot ? ['--no-sandbox'] : []), '--enable-features=WebMCP', ...config.browserArgs]);
 }
@@ -111,7 +111,7 @@ export class LaunchConnection implements BrowserConnection {
       handleSIGINT: false,
       handleSIGTERM: false,
       handleSIGHUP: false,
-      // A UTF-8 locale even when ours is C, or Chromium loses non-ASCII upload and download names (issue #4).
+      // A UTF-8 locale even when ours is C, or Chromium loses non-ASCII upload and download names.
       env: browserEnv(process.env),
       timeout: 60_000,
     };
