@@ -12,7 +12,7 @@ import { raceTimeout } from '../util/wait.js';
 
 /** Longest wait for downloads the action started to be saved, in ms; longer ones are reported as in_progress. */
 const DOWNLOAD_SAVE_MS = 15_000;
-/** Longest wait for the download an attachment response announces to start, in ms. */
+/** Longest wait for the download an attachment response or an `<a download>` click announces to start, in ms. */
 const DOWNLOAD_START_MS = 5_000;
 /** Longest wait for the page round trips that flush Playwright's chooser and download events, in ms. */
 const FLUSH_MS = 1_000;
@@ -44,8 +44,11 @@ export interface ActionFiles {
  * a chooser is marked as opened by `ref` (the element acted on), so
  * upload_file with that ref answers it.
  * @param navigation  the main-frame navigation request the action started, if any.
+ * @param expectDownload  the action clicked an `<a download>`: wait up to DOWNLOAD_START_MS for its download to start.
  */
-export async function awaitFiles(session: Session, tab: Tab, mark: FilesMark, navigation: Request | undefined, ref?: string): Promise<ActionFiles> {
+export async function awaitFiles(session: Session, tab: Tab, mark: FilesMark, navigation: Request | undefined, ref?: string, expectDownload = false): Promise<ActionFiles> {
+  // The action clicked an `<a download>`: its download starts a moment later, reported by the browser process.
+  if (expectDownload && session.downloads.lastId === mark.downloadId) await session.downloads.started(mark.downloadId, DOWNLOAD_START_MS);
   if (!tab.closed) {
     // Playwright delivers `filechooser` after resolving the input element, which can be
     // just after the click itself returns. The tab's own CDP session has seen the chooser

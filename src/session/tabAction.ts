@@ -220,10 +220,25 @@ export async function actOnTab(tab: Tab, action: () => Promise<void>, opts: ActO
     report.newTabs = { tabs, activeTabId: session.activeTabId, dialogs };
   }
   // A page held by a dialog answers no round trip, so file choosers and downloads are not looked for then.
-  if (!heldByDialog) report.files = await awaitFiles(session, tab, files, navigation, opts.ref);
+  if (!heldByDialog) {
+    // A click on `<a download>` starts its download in the browser process, which may report it after the
+    // click returned: such a target makes the report wait for the download to start (bounded).
+    const expectDownload = session.downloads.lastId === files.downloadId && elements.some(e => e.role === 'link') && (await downloadLink(opts.targets ?? []));
+    report.files = await awaitFiles(session, tab, files, navigation, opts.ref, expectDownload);
+  }
   if (opts.snapshot && !tab.closed && !heldByDialog) report.snapshot = (await takeSnapshot(session, tab)).text;
   else if (pageReport) report.page = pageReport;
   return report;
+}
+
+/** Whether one of `targets` is, or lies inside, an `<a download>` (one evaluation per target frame, bounded). */
+async function downloadLink(targets: ReadonlyArray<{ resolved: ResolvedRef }>): Promise<boolean> {
+  const found = await Promise.all(targets.map(({ resolved }) =>
+    raceTimeout(resolved.frame.evaluate(id => {
+      const el = (globalThis as { __tabwright?: { byRef?(id: string): Element | null } }).__tabwright?.byRef?.(id);
+      return Boolean(el && el.closest('a[download]'));
+    }, resolved.id).catch(() => false), { ms: 1000, onTimeout: () => new Error('no answer') }).catch(() => false)));
+  return found.some(Boolean);
 }
 
 /**
