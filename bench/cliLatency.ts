@@ -1,5 +1,6 @@
 /**
- * "CLI against a warm daemon" (issue #7: target median < 30 ms wall time):
+ * "CLI against a warm daemon" (target: median under 30 ms wall time;
+ * docs/cli.md, "Speed"):
  * starts a daemon on a free port with temporary config/data dirs, warms it
  * (browser started, one tab open, a few commands), then times `node
  * dist/cli.js tabs` N times (default 50) from spawn to exit and prints the

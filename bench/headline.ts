@@ -1,10 +1,10 @@
 /**
  * From raw samples to the headline numbers: summaries per server (medians
- * over rounds, or over pages of per-page medians), the targets of issue #3,
+ * over rounds, or over pages of per-page medians), the benchmark's targets,
  * and whether tabwright meets each one in this run.
  *
- * The issue's targets are absolutes measured on another machine; it says to
- * read each as a ratio to the better peer measured in the same run. So a
+ * The targets are absolutes measured on another machine; each is read as
+ * a ratio to the better peer measured in the same run. So a
  * target "≤ 4,900 tokens" where the better peer had 9,740 becomes "≤ 0.503 ×
  * the better peer here". Targets without a peer number (coverage, WebMCP)
  * stay absolute.
@@ -15,15 +15,15 @@ import type { LensMeasure, Measure, Results, Sample, ServerId } from './types.js
 
 export type Better = 'lower' | 'higher';
 
-/** A target row of the issue. */
+/** A target row of the benchmark. */
 export interface Target {
   id: string;
   label: string;
   unit: string;
   better: Better;
-  /** The issue's peer medians (its machine, 40 pages); absent for targets without peers. */
+  /** The peer medians the target was set from (another machine, 40 pages); absent for targets without peers. */
   issuePeers?: { 'playwright-mcp': number; 'chrome-devtools-mcp': number };
-  /** The issue's tabwright target, as a number and as written. */
+  /** tabwright's target, as a number and as written. */
   target: number;
   targetText: string;
   /** Strict comparison (`<` instead of `≤`). */
@@ -172,7 +172,7 @@ export interface Verdict {
   goal?: number;
   /** How far off, as text ("+23% (+1,234 tokens)"), when missed. */
   by?: string;
-  /** The issue's target as a ratio to the better peer, when it has peers. */
+  /** The target as a ratio to the better peer, when it has peers. */
   targetRatio?: number;
 }
 

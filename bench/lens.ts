@@ -1,7 +1,7 @@
 /**
  * What the model reads of a tool result, per client: the bench's side of
- * the client lens (test/fixtures/clientLens.ts, rules from
- * ../shared/docs/MCP-CLIENTS.md Q1 and Q6). Pure, unit-tested in
+ * the client lens (test/fixtures/clientLens.ts, rules in docs/clients.md,
+ * "Client by client" and "Sizes"). Pure, unit-tested in
  * test/bench/lens.test.ts.
  *
  * Four lenses are reported. Cursor, Claude Desktop and Gemini CLI read

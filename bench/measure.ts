@@ -262,7 +262,7 @@ export async function measureWebmcp(session: Session, ctx: Ctx, round: number): 
 }
 
 /**
- * tabwright only (issue #7): `tabwright tabs` against a warm daemon of its
+ * tabwright only: `tabwright tabs` against a warm daemon of its
  * own (temporary dirs and ports), 10 runs a round, spawn to exit; see
  * bench/cliLatency.ts. Each sample is verified by the command exiting 0.
  */

@@ -1,6 +1,6 @@
 /**
  * Writes a run's files: <base>.json (raw results), <base>.md (the report)
- * and <base>.svg (the headline chart: issue #3's targets, and per lens measure
+ * and <base>.svg (the headline chart: the benchmark's targets, and per lens measure
  * the lens where tabwright does worst). Used by run.ts and render.ts.
  */
 import { writeFileSync } from 'node:fs';

@@ -3,7 +3,8 @@
  * `get_page_context {ref, offset}` for every paging line, and for every
  * paging line those pages show, and collect every ref'd node reached. This
  * is what the report's "coverage following paging lines" is measured from
- * (issue #3: every visible interactive element reachable by ref).
+ * (the target: every visible interactive element reachable by ref; README,
+ * "Benchmark").
  *
  * Pure apart from the `fetch` it is given (unit-tested in
  * test/bench/paging.test.ts with canned snapshot texts).

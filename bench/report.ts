@@ -1,5 +1,5 @@
 /**
- * The Markdown report of a run: the targets of issue #3 with met/missed,
+ * The Markdown report of a run: the benchmark's targets with met/missed,
  * per-server and per-page tables of medians with min–max, the servers'
  * versions and flags, the machine, the method, and any errors. Pure: it
  * renders a Results object (unit-tested from a fixed one).
@@ -10,7 +10,7 @@ import { PAGING_CALL_CAP } from './paging.js';
 import { summarize, type Summary } from './stats.js';
 import type { LensMeasure, Measure, Results, Sample, ServerId } from './types.js';
 
-/** Column order everywhere: the peers as the issue lists them, then tabwright. */
+/** Column order everywhere: the peers, then tabwright. */
 export const COLUMNS: readonly ServerId[] = ['playwright-mcp', 'chrome-devtools-mcp', 'tabwright'];
 
 function cell(s: Summary | undefined, unit: string): string {

@@ -2,7 +2,7 @@
  * The headline chart, as a hand-written SVG string: one bar per measure
  * showing tabwright ÷ the better peer on a log scale (left of 1× is
  * better; coverage, where more is better, is drawn inverted), with the
- * issue's target ratio marked. Green: target met;
+ * target ratio marked. Green: target met;
  * amber: ahead of the better peer but short of the target; red: behind it.
  */
 import { verdict, type Headline } from './headline.js';

@@ -1,6 +1,6 @@
 /**
- * WebMCP call latency over stdio (issue #5: a WebMCP `allow` call's median
- * round trip under 10 ms). Standalone, not part of `npm run bench`:
+ * WebMCP call latency over stdio (target: a WebMCP `allow` call's median
+ * round trip under 10 ms; docs/webmcp.md, "One round trip per call"). Standalone, not part of `npm run bench`:
  *
  *   npm run build && npx tsx bench/webmcpLatency.ts [--calls 200] [--webmcp auto|native|polyfill] [--runs 1] [--think 1000]
  *     [--cli path/to/dist/cli.js]   (another build, to compare before/after)

@@ -1,7 +1,7 @@
 /**
  * `tabwright permissions list|reset`: the saved "always allow" /
  * "always deny" answers of the consent gate, and the rules file. JSON on
- * stdout (`{ ok, result }`), like every CLI verb (STYLE.md, "CLI and daemon").
+ * stdout (`{ ok, result }`), like every CLI verb (docs/cli.md, "Output contract").
  * There is deliberately no MCP tool for this: an agent must not be able to
  * clear the user's "always deny", and tools/list stays small.
  */

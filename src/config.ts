@@ -57,7 +57,8 @@ export interface Config {
   isolateSessions: boolean;
   /**
    * Which tool sets MCP clients see in tools/list (`--toolsets`,
-   * `TABWRIGHT_TOOLSETS`; issue #6): `core` (default) and/or `scripts`.
+   * `TABWRIGHT_TOOLSETS`; docs/userscripts.md, "Tool sets"): `core`
+   * (default) and/or `scripts`.
    * The CLI and daemon run any tool by name regardless.
    */
   toolsets: Toolset[];
@@ -182,7 +183,7 @@ export interface ConsentConfig {
   terminal: boolean;
 }
 
-/** 90 s: the bound of one whole script save (seed 000, "Save deadlines and recovery"). */
+/** 90 s: the bound of one whole script save (docs/userscripts.md, "Store and saves"). */
 export const SAVE_DEADLINE_MS = 90_000;
 
 /**
@@ -241,13 +242,13 @@ export interface ConfigFlags {
 
 type Env = Record<string, string | undefined>;
 
-/** `$TABWRIGHT_CONFIG_DIR`, else `$XDG_CONFIG_HOME/tabwright`, else `~/.config/tabwright` (DESIGN.md). */
+/** `$TABWRIGHT_CONFIG_DIR`, else `$XDG_CONFIG_HOME/tabwright`, else `~/.config/tabwright` (README, "Where files go"). */
 export function configDir(env: Env = process.env): string {
   if (env.TABWRIGHT_CONFIG_DIR) return resolve(env.TABWRIGHT_CONFIG_DIR);
   return join(env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'tabwright');
 }
 
-/** `$TABWRIGHT_DATA_DIR`, else `$XDG_DATA_HOME/tabwright`, else `~/.local/share/tabwright` (DESIGN.md). */
+/** `$TABWRIGHT_DATA_DIR`, else `$XDG_DATA_HOME/tabwright`, else `~/.local/share/tabwright` (README, "Where files go"). */
 export function dataDir(env: Env = process.env): string {
   if (env.TABWRIGHT_DATA_DIR) return resolve(env.TABWRIGHT_DATA_DIR);
   return join(env.XDG_DATA_HOME || join(homedir(), '.local', 'share'), 'tabwright');

@@ -1,7 +1,7 @@
 /**
  * Logging for tabwright. Everything goes to stderr (or to the file named by
  * `--log-file` / `TABWRIGHT_LOG_FILE`): stdout of the MCP stdio server carries
- * protocol frames only (DESIGN.md, "Defaults that matter").
+ * protocol frames only (docs/mcp.md, "Lifecycle").
  *
  * Levels: `TABWRIGHT_LOG=debug|info|warn|error|silent` (default `warn`), or
  * `DEBUG=tabwright*` for debug output.

@@ -1,6 +1,5 @@
 /**
- * What a connection kind can do (DESIGN.md, "One tool layer, many fronts,
- * many connections"). A tool lists the capabilities it needs; a connection
+ * What a connection kind can do (docs/connections.md, "The seam"). A tool lists the capabilities it needs; a connection
  * that lacks one makes the call fail with `capability_unavailable` naming
  * the kinds that have it.
  */
@@ -11,7 +10,7 @@ export type Capability = 'trustedInput' | 'screenshot' | 'snapshot' | 'evaluate'
 /** `cdp`: a browser attached over the DevTools protocol; `playwright-server`: a Playwright server's browser. */
 export type ConnectionKind = 'launch' | 'cdp' | 'playwright-server' | 'extension' | 'userscript';
 
-/** Which connection kinds offer which capability (the kinds not built yet included, per DESIGN.md). */
+/** Which connection kinds offer which capability (the kinds not built yet included). */
 export const CAPABILITIES_BY_KIND: Record<ConnectionKind, readonly Capability[]> = {
   launch: ['trustedInput', 'screenshot', 'snapshot', 'evaluate', 'webmcp', 'console'],
   cdp: ['trustedInput', 'screenshot', 'snapshot', 'evaluate', 'webmcp', 'console'],

@@ -1,5 +1,6 @@
 /**
- * The seam between the session and a browser (DESIGN.md: src/browser/<kind>).
+ * The seam between the session and a browser (docs/connections.md, "The
+ * seam"; one folder per kind, src/browser/<kind>).
  * Each connection kind (launch, cdp, playwright-server, extension, userscript)
  * implements it: src/browser/launch, src/browser/cdp (both remote kinds).
  */

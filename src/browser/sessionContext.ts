@@ -1,6 +1,6 @@
 /**
- * A browser context of its own for one MCP session (issue #8, "Sessions at
- * scale": `--isolate-sessions`). It shares the browser of a base
+ * A browser context of its own for one MCP session (`--isolate-sessions`;
+ * docs/attach.md, "Many agents, many browsers"). It shares the browser of a base
  * connection (launch with a temporary profile, cdp, playwright-server) and
  * opens a fresh context there on first use: own tabs, cookies and storage.
  * `close()` closes that context only; the base connection stays up for the

@@ -1,6 +1,6 @@
 /**
- * `tabwright scripts trust ID` (issue #6: "scripts a human marks as their
- * own keep `allow`"): marks a stored script human-authored, or agent-written
+ * `tabwright scripts trust ID` (scripts a human marks as their own keep
+ * `allow`; docs/userscripts.md, "AgentScripts and consent"): marks a stored script human-authored, or agent-written
  * again with `--revoke`. Like `permissions`, this is a CLI verb with no MCP
  * tool, so an agent cannot raise its own script's trust through tools/call;
  * it writes the store directly (SQLite, WAL: safe beside a running daemon).

@@ -2,8 +2,8 @@
  * The tool declarations as the CLI sees them: name, description and input
  * JSON Schema of every tool, generated at build time into
  * `dist/cli/toolTree.json` (src/docs/genCliTree.ts) so the CLI never
- * loads zod, the tool modules or playwright-core (issue #7: a warm command
- * under 30 ms).
+ * loads zod, the tool modules or playwright-core (the target: a warm
+ * command under 30 ms; docs/cli.md, "Speed").
  */
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';

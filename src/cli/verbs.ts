@@ -135,7 +135,7 @@ export function addToolVerbs(program: Command, allTools = true): void {
   addToolVerb(tab, 'page', pageSpec);
   addToolVerb(tab, 'console', consoleSpec);
 
-  // Scripts (issue #6's tools).
+  // Scripts (the tool set `scripts`; docs/userscripts.md, "Tool sets").
   const scripts = program.command('scripts').alias('script').description('stored userscripts and AgentScripts: list, install, get, enable, disable, rm, sync');
   addToolVerb(scripts, 'list', { tool: 'list_scripts', description: 'every stored script (tool list_scripts)' });
   addToolVerb(scripts, 'install', { tool: 'export_script', description: 'validate and save FILE as a script; --script-id updates one (tool export_script)', positionals: scriptPath('path', '<file>'), prepare: absolute('path') });

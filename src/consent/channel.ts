@@ -31,7 +31,8 @@ export interface ConsentQuestion {
 }
 
 /**
- * The three answers of issue #5 plus a plain "no": `once` = approve this
+ * The consent prompt's three answers plus a plain "no" (docs/webmcp.md,
+ * "Consent gate"): `once` = approve this
  * call, `always` = approve and save an allow override, `deny` = refuse this
  * call, `never` = refuse and save a deny override.
  */

@@ -124,7 +124,7 @@ export function ruleMatches(rule: Rule, subject: ConsentSubject): boolean {
   return true;
 }
 
-/** The defaults of issue #5: `readOnlyHint` -> allow; `consequentialHint` or no hint -> prompt. */
+/** The defaults (docs/webmcp.md, "Consent gate"): `readOnlyHint` -> allow; `consequentialHint` or no hint -> prompt. */
 export function defaultPermission(hints: ToolHints): Permission {
   return hints.readOnlyHint && !hints.consequentialHint ? 'allow' : 'prompt';
 }
@@ -173,7 +173,7 @@ export class ConsentPolicy {
   /**
    * The permission of one tool: override, then rules, then the AgentScript's
    * `@webmcp` declaration (an agent-written script's `allow` is `prompt`
-   * until the human answers "always allow", which is an override; issue #6),
+   * until the human answers "always allow", which is an override),
    * then defaults.
    */
   resolve(subject: ConsentSubject): ResolvedPermission {

@@ -12,7 +12,7 @@ import type { SseStream } from './sse.js';
 
 const ANSWERS: readonly ConsentAnswer[] = ['once', 'always', 'deny', 'never'];
 
-/** True for the four answers of issue #5. */
+/** True for the four consent answers (ConsentAnswer). */
 export function isConsentAnswer(value: unknown): value is ConsentAnswer {
   return typeof value === 'string' && (ANSWERS as readonly string[]).includes(value);
 }

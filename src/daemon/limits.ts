@@ -42,7 +42,7 @@ function positive(text: string | undefined, fallback: number): number {
   return text !== undefined && text !== '' && Number.isFinite(n) && n > 0 ? n : fallback;
 }
 
-/** The limits, with the environment's overrides applied (issue #7 values otherwise). */
+/** The limits, with the environment's overrides applied (otherwise the values of docs/daemon.md, "Limits"). */
 export function daemonLimits(env: Env = process.env): DaemonLimits {
   return {
     maxConcurrent: 16,

@@ -1,6 +1,6 @@
 /**
- * MCP over Streamable HTTP at `/mcp` (issue #7; MCP-SDK-V2.md "Serve
- * Streamable HTTP on node:http"). 2026-07-28 requests go to the SDK's
+ * MCP over Streamable HTTP at `/mcp` (the MCP specification, "Transports",
+ * "Streamable HTTP"; docs/daemon.md, "MCP at `/mcp`"). 2026-07-28 requests go to the SDK's
  * stateless `createMcpHandler` (legacy: 'reject'); 2025-era clients get a
  * session (`WebStandardStreamableHTTPServerTransport` with a session id),
  * so elicitation, progress and cancellation work on both eras. Every

@@ -50,7 +50,7 @@ function imageHeader(data: Buffer): { format: string; width: number; height: num
   return size;
 }
 
-/** The steps in the order issue #2 gives (type and click on the search form; both WebMCP tool kinds called). */
+/** The demo's steps, in order (type and click on the search form; both WebMCP tool kinds called). */
 export const STEPS: Step[] = [
   {
     tool: 'list_tabs',

@@ -1,5 +1,5 @@
 /**
- * The dispatch seam of issue #7: every front (MCP over stdio, the daemon's
+ * The dispatch seam: every front (MCP over stdio, the daemon's
  * HTTP API and its `/mcp`) hands a tool call to a Dispatcher. The leader
  * process runs calls on its own Session (LocalDispatcher); a follower relays
  * them to the leader over the relay port (src/relay). Fronts never touch a
@@ -41,7 +41,7 @@ export interface CallHooks {
   sessionKey?: string;
   /**
    * The caller's own consent settings (a relayed follower call: its
-   * `--auto-allow`/`--auto-deny` and timeout; issue #7). Default: this
+   * `--auto-allow`/`--auto-deny` and timeout). Default: this
    * process's. A call that carries them never asks on this process's terminal.
    */
   consent?: Pick<ConsentConfig, 'auto' | 'timeoutMs'>;

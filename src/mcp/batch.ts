@@ -5,7 +5,7 @@
  * forever. `reader()` rewrites each batch line on stdin into one line per
  * message before the SDK reads it; `outgoing()` holds the responses to a
  * batch's requests and writes them as one array line once all are there, as
- * JSON-RPC 2.0 asks. Framing stays on "\n" only (shared case 013); lines that
+ * JSON-RPC 2.0 asks. Framing stays on "\n" only (docs/mcp.md, "The stream"); lines that
  * are not batches pass through byte for byte.
  */
 import { Transform } from 'node:stream';

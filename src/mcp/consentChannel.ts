@@ -4,7 +4,7 @@
  * connections the server sends an `elicitation/create` request and waits
  * (the gate sends progress meanwhile); on 2026-07-28 connections the call
  * returns an `input_required` result, the client asks and retries, and the
- * retry carries the answer (MCP-SDK-V2.md, "Asking the user"). The retry's
+ * retry carries the answer (the MCP specification, "Elicitation"). The retry's
  * `requestState` is HMAC-sealed by this process and names the asked origin,
  * tool and time, so an answer counts only for the question it answers and
  * only within the consent timeout.
@@ -31,7 +31,7 @@ export const consentStateCodec = createRequestStateCodec<ConsentState>({ key: ra
 
 const INPUT_KEY = 'tabwright_consent';
 
-/** The elicitation form: one choice among the three answers of issue #5 and a plain deny. Decline = deny. */
+/** The elicitation form: one choice among the consent prompt's three answers and a plain deny. Decline = deny. */
 const REQUESTED_SCHEMA = {
   type: 'object' as const,
   properties: {

@@ -1,5 +1,6 @@
 /**
- * The MCP resources of issue #6 (src/userscripts/resources.ts has the
+ * The MCP resources of the userscripts (docs/userscripts.md, "Resources";
+ * src/userscripts/resources.ts has the
  * content): the script list, one script by ID (a resource template whose
  * list callback names every script), and the three handbooks. Served in
  * every tool set; reads go through the dispatcher.

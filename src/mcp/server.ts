@@ -1,7 +1,7 @@
 /**
  * The MCP front: one McpServer per connection, every registry tool
  * registered from its declaration, each call a thin adapter over invokeTool
- * (STYLE.md; MCP-SDK-V2.md "Create a server and register a tool").
+ * (docs/mcp.md, "Registering the tools").
  */
 import { McpServer, type McpRequestContext } from '@modelcontextprotocol/server';
 import * as z from 'zod';

@@ -1,8 +1,8 @@
 /**
- * MCP over stdio (MCP-SDK-V2.md, "Serve over stdio"). stdout carries
+ * MCP over stdio (the MCP specification, "Transports", "stdio"). stdout carries
  * protocol frames only; U+2028/U+2029 are written as `\u2028`/`\u2029`
  * escapes so clients that split lines on them still read whole frames
- * (shared case 013). The SDK's reader frames input on `\n` only; JSON-RPC
+ * (docs/mcp.md, "Lifecycle"). The SDK's reader frames input on `\n` only; JSON-RPC
  * batches (revision 2025-03-26) are split before it and answered as one
  * array (./batch.ts).
  */

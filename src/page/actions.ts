@@ -1,6 +1,6 @@
 /**
- * Page-side helpers for the input tools (issue #4: covered elements, real
- * input): a hit test at the point a click would land, a click dispatched
+ * Page-side helpers for the input tools (docs/actions.md, "Covered targets,
+ * real input, drag"): a hit test at the point a click would land, a click dispatched
  * from script for `click {force: true}`, and the state of a text field for
  * reading a typed value back. No Node imports (bundled into the runtime).
  */
@@ -176,8 +176,7 @@ export function dispatchClick(el: Element, opts: DispatchClickOptions): void {
 }
 
 /**
- * A text field as `type` sees it (issue #4, "the tool reads the value
- * back"):
+ * A text field as `type` sees it when it reads the typed value back:
  * - `value`: an <input> or <textarea> (a <label> stands for its control);
  *   `value` is its current value;
  * - `editable`: inside a contenteditable editing host; `value` is the

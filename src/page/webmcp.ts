@@ -1,6 +1,6 @@
 /**
- * The WebMCP polyfill of the in-page runtime (issue #5, "WebMCP
- * everywhere"). Installed at document start, before page scripts, when the
+ * The WebMCP polyfill of the in-page runtime (docs/webmcp.md, "The
+ * polyfill"). Installed at document start, before page scripts, when the
  * browser has no native `document.modelContext` (mode `auto`), or over the
  * native one (mode `polyfill`); never in mode `native`.
  *

@@ -1,6 +1,6 @@
 /**
- * Waiting for a dead leader's browser to let go of the profile (issue #7,
- * takeover). Chromium marks a profile in use with a `SingletonLock`
+ * Waiting for a dead leader's browser to let go of the profile when a
+ * follower takes over (docs/relay.md). Chromium marks a profile in use with a `SingletonLock`
  * symlink whose target is `<hostname>-<pid>`. When the leader is killed
  * (even SIGKILL) its Chromium exits because its CDP pipe closes, but that
  * takes a moment; a new leader that launched at once would find the profile

@@ -1,6 +1,5 @@
 /**
- * The leader/follower relay's wire format (issue #7, "One browser, many
- * processes"). One WebSocket per follower on 127.0.0.1:TABWRIGHT_WS_PORT,
+ * The leader/follower relay's wire format (docs/relay.md). One WebSocket per follower on 127.0.0.1:TABWRIGHT_WS_PORT,
  * JSON text frames. The first two frames (`hello`, then `welcome`,
  * `refused` or `step_down`) keep their shape across every relay protocol
  * version, so two builds can always tell each other which one is older;

@@ -1,7 +1,7 @@
 /**
  * Gets a document ready for ref actions right after a snapshot of it
- * (issue #3: the first action by ref on a fresh document took about twice
- * as long as the next one).
+ * (the first action by ref on a fresh document took about twice as long as
+ * the next one).
  *
  * Playwright builds its InjectedScript (about 0.5 MB of JavaScript) lazily,
  * once per document and world, on first use. A ref action needs it in two

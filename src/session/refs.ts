@@ -1,5 +1,5 @@
 /**
- * Element refs (DESIGN.md, "snapshot"): each actionable node in a snapshot
+ * Element refs (docs/snapshot.md): each actionable node in a snapshot
  * carries a ref valid for that document revision. Refs are unique in the
  * process (`e1`, `e2`, ... never reused), so a ref names its tab and document
  * by itself and a ref from an older revision is recognised as stale instead of

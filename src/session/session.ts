@@ -1,7 +1,7 @@
 /**
  * The session: the tabs of one browser connection, which one is active, the
  * element refs issued for them, and the in-page runtime injected into every
- * document (DESIGN.md, "session + policy").
+ * document (docs/architecture.md, "Layers").
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -115,8 +115,7 @@ export class Session {
 
   /**
    * Injects the runtime into every frame of `pages`, whose documents loaded
-   * before the session's init script existed (issue #8: tabs open at attach
-   * time), except about:blank ones. Each frame gets INJECT_TIMEOUT_MS; a
+   * before the session's init script existed (tabs open at attach time), except about:blank ones. Each frame gets INJECT_TIMEOUT_MS; a
    * failure is logged, never thrown. WebMCP tools such a page registered
    * before this point went to the browser's native registry or nowhere; the
    * polyfill sees only tools registered after it (docs/attach.md).

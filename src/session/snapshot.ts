@@ -1,6 +1,5 @@
 /**
- * Snapshots (DESIGN.md, "snapshot"; issue #2, `get_page_context`; the
- * format is docs/snapshot.md).
+ * Snapshots (`get_page_context`; the format is docs/snapshot.md).
  *
  * The in-page runtime (src/page/snapshot.ts) walks each frame's document in
  * one evaluate and writes the compact lines with placeholder ids; this module

@@ -1,5 +1,6 @@
 /**
- * One page target and its documents (DESIGN.md, "tab" and "document").
+ * One page target and its documents (docs/tabs.md, "Tabs, documents,
+ * revisions").
  *
  * - `id`: small integer, never reused in a process.
  * - `instanceId`: opaque id of the loaded document (Chromium's loader id).

@@ -1,8 +1,8 @@
 /**
- * Tab.act: runs an action on a tab and reports what it changed (issue #2:
- * "Each returns what changed: navigation (new URL, revision), dialogs
- * opened, new console errors, and, only when `snapshot: true` is passed, a
- * fresh snapshot"; docs/actions.md, "Actions report what changed").
+ * Tab.act: runs an action on a tab and reports what it changed: navigation
+ * (new URL, revision), dialogs opened, new console errors, and, only when
+ * `snapshot: true` is passed, a fresh snapshot (docs/actions.md, "Actions
+ * report what changed").
  * The report is data (ActionReport); src/tools/actionReport.ts writes it on
  * a tool's response, the same for every tool and front.
  */

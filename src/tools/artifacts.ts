@@ -1,6 +1,6 @@
 /**
  * Files tools write for the caller: `<workspace>/.tabwright/<kind>/...`
- * (DESIGN.md, "Where things live"). Writes are atomic (temp file + rename),
+ * (README, "Where files go"). Writes are atomic (temp file + rename),
  * so a reader never sees a half-written file.
  */
 import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';

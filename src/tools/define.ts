@@ -1,6 +1,6 @@
 /**
- * One declaration per tool (STYLE.md, "One declarative definition per
- * tool"): the MCP tool, the CLI verb, the daemon route, docs/tools.md and
+ * One declaration per tool (docs/architecture.md, "Where to add a tool"):
+ * the MCP tool, the CLI verb, the daemon route, docs/tools.md and
  * `tabwright schema` all read it. A tool that acts on one tab is declared
  * with defineTabTool, which resolves that tab (after Playwright MCP's
  * `defineTabTool` and Chrome DevTools MCP's `definePageTool`).
@@ -26,7 +26,7 @@ import type { ToolResponse } from './response.js';
 export type ToolEffect = 'observe' | 'interact' | 'sensitive';
 
 export interface ToolDef<Input extends z.ZodObject = z.ZodObject> {
-  /** snake_case verb, exactly as the issues name it. */
+  /** The tool's name: a snake_case verb (`click`, `get_page_context`). */
   name: string;
   title: string;
   /** What the model reads to decide when and how to call the tool. */

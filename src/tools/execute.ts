@@ -54,8 +54,8 @@ async function runInPage(session: Session, tab: Tab, fn: string, maxBytes: numbe
 
 /**
  * Runs `fn` (source of `async (element) => ...`) in the frame of `element`,
- * the frame's own document and globals (issue #4: a ref inside a cross-site
- * frame runs there). The function is compiled through CDP, not `eval`, so a
+ * the frame's own document and globals (a ref inside a cross-site frame
+ * runs there). The function is compiled through CDP, not `eval`, so a
  * page's CSP does not block it.
  */
 async function runOnElement(element: ElementHandle, fn: string, maxBytes: number): Promise<RunResult> {

@@ -1,7 +1,7 @@
 /**
  * invokeTool: the one place that validates input, checks capabilities and
- * runs a tool, for every front (STYLE.md, "One declarative definition per
- * tool"). The consent gate runs inside call_webmcp_tool, which
+ * runs a tool, for every front (docs/architecture.md, "One tool, from each
+ * front"). The consent gate runs inside call_webmcp_tool, which
  * knows the page tool's origin and annotations (src/consent/gate.ts).
  */
 import * as z from 'zod';

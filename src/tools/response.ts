@@ -1,7 +1,7 @@
 /**
  * ToolResponse collects what a tool returns: text lines and images for the
  * model, structured fields for programs, and an error; `build()` makes the
- * ToolResult every front receives (STYLE.md, "Responses").
+ * ToolResult every front receives (docs/clients.md, "How a result is built").
  *
  * The text is the model's and complete on its own: every fact a model needs
  * goes into a text line, never only into a field (docs/clients.md). Fields

@@ -73,7 +73,7 @@ export function inFront<T>(session: Session, tab: Tab, capture: () => Promise<T>
  * long edge and about 1.15 megapixels (~1,600 image tokens) and scales a
  * bigger one down (Anthropic vision docs, "Evaluate image size"); Claude Code
  * counts images against MAX_MCP_OUTPUT_TOKENS and other clients resize
- * (../shared/docs/MCP-CLIENTS.md, Q6).
+ * (docs/screenshots.md, "Capture").
  * An inline full page or element taller than this is cut (viewport captures
  * are what the viewport shows and never cut).
  */

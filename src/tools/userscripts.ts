@@ -1,5 +1,5 @@
 /**
- * The userscript tools of issue #6 (toolset `scripts`, opt-in over MCP with
+ * The userscript tools (toolset `scripts`, opt-in over MCP with
  * `--toolsets scripts|all`): export_script, import_script, list_scripts,
  * delete_script, toggle_script and sync_scripts. None starts the browser.
  * The names look out from the agent's workspace, as userscript managers do:

@@ -141,7 +141,7 @@ export async function frameTools(tab: Tab, timeoutMs = 5_000, mode: WebMcpMode =
 const toolCache = new WebMcpToolCache<FrameTool>();
 
 let ajv: AjvClass | undefined;
-/** ajv, loaded on the first validation (not at startup: issue #3, cold start). */
+/** ajv, loaded on the first validation (not at startup, which keeps cold start short). */
 function getAjv(): AjvClass {
   if (!ajv) {
     const { Ajv } = createRequire(import.meta.url)('ajv') as typeof import('ajv');

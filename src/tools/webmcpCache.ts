@@ -1,6 +1,6 @@
 /**
- * Per-tab cache of the WebMCP tools listed in a tab's frames (issue #3: a
- * `call_webmcp_tool` round trip under 10 ms). Listing every frame's tools
+ * Per-tab cache of the WebMCP tools listed in a tab's frames (docs/webmcp.md,
+ * "The tool cache"; the target: a `call_webmcp_tool` round trip under 10 ms). Listing every frame's tools
  * costs one evaluate per frame; a call on a cache hit skips it.
  *
  * An entry is valid while the tab shows the same frames with the same

@@ -1,6 +1,7 @@
 /**
- * Lists and calls native WebMCP tools, each in one evaluation (issue #3: a
- * `call_webmcp_tool` round trip under 10 ms).
+ * Lists and calls native WebMCP tools, each in one evaluation (the target: a
+ * `call_webmcp_tool` round trip under 10 ms; docs/webmcp.md, "One round trip
+ * per call").
  *
  * Playwright's `frame.webmcp.callTool` evaluates twice: it lists the
  * frame's tools again, then calls. tabwright already knows the tool is
@@ -23,7 +24,7 @@
  *
  * Listing a frame's native tools is one evaluation in that world too
  * (`listNativeTools`): Playwright's `frame.webmcp.tools()` drops the tool's
- * `title` and the `debugging` annotation, which the issue asks for (#5).
+ * `title` and the `debugging` annotation, which list_webmcp_tools reports.
  * A call passes the page's `execute` an AbortSignal (`executeTool(tool,
  * input, {signal})`), aborted by a second evaluation when the MCP call is
  * cancelled or times out. The call also reads `window.top.closed` once the

@@ -1,5 +1,5 @@
 /**
- * The GM API tabwright provides to scripts (issue #6 "GM API"): exactly the
+ * The GM API tabwright provides to scripts (docs/userscripts.md, "GM API"): exactly the
  * grants validate.ts accepts and the injection (src/userscripts/injection.ts)
  * implements. `@grant none` (or no @grant) runs the script in the page's
  * world with none of these; any other grant runs it in an isolated world

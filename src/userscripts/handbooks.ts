@@ -1,5 +1,5 @@
 /**
- * The handbooks agents read before writing scripts (issue #6 "Resources":
+ * The handbooks agents read before writing scripts (docs/userscripts.md, "Resources":
  * `tabwright://conventions`, `tabwright://userscript-conventions`,
  * `tabwright://agentscript-conventions`). The text lives in
  * src/userscripts/handbooks/*.md; scripts/build.mjs copies those files to

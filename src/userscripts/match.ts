@@ -1,5 +1,5 @@
 /**
- * Which URLs a script runs on (issue #6 "Match semantics"; case 019).
+ * Which URLs a script runs on (docs/userscripts.md, "Match patterns").
  *
  * - `@match` / `@exclude-match`: Chrome extension match patterns,
  *   `<scheme>://<host><path>` or `<all_urls>`. Scheme `*` is http or https
@@ -44,7 +44,7 @@ export interface MatchPatternCheck {
 export interface IncludePatternCheck {
   valid: boolean;
   reason?: string;
-  /** e.g. an unanchored host glob that also matches query strings (case 019 row 25). */
+  /** e.g. an unanchored host glob that also matches query strings. */
   warning?: string;
   warningCode?: 'unanchored_glob';
 }

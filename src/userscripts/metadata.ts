@@ -1,6 +1,6 @@
 /**
- * The metadata block of a userscript or AgentScript (issue #6, "Script
- * format"; case 020): `// ==UserScript== … // ==/UserScript==` or
+ * The metadata block of a userscript or AgentScript (docs/userscripts.md,
+ * "Format"): `// ==UserScript== … // ==/UserScript==` or
  * `// ==AgentScript== … // ==/AgentScript==`, read the way Tampermonkey and
  * Violentmonkey read it. A UTF-8 BOM, CRLF / CR line endings, tabs between
  * key and value and trailing whitespace are all tolerated; values are
@@ -240,7 +240,7 @@ export function parseMetadata(code: string): ParsedMetadata {
 }
 
 /**
- * A script's identity (case 020): `<namespace> :: <name>`, both NFC, so an
+ * A script's identity: `<namespace> :: <name>`, both NFC, so an
  * NFD and an NFC copy of one script are one script. Namespace may be empty.
  */
 export function scriptIdentity(meta: Pick<ScriptMetadata, 'namespace' | 'name'>): string {

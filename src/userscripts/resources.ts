@@ -1,5 +1,5 @@
 /**
- * The script resources of issue #6 ("Resources"), as text any front can
+ * The script resources (docs/userscripts.md, "Resources"), as text any front can
  * serve (src/mcp/resources.ts registers them with the MCP server):
  *
  * - `tabwright://scripts`: JSON list of every script (scriptSummary);

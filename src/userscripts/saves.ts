@@ -1,6 +1,5 @@
 /**
- * The save pipeline of issue #6 ("Store and saves"; seed 000, "Save
- * deadlines and recovery"). One save = one operation (`operationId`, a
+ * The save pipeline (docs/userscripts.md, "Store and saves"). One save = one operation (`operationId`, a
  * uuid) through four stages:
  *
  * 1. `validate`: validateScript (syntax, metadata, match patterns, ...);
@@ -91,7 +90,7 @@ export interface SaveResult {
 }
 
 /**
- * What get_bridge_status says about a save (seed 000): `committed` (a
+ * What get_bridge_status says about a save: `committed` (a
  * receipt exists; `matchesCurrentCode` says whether that version is still
  * the stored one), `not_committed` (a known attempt that has not written;
  * `running` while it may still), or `unknown` (no receipt retained).
@@ -137,7 +136,7 @@ export class Saves {
     this.remember(record);
     const deadline = AbortSignal.timeout(this.options.deadlineMs);
     const signal = AbortSignal.any([req.signal, deadline]);
-    // The IDs travel with the error (seed 000: "use get_bridge_status with the IDs from the error").
+    // The IDs travel with the error, so the caller can ask get_bridge_status about them.
     const ids = { operationId, ...(req.scriptId ? { scriptId: req.scriptId } : {}) };
     const stopped = () => deadline.aborted
       ? new ToolError('timeout', `The save did not finish within ${this.options.deadlineMs} ms; nothing was written (operation ${operationId}).`, `get_bridge_status {operationId: "${operationId}"} confirms; retry the save.`, ids)

@@ -1,5 +1,5 @@
 /**
- * File names for synced scripts (issue #6 "File sync"; case 020): the slug
+ * File names for synced scripts (docs/userscripts.md, "File sync"): the slug
  * of a name is the name in NFC, lowercased, with every run of characters
  * that are not letters or digits (of any script) replaced by one hyphen,
  * hyphens trimmed at both ends; `script` when nothing is left. Combining

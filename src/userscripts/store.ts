@@ -1,5 +1,5 @@
 /**
- * The script store of issue #6 ("Store and saves"): one SQLite database
+ * The script store (docs/userscripts.md, "Store and saves"): one SQLite database
  * (better-sqlite3) at `<dataDir>/scripts.db`, WAL mode, `synchronous=FULL`,
  * file mode 0600. Tables:
  *
@@ -27,7 +27,7 @@ import type { ScriptAuthor, ScriptKind, ScriptMetadata, ScriptSource, StoredScri
 
 const log = logger('store');
 
-/** How many receipts per script survive (the newest); the latest one is what issue #6 requires. */
+/** How many receipts per script survive (the newest); the latest one is what get_bridge_status needs. */
 export const RECEIPTS_PER_SCRIPT = 16;
 /** How many receipts of scripts that do not exist (failed creates, deleted scripts) survive, in all (the newest). */
 export const ORPHAN_RECEIPTS = 256;
@@ -281,8 +281,7 @@ export class ScriptStore implements ScriptSource {
   }
 
   /**
-   * Marks who wrote a script (issue #6: a human marks a script as their
-   * own through the CLI/permissions flow, so its `allow` tools keep
+   * Marks who wrote a script (a human marks a script as their own through the CLI/permissions flow, so its `allow` tools keep
    * `allow`). False when there is no such script.
    */
   setAuthor(id: string, author: ScriptAuthor): boolean {

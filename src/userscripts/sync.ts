@@ -1,5 +1,5 @@
 /**
- * File sync of issue #6 ("File sync"): `sync_scripts {directory}` writes
+ * File sync (docs/userscripts.md, "File sync"): `sync_scripts {directory}` writes
  * one file per script (`<slug>.user.js` / `<slug>.agent.js`, byte-exact
  * with the stored source: BOM and CRLF kept) and `.tabwright-manifest.json`:
  *

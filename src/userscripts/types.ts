@@ -1,8 +1,8 @@
 /**
- * The shapes shared by the userscript and AgentScript parts of issue #6:
+ * The shapes shared by the userscript and AgentScript parts:
  * the parsed header (src/userscripts/metadata.ts), validation diagnostics
  * (validate.ts), the stored script (store.ts) and what injection reads
- * (injection.ts). Contract: issue #6; seed 000 ("AgentScript header").
+ * (injection.ts). Contract: docs/userscripts.md, "Format".
  */
 
 /** `userscript`: `// ==UserScript==` block; `agentscript`: `// ==AgentScript==` block (adds `@webmcp`). */
@@ -55,7 +55,7 @@ export interface ScriptMetadata {
   /**
    * Keys tabwright does not act on (`@author`, `@antifeature`, `@connect`, ...
    * and localized forms like `@antifeature:de`), kept in source order so
-   * nothing in the header is lost (case 020). Always set by parseMetadata.
+   * nothing in the header is lost. Always set by parseMetadata.
    */
   extra?: Record<string, string[]>;
   /**

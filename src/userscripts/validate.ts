@@ -1,5 +1,5 @@
 /**
- * The sanitization pipeline (issue #6 "Validation"): parse the metadata
+ * The sanitization pipeline (docs/userscripts.md, "Validation"): parse the metadata
  * (metadata.ts), parse the code with acorn, and report every finding as a
  * {@link Diagnostic} with a 1-based line and column. Error-severity
  * diagnostics reject a save (`script_rejected`, CLI exit 8); warnings are
@@ -140,7 +140,7 @@ function entryAt(entries: MetadataEntry[], key: string, value: string): Metadata
  * parseMetadata's: `too_large` (over `maxBytes` UTF-8 bytes; the code is
  * then not parsed), `syntax_error`, `invalid_match_pattern` (a bad
  * @match / @exclude-match / @include / @exclude), `match_pattern_compat`,
- * `tld_wildcard` and `unanchored_glob` (warnings, case 019), `no_match`
+ * `tld_wildcard` and `unanchored_glob` (warnings), `no_match`
  * (neither @match nor @include), `unsupported_grant` (not in
  * {@link PROVIDED_GRANTS}), `conflicting_grants` (`none` beside real
  * grants), `ungranted_api` (warning: the code uses a GM function it does

@@ -1,4 +1,4 @@
-/** Path containment checks shared by upload_file and the script files of issue #6. */
+/** Path containment checks shared by upload_file and the script tools' files. */
 import { realpathSync } from 'node:fs';
 import { isAbsolute, relative } from 'node:path';
 

@@ -1,5 +1,6 @@
 /**
- * The browser's locale environment (issue #4, "Files": file names are
+ * The browser's locale environment (docs/actions.md, "Files and
+ * downloads": file names are
  * byte-exact even when the server's own environment has no UTF-8 locale).
  *
  * Chromium on Linux turns file paths into names through the C library's
