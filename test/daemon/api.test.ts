@@ -12,7 +12,9 @@ import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { alive, DAEMON, descendants, startDaemon, until, type Daemon } from '../fixtures/daemon.js';
+import { DAEMON, startDaemon, type Daemon } from '../fixtures/daemon.js';
+import { until } from '../fixtures/harness.js';
+import { descendants, isAlive } from '../fixtures/processes.js';
 import { ROOT } from '../fixtures/mcp.js';
 import { startSite, type Site } from '../fixtures/site.js';
 
@@ -252,7 +254,7 @@ test('idle exit: a daemon with a short idle time exits by itself, removes daemon
     assert.equal(code, 0, idle.stderr());
     assert.match(idle.stderr(), /stopping \(idle for 2 s\)/);
     assert.equal(existsSync(join(idle.configDir, 'daemon.json')), false);
-    await until('no orphan browser', () => children.every(pid => !alive(pid)), 15_000);
+    await until('no orphan browser', () => children.every(pid => !isAlive(pid)), 15_000);
   } finally {
     await idle.stop();
   }
@@ -294,5 +296,5 @@ test('POST /v1/shutdown: 202, the daemon exits 0, daemon.json is gone, no orphan
   assert.deepEqual(reply.json, { stopping: true });
   assert.equal(await daemon.exited, 0);
   assert.equal(existsSync(join(daemon.configDir, 'daemon.json')), false);
-  await until('no orphan browser', () => children.every(pid => !alive(pid)), 15_000);
+  await until('no orphan browser', () => children.every(pid => !isAlive(pid)), 15_000);
 });

@@ -8,11 +8,10 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { until } from '../fixtures/daemon.js';
-import { connect, type Connected } from '../fixtures/mcp.js';
+import { until } from '../fixtures/harness.js';
+import { callRaw, connect, type Connected, type RawResult, refOf } from '../fixtures/mcp.js';
 import { startSite, type Site } from '../fixtures/site.js';
 import { LENSES, seenBy, type Lens, type LensInput } from '../fixtures/clientLens.js';
-import { callRaw, refOf, type RawResult } from './helpers.js';
 
 const SHOP = `<!doctype html><title>Lens shop</title>
 <h1>Lens shop</h1>

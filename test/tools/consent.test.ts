@@ -12,9 +12,8 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ElicitResult } from '@modelcontextprotocol/client';
-import { call, callError, CLI, connect, type Connected, type ElicitHandler } from '../fixtures/mcp.js';
+import { call, callError, CLI, connect, type Connected, type ElicitHandler, evaluate } from '../fixtures/mcp.js';
 import { startSite, type Site } from '../fixtures/site.js';
-import { evaluate } from './helpers.js';
 
 /** A shortened prompt expiry (TABWRIGHT_CONSENT_TIMEOUT_MS); progress then ticks every 600 ms. */
 const EXPIRY_MS = 6000;

@@ -6,11 +6,11 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { chromium, type Browser } from 'playwright-core';
-import { call, callError, connect, unlessConnection, type Connected } from '../fixtures/mcp.js';
+import { call, callError, callRaw, connect, type Connected, evaluate, refOf, snapshot, unlessConnection } from '../fixtures/mcp.js';
 import { startSite, type Site } from '../fixtures/site.js';
 import type { TabInfo } from '../../src/session/tab.js';
 import { seenBy } from '../fixtures/clientLens.js';
-import { callRaw, closedPort, evaluate, refOf, snapshot } from './helpers.js';
+import { freePort } from '../fixtures/harness.js';
 
 /**
  * Generous bound for "returns promptly (about 2 s)": the machine is shared and loaded. A call held by the dialog
@@ -246,7 +246,7 @@ test('close_tab closes a tab with a beforeunload handler, and one with an open d
 });
 
 test('a dialog closed outside tabwright (another CDP client, or a human) clears the state', unlessConnection(['cdp', 'playwright-server'], 'the test gives the launched browser a DevTools port of its own with --browser-arg; an attached browser\'s switches are the remote side\'s'), async () => {
-  const port = await closedPort();
+  const port = await freePort();
   const own = await connect({ args: ['--browser-arg', `--remote-debugging-port=${port}`] });
   let outsider: Browser | undefined;
   try {

@@ -9,10 +9,9 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { call, connect, type Connected } from '../fixtures/mcp.js';
+import { call, callRaw, connect, type Connected, evaluate, refOf, snapshot } from '../fixtures/mcp.js';
 import { startSite, type Site } from '../fixtures/site.js';
 import { seenBy } from '../fixtures/clientLens.js';
-import { callRaw, evaluate, refOf, snapshot } from './helpers.js';
 import { claimName, numberedName, type DownloadRecord } from '../../src/session/downloads.js';
 
 interface ClickResult {

@@ -5,10 +5,9 @@
 // names both elements and shows the dragged node where it went.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { call, callError, connect, type Connected } from '../fixtures/mcp.js';
+import { call, callError, callRaw, connect, type Connected, evaluate, refOf, snapshot } from '../fixtures/mcp.js';
 import { startSite, type Site } from '../fixtures/site.js';
 import { seenBy } from '../fixtures/clientLens.js';
-import { callRaw, evaluate, refOf, snapshot } from './helpers.js';
 
 // A card dragged with pointer events: it follows the pointer after 5 px of
 // travel (as drag libraries do) and lands in the lane under the release

@@ -3,9 +3,9 @@
 // tools that take a tabId; invalid_arguments for what the client sends wrong.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { call, connect, type Connected } from '../fixtures/mcp.js';
+import { call, callRaw, connect, type Connected, refOf, snapshot } from '../fixtures/mcp.js';
 import { startSite, type Site } from '../fixtures/site.js';
-import { callRaw, closedPort, refOf, snapshot } from './helpers.js';
+import { freePort } from '../fixtures/harness.js';
 
 let site: Site;
 let server: Connected;
@@ -128,7 +128,7 @@ test('each error type the tools promise is reachable with this contract', async 
   await expectError('execute', { code: 'throw new Error("x")' }, 'evaluation_failed');
   await expectError('execute', { code: '"y".repeat(5000)', maxBytes: 1024 }, 'result_too_large');
   await expectError('call_webmcp_tool', { name: 'nothing_here' }, 'webmcp_tool_not_found');
-  await expectError('navigate', { url: `http://127.0.0.1:${await closedPort()}/` }, 'navigation_failed');
+  await expectError('navigate', { url: `http://127.0.0.1:${await freePort()}/` }, 'navigation_failed');
   await call(server.client, 'navigate', { url: `${site.origin}/` });
   const fresh = refOf((await snapshot(server.client)).snapshot, 'button', 'Press');
   await call(server.client, 'execute', { code: 'document.querySelector("button").disabled = true; return 1' });

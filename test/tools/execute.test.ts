@@ -3,9 +3,8 @@
 // out while the server keeps answering.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { call, callError, connect, type Connected } from '../fixtures/mcp.js';
+import { call, callError, callRaw, connect, type Connected } from '../fixtures/mcp.js';
 import { startSite, type Site } from '../fixtures/site.js';
-import { callRaw } from './helpers.js';
 
 let site: Site;
 let server: Connected;

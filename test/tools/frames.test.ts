@@ -12,9 +12,8 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { chromium } from 'playwright-core';
 import { findBrowser } from '../../src/browser/launch/findBrowser.js';
-import { call, connect, type Connected } from '../fixtures/mcp.js';
+import { call, connect, type Connected, refOf, snapshot } from '../fixtures/mcp.js';
 import { startSite, type Site } from '../fixtures/site.js';
-import { refOf, snapshot } from './helpers.js';
 
 /** Keeps the other.test host on loopback; the last --host-resolver-rules switch is the one Chromium reads. */
 const HOST_RULES = '--host-resolver-rules=MAP other.test 127.0.0.1, MAP * ~NOTFOUND, EXCLUDE 127.0.0.1';

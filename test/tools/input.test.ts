@@ -5,11 +5,10 @@
 // that cannot be acted on, and that typed text never shows up in an error.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { call, connect, type Connected } from '../fixtures/mcp.js';
+import { call, callRaw, connect, type Connected, evaluate, type RawResult, refOf, snapshot } from '../fixtures/mcp.js';
 import { startSite, type Site } from '../fixtures/site.js';
 import { seenBy } from '../fixtures/clientLens.js';
 import { largePage } from '../fixtures/largePage.js';
-import { callRaw, evaluate, refOf, snapshot, type RawResult } from './helpers.js';
 
 interface ElementInfo {
   ref: string;

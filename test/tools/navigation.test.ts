@@ -4,10 +4,10 @@
 // title and HTTP status, in the text a model reads as well as in fields.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { call, callError, connect, type Connected } from '../fixtures/mcp.js';
+import { call, callError, callRaw, connect, type Connected, evaluate, refOf, snapshot } from '../fixtures/mcp.js';
 import { startSite, type Site } from '../fixtures/site.js';
 import { seenBy } from '../fixtures/clientLens.js';
-import { callRaw, closedPort, evaluate, refOf, snapshot } from './helpers.js';
+import { freePort } from '../fixtures/harness.js';
 
 interface NavResult {
   tabId: number;
@@ -152,7 +152,7 @@ test('waitUntil chooses when the navigation counts as done', async () => {
 });
 
 test('a refused connection is navigation_failed', async () => {
-  const port = await closedPort();
+  const port = await freePort();
   const err = await callError(server.client, 'navigate', { url: `http://127.0.0.1:${port}/` });
   assert.equal(err.type, 'navigation_failed');
   assert.ok(err.hint.length > 0);
@@ -160,7 +160,7 @@ test('a refused connection is navigation_failed', async () => {
 
 test('a navigation right after a failed one is not cut short by the error page', async () => {
   for (let i = 0; i < 5; i++) {
-    const port = await closedPort();
+    const port = await freePort();
     assert.equal((await callError(server.client, 'navigate', { url: `http://127.0.0.1:${port}/` })).type, 'navigation_failed');
     const next = await call<NavResult>(server.client, 'navigate', { url: `${site.origin}/a` });
     assert.equal(next.status, 200);

@@ -5,9 +5,8 @@
 // decoration, a label's styled box and a shadow-DOM button are not covers.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { call, callError, connect, type Connected } from '../fixtures/mcp.js';
+import { call, callError, connect, type Connected, evaluate, refOf, snapshot } from '../fixtures/mcp.js';
 import { startSite, type Site } from '../fixtures/site.js';
-import { evaluate, refOf, snapshot } from './helpers.js';
 
 // A cookie wall over the whole page; its Accept button removes it.
 const WALL_PAGE = `<!doctype html><title>Wall</title>

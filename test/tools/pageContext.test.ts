@@ -4,11 +4,10 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { call, callError, connect, type Connected } from '../fixtures/mcp.js';
+import { call, callError, connect, type Connected, evaluate, refOf } from '../fixtures/mcp.js';
 import { startSite, type Site } from '../fixtures/site.js';
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
 import { largePage } from '../fixtures/largePage.js';
-import { evaluate, refOf } from './helpers.js';
 
 interface PageContext {
   tabId: number;

@@ -16,10 +16,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client, ElicitResult } from '@modelcontextprotocol/client';
 import { LENSES, seenBy } from '../fixtures/clientLens.js';
-import { call, connect, serverArgs, type Connected } from '../fixtures/mcp.js';
+import { call, callRaw, connect, type Connected, evaluate, type RawResult, serverArgs } from '../fixtures/mcp.js';
 import { RawSession } from '../fixtures/raw.js';
 import { startSite, type Site } from '../fixtures/site.js';
-import { callRaw, evaluate, type RawResult } from './helpers.js';
 
 /** The max-wait of the test servers, in seconds; their heartbeat is then half of it. */
 const MAX_WAIT = 2;

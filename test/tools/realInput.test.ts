@@ -5,9 +5,8 @@
 // checkboxes and selects are read back too.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { call, callError, connect, type Connected } from '../fixtures/mcp.js';
+import { call, callError, connect, type Connected, evaluate, refOf, snapshot } from '../fixtures/mcp.js';
 import { startSite, type Site } from '../fixtures/site.js';
-import { evaluate, refOf, snapshot } from './helpers.js';
 
 // A controlled input the way React does it: the value setter is wrapped so
 // the component knows what script wrote; an 'input' event whose value equals

@@ -10,9 +10,8 @@ import { tmpdir } from 'node:os';
 import { countTokens } from '../../bench/tokens.js';
 import { estimateTokens, fitResult, fitsResult, headOf, MAX_RESULT_CHARS, MAX_RESULT_TOKENS } from '../../src/tools/resultSize.js';
 import { ToolResponse } from '../../src/tools/response.js';
-import { call, connect, type Connected } from '../fixtures/mcp.js';
+import { call, callRaw, connect, type Connected } from '../fixtures/mcp.js';
 import { CORPUS, sharedMissing } from '../fixtures/site.js';
-import { callRaw } from './helpers.js';
 
 /** The visible-ish text of an HTML page: tags, scripts and styles dropped, whitespace collapsed. */
 function pageText(html: string): string {

@@ -10,9 +10,9 @@ import { dirname, join } from 'node:path';
 import { resolveScreenshot, SCREENSHOT_DEFAULTS } from '../../src/config.js';
 import { ToolError } from '../../src/errors.js';
 import { seenBy } from '../fixtures/clientLens.js';
-import { call, callError, CLI, connect, type Connected } from '../fixtures/mcp.js';
+import { call, callError, callRaw, CLI, connect, type Connected, refOf, snapshot } from '../fixtures/mcp.js';
 import { startSite, type Site } from '../fixtures/site.js';
-import { callRaw, imageSize, JPEG_MAGIC, jpegSize, PNG_MAGIC, pngPixel, pngSize, refOf, snapshot, webpSize } from './helpers.js';
+import { imageSize, JPEG_MAGIC, jpegSize, PNG_MAGIC, pngPixel, pngSize, webpSize } from '../fixtures/images.js';
 
 interface Shot {
   tabId: number;

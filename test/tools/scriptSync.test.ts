@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { until } from '../fixtures/harness.js';
 import { call, callError, connect, type Connected } from '../fixtures/mcp.js';
 
 const sha = (bytes: string | Buffer) => createHash('sha256').update(bytes).digest('hex');
@@ -19,16 +20,6 @@ function script(name: string, body: string, eol = '\n'): string {
 interface Listed { scripts: Array<{ scriptId: string; name: string; codeHash: string }> }
 interface Manifest { version: number; files: Record<string, { scriptId: string; codeHash: string }> }
 interface SyncStatus { scriptSync?: { directories: string[]; errors: Array<{ file: string; type: string; message: string; scriptId?: string }> } }
-
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, ms = 15_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await new Promise(resolve => setTimeout(resolve, 100));
-  }
-}
 
 let server: Connected;
 let dir: string;
@@ -71,11 +62,11 @@ test('sync_scripts writes one byte-exact file per script (slugs made unique) and
 test('saving a synced file exports it; the manifest follows', async () => {
   const edited = '\uFEFF' + script('My Script', 'one_edited();', '\r\n');
   writeFileSync(join(dir, 'my-script.user.js'), edited);
-  await waitFor('the edit to be saved', async () => {
+  await until('the edit to be saved', async () => {
     const listed = await call<Listed>(server.client, 'list_scripts');
-    return listed.scripts.find(s => s.scriptId === first.scriptId)?.codeHash === sha(edited) ? true : undefined;
-  });
-  await waitFor('the manifest update', async () => manifest().files['my-script.user.js']?.codeHash === sha(edited) ? true : undefined);
+    return listed.scripts.find(s => s.scriptId === first.scriptId)?.codeHash === sha(edited);
+  }, 15_000);
+  await until('the manifest update', () => manifest().files['my-script.user.js']?.codeHash === sha(edited), 15_000);
   const imported = await call<{ path: string }>(server.client, 'import_script', { scriptId: first.scriptId, path: 'check.user.js' });
   assert.deepEqual(readFileSync(imported.path), Buffer.from(edited, 'utf8'));
 });
@@ -86,10 +77,10 @@ test('editing a stale file is a conflict reported by get_bridge_status, not an o
   await call(server.client, 'export_script', { code: newer, scriptId: second.scriptId, expectedCodeHash: sha(second.code) });
   // ...then the synced (stale) file is edited.
   writeFileSync(join(dir, 'my-script-2.user.js'), script('My-Script!', 'two_stale_edit();'));
-  const status = await waitFor('the conflict', async () => {
+  const status = await until('the conflict', async () => {
     const s = await call<SyncStatus>(server.client, 'get_bridge_status');
     return s.scriptSync?.errors.find(e => e.file === 'my-script-2.user.js') ? s : undefined;
-  });
+  }, 15_000);
   assert.deepEqual(status.scriptSync!.directories, [dir]);
   const error = status.scriptSync!.errors.find(e => e.file === 'my-script-2.user.js')!;
   assert.equal(error.type, 'conflict');
@@ -103,11 +94,11 @@ test('editing a stale file is a conflict reported by get_bridge_status, not an o
 test('a new file in the folder creates a script and joins the manifest', async () => {
   const code = script('Brand New', 'fresh();');
   writeFileSync(join(dir, 'brand-new.user.js'), code);
-  const created = await waitFor('the new script', async () => {
+  const created = await until('the new script', async () => {
     const listed = await call<Listed>(server.client, 'list_scripts');
     return listed.scripts.find(s => s.name === 'Brand New');
-  });
+  }, 15_000);
   assert.equal(created.codeHash, sha(code));
-  await waitFor('the manifest entry', async () => manifest().files['brand-new.user.js']?.scriptId === created.scriptId ? true : undefined);
+  await until('the manifest entry', () => manifest().files['brand-new.user.js']?.scriptId === created.scriptId, 15_000);
   assert.equal(manifest().files['brand-new.user.js']!.codeHash, sha(code));
 });

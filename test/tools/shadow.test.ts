@@ -4,9 +4,8 @@
 // (found through CDP), show their controls, which click and type by ref.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { call, connect, type Connected } from '../fixtures/mcp.js';
+import { call, connect, type Connected, evaluate, refOf, snapshot } from '../fixtures/mcp.js';
 import { startSite, type Site } from '../fixtures/site.js';
-import { evaluate, refOf, snapshot } from './helpers.js';
 
 /** Every button records its click in window.clicks, so the DOM is read back without the product's help. */
 const button = (name: string) => `<button onclick="clicks.push('${name}')">${name}</button>`;

@@ -3,9 +3,8 @@
 // declarative one (<form toolname>), schema checks before dispatch, and errors.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { call, callError, connect, unlessConnection, type Connected } from '../fixtures/mcp.js';
+import { call, callError, callRaw, connect, type Connected, evaluate, unlessConnection } from '../fixtures/mcp.js';
 import { startSite, type Site } from '../fixtures/site.js';
-import { callRaw, evaluate } from './helpers.js';
 
 interface ToolInfo {
   tabId: number;

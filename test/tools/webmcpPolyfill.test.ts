@@ -4,9 +4,8 @@
 // mid-call.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { call, callError, connect, unlessConnection, type Connected } from '../fixtures/mcp.js';
+import { call, callError, connect, type Connected, evaluate, unlessConnection } from '../fixtures/mcp.js';
 import { startSite, type Site } from '../fixtures/site.js';
-import { evaluate } from './helpers.js';
 
 const EMPTY = { type: 'object', properties: {} };
 
