@@ -6,8 +6,8 @@
 // descriptions, schemas, annotations and results both ways; only `source` differs.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { until } from '../fixtures/harness.js';
-import { call, callError, callRaw, connect, type Connected, evaluate, unlessConnection } from '../fixtures/mcp.js';
+import { until, useSession, type TestServer } from '../fixtures/harness.js';
+import { call, callError, callRaw, evaluate, unlessConnection } from '../fixtures/mcp.js';
 import { startSite, type Site } from '../fixtures/site.js';
 import type { WebMcpToolInfo } from '../../src/tools/webmcp.js';
 
@@ -124,7 +124,8 @@ type Mode = (typeof MODES)[number];
 let site: Site;
 /** A second origin (another port), for a popup's opener. */
 let otherSite: Site;
-const servers = {} as Record<Mode, Connected>;
+// The call path, not the consent gate: --auto-allow.
+const servers = Object.fromEntries(MODES.map(mode => [mode, useSession({ args: ['--webmcp', mode, '--auto-allow'], context: 'file' })])) as Record<Mode, TestServer>;
 /** What each mode listed, per page (source stripped), for the cross-mode comparison. */
 const seen: Record<Mode, Record<string, unknown>> = { native: {}, polyfill: {} };
 /** The annotations /imperative declares, per tool (only the true ones, as tabwright reports them). */
@@ -153,10 +154,8 @@ before(async () => {
   site.page('/plain', '<!doctype html><title>Plain</title>');
   otherSite = await startSite();
   otherSite.page('/plain', '<!doctype html><title>Plain</title>');
-  for (const mode of MODES) servers[mode] = await connect({ args: ['--webmcp', mode, '--auto-allow'] }); // the call path, not the consent gate
 });
 after(async () => {
-  for (const mode of MODES) await servers[mode]?.close();
   await site?.close();
   await otherSite?.close();
 });
