@@ -230,15 +230,16 @@ test('/mcp without the token is 401, with a wrong bearer too', async () => {
 });
 
 test('idle exit: a daemon with a short idle time exits by itself, removes daemon.json, and leaves no browser', async () => {
-  // This daemon also has a short call deadline (20 s: the first call launches the browser) and a small response cap.
-  const idle = await startDaemon({ env: { TABWRIGHT_DAEMON_IDLE_MS: '2000', TABWRIGHT_DAEMON_REQUEST_TIMEOUT_MS: '20000', TABWRIGHT_DAEMON_MAX_RESPONSE_BYTES: '65536' } });
+  // This daemon also has a short call deadline and a small response cap. The call that outlives the deadline
+  // comes first: it launches the browser, so the calls after it get the whole deadline for their work.
+  const idle = await startDaemon({ env: { TABWRIGHT_DAEMON_IDLE_MS: '2000', TABWRIGHT_DAEMON_REQUEST_TIMEOUT_MS: '8000', TABWRIGHT_DAEMON_MAX_RESPONSE_BYTES: '65536' } });
   try {
-    const reply = await idle.request({ path: '/v1/tools/navigate', body: { url: `${site.origin}/shop` } });
-    assert.equal(reply.status, 200, reply.text);
     const slow = await idle.request({ path: '/v1/tools/execute', body: { code: 'await new Promise(r => setTimeout(r, 60000)); return 1', timeoutSec: 120 } });
     assert.equal(slow.status, 504, slow.text);
     assert.equal(slow.json.outcome, 'failed');
     assert.equal(slow.json.error.type, 'timeout');
+    const reply = await idle.request({ path: '/v1/tools/navigate', body: { url: `${site.origin}/shop` } });
+    assert.equal(reply.status, 200, reply.text);
     const big = { code: `'x'.repeat(100000)`, maxBytes: 200000 };
     const large = await idle.request({ path: '/v1/tools/execute', body: big });
     assert.equal(large.status, 500, large.text.slice(0, 300));

@@ -151,7 +151,9 @@ function loadAll() {
 
 let searches: string[] = [];
 
+// Short stuck-page probes (TABWRIGHT_STUCK_PROBE_MS): no page of this file is busy without being stuck.
 const tw = useSession({
+  env: { TABWRIGHT_STUCK_PROBE_MS: '500' },
   setup: async tw => {
     tw.site.page('/clicks', CLICKS_PAGE);
     tw.site.page('/effects', EFFECTS_PAGE);

@@ -17,7 +17,9 @@ interface NavResult {
   instanceId: string;
 }
 
+// Short stuck-page probes (TABWRIGHT_STUCK_PROBE_MS): no page of this file is busy without being stuck.
 const tw = useSession({
+  env: { TABWRIGHT_STUCK_PROBE_MS: '500' },
   setup: async tw => {
     tw.site.page('/a', '<title>Page A</title><h1>A</h1>');
     tw.site.page('/b', '<title>Page B</title><h1>B</h1>');
