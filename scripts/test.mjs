@@ -15,10 +15,12 @@ import { join } from 'node:path';
  * ports it got from port 0, uses its own temporary profiles and dirs, and finds processes by those paths.
  */
 const SERIAL = new Map([
-  // Its servers use persistent profiles without a bridge port of their own: they bind the default relay
-  // port (19680), where a server of another file would join them as a follower. It also kills servers and
-  // browsers and asserts that they are gone within a bound.
-  ['test/mcp/lifecycle.test.ts', 'binds the default bridge port; kills processes and times their exit'],
+  // They assert how long a call takes around a 2 s max-wait (within 1 s to 1.5 s) or how far apart progress
+  // beats are (within 150 ms): another file's browser beside them would eat those margins.
+  ['test/dispatch/pending.test.ts', 'measures heartbeat gaps of 100-250 ms'],
+  ['test/tools/pending.test.ts', 'measures answers around a 2 s max-wait (1 s margin)'],
+  ['test/daemon/pending.test.ts', 'measures answers around a 2 s max-wait (1.5 s margin)'],
+  ['test/relay/pending.test.ts', 'measures answers around a 2 s max-wait (1 s margin)'],
 ]);
 
 function find(dir) {

@@ -16,6 +16,7 @@ import { Downloads } from './downloads.js';
 import { runtimeInitScript } from '../webmcp/runtimeScript.js';
 import type { UserscriptInjector } from '../userscripts/injection.js';
 import { RefRegistry } from './refs.js';
+import { registerEngine } from './snapshot.js';
 import { Tab, withTimeout } from './tab.js';
 
 const log = logger('session');
@@ -58,6 +59,8 @@ export class Session {
   }
 
   private async setUp(): Promise<BrowserContext> {
+    // The ref engine first: a context that opens while it registers would lack it (several sessions in one process).
+    await registerEngine();
     const ctx = await this.connection.context();
     const runtime = existsSync(RUNTIME_PATH) ? runtimeInitScript(RUNTIME_PATH, this.config.webmcp) : undefined;
     if (runtime) await ctx.addInitScript({ content: runtime });
