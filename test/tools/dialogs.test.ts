@@ -52,11 +52,11 @@ const UNLOAD_PAGE = `<!doctype html><title>Draft</title>
 </script>`;
 
 const tw = useSession({
-  setup: async tw => {
-    tw.site.page('/load-alert', LOAD_ALERT_PAGE);
-    tw.site.page('/buttons', BUTTONS_PAGE);
-    tw.site.page('/draft', UNLOAD_PAGE);
-    tw.site.page('/elsewhere', '<!doctype html><title>Elsewhere</title><h1>Elsewhere</h1>');
+  pages: {
+    '/load-alert': LOAD_ALERT_PAGE,
+    '/buttons': BUTTONS_PAGE,
+    '/draft': UNLOAD_PAGE,
+    '/elsewhere': '<!doctype html><title>Elsewhere</title><h1>Elsewhere</h1>',
   },
 });
 

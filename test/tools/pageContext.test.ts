@@ -48,10 +48,10 @@ function bigPage(): string {
 
 const tw = useSession({
   context: 'file',
-  setup: async tw => {
-    tw.site.page('/form', FORM_PAGE);
-    tw.site.page('/big', bigPage());
-    tw.site.page('/large', largePage());
+  pages: {
+    '/form': FORM_PAGE,
+    '/big': bigPage(),
+    '/large': largePage(),
   },
 });
 

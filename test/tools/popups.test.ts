@@ -34,11 +34,11 @@ const CLOSER_PAGE = `<!doctype html><title>Closer</title>
 <button onclick="window.close()">Close me</button>`;
 
 const tw = useSession({
-  setup: async tw => {
-    tw.site.page('/opener', OPENER_PAGE);
-    tw.site.page('/child', CHILD_PAGE);
-    tw.site.page('/closer', CLOSER_PAGE);
-    tw.site.page('/alerting', '<!doctype html><title>Alerting</title><script>alert("Hello from the popup")</script>');
+  pages: {
+    '/opener': OPENER_PAGE,
+    '/child': CHILD_PAGE,
+    '/closer': CLOSER_PAGE,
+    '/alerting': '<!doctype html><title>Alerting</title><script>alert("Hello from the popup")</script>',
   },
 });
 

@@ -29,8 +29,8 @@ interface Status {
 const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
 const tw = useServer({
-  setup: async tw => {
-    tw.site.page('/', '<title>Status</title><p>hello</p>');
+  pages: {
+    '/': '<title>Status</title><p>hello</p>',
   },
 });
 

@@ -89,10 +89,10 @@ let calcTab: number;
 const tw = useSession({
   args: ['--auto-allow'],
   context: 'file',
-  setup: async tw => {
-    tw.site.page('/calc', TOOLS_PAGE);
-    tw.site.page('/clock', OTHER_PAGE);
-    tw.site.page('/plain', '<!doctype html><title>Plain</title><p>no tools here</p>');
+  pages: {
+    '/calc': TOOLS_PAGE,
+    '/clock': OTHER_PAGE,
+    '/plain': '<!doctype html><title>Plain</title><p>no tools here</p>',
   },
 });
 
