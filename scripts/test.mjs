@@ -1,32 +1,92 @@
-// Runs every test/**/*.test.ts with node's test runner (TypeScript through tsx), one file at a time:
-// the end-to-end tests each start a real browser, and this machine has 2 cores.
+// Runs every test/**/*.test.ts with node's test runner (TypeScript through tsx), two files at a time
+// (TABWRIGHT_TEST_JOBS=N for another number; 1 runs them one by one). The files of SERIAL run alone, with no
+// other file beside them: the reason is written next to each. Each file's output is printed in one piece when
+// it ends; a summary at the end gives the totals and the slowest files.
 // Extra arguments are file filters: `npm test -- corpus` runs the files whose path contains "corpus".
-// `--connection cdp|playwright-server` runs them against a remote browser (TABWRIGHT_TEST_CONNECTION):
+// `--connection cdp|playwright-server` runs them against a remote browser (TABWRIGHT_TEST_CONNECTION, docs/attach.md):
 // `npm test -- --connection cdp test/tools test/smoke`.
-import { spawnSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+// `--times FILE` writes each file's duration (ms) and counts to FILE as JSON.
+import { spawn } from 'node:child_process';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+
+/**
+ * Files that run alone, and why. Everything else runs beside one other file: each test file binds only
+ * ports it got from port 0, uses its own temporary profiles and dirs, and finds processes by those paths.
+ */
+const SERIAL = new Map([
+  // They assert how long a call takes around a 2 s max-wait (within 1 s to 1.5 s) or how far apart progress
+  // beats are (within 150 ms): another file's browser beside them would eat those margins.
+  ['test/dispatch/pending.test.ts', 'measures heartbeat gaps of 100-250 ms'],
+  ['test/tools/pending.test.ts', 'measures answers around a 2 s max-wait (1 s margin)'],
+  ['test/daemon/pending.test.ts', 'measures answers around a 2 s max-wait (1.5 s margin)'],
+  ['test/relay/pending.test.ts', 'measures answers around a 2 s max-wait (1 s margin)'],
+]);
 
 function find(dir) {
   return readdirSync(dir, { withFileTypes: true }).flatMap(e =>
     e.isDirectory() ? (e.name === 'fixtures' ? [] : find(join(dir, e.name))) : e.name.endsWith('.test.ts') ? [join(dir, e.name)] : []);
 }
 const argv = process.argv.slice(2);
-const at = argv.indexOf('--connection');
 const env = { ...process.env };
-if (at >= 0) {
-  env.TABWRIGHT_TEST_CONNECTION = argv[at + 1];
-  argv.splice(at, 2);
-}
+const option = name => {
+  const at = argv.indexOf(name);
+  if (at < 0) return undefined;
+  const [, value] = argv.splice(at, 2);
+  return value;
+};
+const connection = option('--connection');
+if (connection) env.TABWRIGHT_TEST_CONNECTION = connection;
+const timesFile = option('--times');
 // The suite reads the tools' fields through structuredContent, so its servers run with --structured-content
 // (a superset of the text). test/tools/clientLens.test.ts runs the default (content only) and both through the
 // client lens (test/fixtures/clientLens.ts).
 env.TABWRIGHT_STRUCTURED_CONTENT ??= '1';
+const jobs = Math.max(1, Number(env.TABWRIGHT_TEST_JOBS) || 2);
 const filters = argv;
 const files = find('test').filter(f => !filters.length || filters.some(x => f.includes(x))).sort();
 if (!files.length) {
   console.error(`no test files match ${filters.join(' ')}`);
   process.exit(1);
 }
-const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=1', '--test-timeout=300000', ...files], { stdio: 'inherit', env });
-process.exit(result.status ?? 1);
+
+/** Runs one file in its own `node --test`; resolves with its exit code, output, counts and duration. */
+function runFile(file) {
+  return new Promise(resolve => {
+    const started = Date.now();
+    const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', '--test-timeout=300000', file], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', chunk => (out += chunk));
+    child.stderr.on('data', chunk => (out += chunk));
+    child.on('close', (code, signal) => {
+      const count = name => Number(new RegExp(`^ℹ ${name} (\\d+)$`, 'm').exec(out)?.[1] ?? 0);
+      resolve({ file, code: code ?? 1, signal, out, ms: Date.now() - started, tests: count('tests'), pass: count('pass'), fail: count('fail'), skipped: count('skipped'), todo: count('todo'), cancelled: count('cancelled') });
+    });
+  });
+}
+
+const started = Date.now();
+const results = [];
+function report(result) {
+  results.push(result);
+  const status = result.code === 0 ? 'ok' : `FAILED (exit ${result.signal ?? result.code})`;
+  process.stdout.write(`\n━━ ${result.file} — ${status}, ${(result.ms / 1000).toFixed(1)} s\n${result.out}`);
+}
+
+// Serial files first, each alone; then the rest, `jobs` at a time.
+for (const file of files.filter(f => SERIAL.has(f))) report(await runFile(file));
+const queue = files.filter(f => !SERIAL.has(f));
+await Promise.all(Array.from({ length: Math.min(jobs, queue.length) }, async () => {
+  for (let file; (file = queue.shift()) !== undefined;) report(await runFile(file));
+}));
+
+const wall = Date.now() - started;
+const sum = key => results.reduce((n, r) => n + r[key], 0);
+const failed = results.filter(r => r.code !== 0);
+console.log(`\n── ${results.length} files, ${jobs} at a time (serial: ${files.filter(f => SERIAL.has(f)).length})`);
+console.log(`ℹ tests ${sum('tests')}\nℹ pass ${sum('pass')}\nℹ fail ${sum('fail')}\nℹ skipped ${sum('skipped')}\nℹ todo ${sum('todo')}\nℹ cancelled ${sum('cancelled')}`);
+console.log(`ℹ wall ${(wall / 1000).toFixed(1)} s; file durations add up to ${(sum('ms') / 1000).toFixed(1)} s`);
+console.log('ℹ slowest:', [...results].sort((a, b) => b.ms - a.ms).slice(0, 8).map(r => `${r.file} ${(r.ms / 1000).toFixed(1)} s`).join(', '));
+if (failed.length) console.log(`✖ failed files: ${failed.map(r => r.file).join(', ')}`);
+if (timesFile) writeFileSync(timesFile, `${JSON.stringify({ jobs, wallMs: wall, files: results.map(({ out: _out, ...r }) => r) }, null, 1)}\n`);
+process.exit(failed.length ? 1 : 0);

@@ -1,7 +1,8 @@
 /**
  * Issue #2, real input: every page in ../shared/corpus/pages (listed at run
  * time, served from 127.0.0.1, never copied into the repo) is driven through
- * the MCP server with the official client:
+ * the tools in process (test/fixtures/harness.ts, useSession), the dispatcher
+ * and invokeTool the server runs them with:
  *
  * 1. navigate to it; get_page_context succeeds (inline, so big snapshots come
  *    back in structuredContent.snapshot).
@@ -41,13 +42,14 @@
  * Per page it reports (never asserts) snapshot bytes, ref count and times,
  * as a table at the end, for the benchmark.
  */
-import { after, before, test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
-import { call, connect, type Connected } from './fixtures/mcp.js';
-import { CORPUS, sharedMissing, startSite, type Site } from './fixtures/site.js';
+import { useSession } from './fixtures/harness.js';
+import { call } from './fixtures/mcp.js';
+import { CORPUS, sharedMissing } from './fixtures/site.js';
 
 /** One node line of a snapshot (`- role "name" [ref=e5]: text`). */
 interface SnapNode {
@@ -118,22 +120,14 @@ interface Row {
 }
 
 const rows: Row[] = [];
-let site: Site;
-let server: Connected;
 
 const corpusPages = existsSync(CORPUS) ? readdirSync(CORPUS).filter(f => f.endsWith('.html')).sort() : [];
 
-before(async () => {
-  site = await startSite();
-  // Corpus pages link to "/" and the like; answer directory paths with a plain
-  // page (the fixture's file server would try to read the directory).
-  for (const dir of ['/', '/corpus/', '/shared/']) site.page(dir, '<title>Directory</title><h1>Not a page</h1>');
-  server = await connect();
-});
+// Corpus pages link to "/" and the like; answer directory paths with a plain
+// page (the fixture's file server would try to read the directory).
+const tw = useSession({ pages: Object.fromEntries(['/', '/corpus/', '/shared/'].map(dir => [dir, '<title>Directory</title><h1>Not a page</h1>'])), context: 'file' });
 
-after(async () => {
-  await server?.close();
-  await site?.close();
+after(() => {
   if (rows.length) printTable(rows);
 });
 
@@ -204,7 +198,7 @@ async function pagedSnapshot(args: Record<string, unknown> = {}): Promise<{ ctx:
     if (seen.has(`${ref}@${offset}`)) continue;
     seen.add(`${ref}@${offset}`);
     assert.ok(pages < 2000, 'paging ends');
-    const next = await call<PageContext>(server.client, 'get_page_context', { ...args, ref, offset, output: 'inline' });
+    const next = await call<PageContext>(tw.client, 'get_page_context', { ...args, ref, offset, output: 'inline' });
     pages++;
     const more = parseSnapshot(next.snapshot!);
     assert.equal(more.filter(n => n.ref).length, next.refCount, 'every ref sits on a node line the parser reads');
@@ -229,7 +223,7 @@ function refsByRole(nodes: SnapNode[]): Map<string, number> {
 
 async function pageContext(args: Record<string, unknown> = {}): Promise<{ ctx: PageContext; text: string; ms: number }> {
   const start = performance.now();
-  const ctx = await call<PageContext>(server.client, 'get_page_context', { output: 'inline', ...args });
+  const ctx = await call<PageContext>(tw.client, 'get_page_context', { output: 'inline', ...args });
   const ms = performance.now() - start;
   let text = ctx.snapshot;
   if (text === undefined) {
@@ -240,7 +234,7 @@ async function pageContext(args: Record<string, unknown> = {}): Promise<{ ctx: P
 }
 
 async function evaluate<T>(code: string): Promise<T> {
-  const r = await call<{ value: T }>(server.client, 'execute', { code, maxBytes: 2 * 1024 * 1024 });
+  const r = await call<{ value: T }>(tw.client, 'execute', { code, maxBytes: 2 * 1024 * 1024 });
   return r.value;
 }
 
@@ -355,13 +349,13 @@ test('the corpus is present', { skip: sharedMissing(CORPUS) }, () => {
 
 for (const file of corpusPages) {
   test(`corpus: ${file}`, async t => {
-    const url = `${site.origin}/corpus/${encodeURIComponent(file)}`;
+    const url = `${tw.origin}/corpus/${encodeURIComponent(file)}`;
     const row: Row = { page: file, navMs: 0, snapMs: 0, bytes: 0, tokens: 0, pages: 0, refs: 0, links: 0, buttons: 0, controls: 0, frames: '', inFrame: 0, ariaHidden: 0, checked: '', click: '' };
     rows.push(row);
 
     // 1. navigate and snapshot
     const start = performance.now();
-    const nav = await call<{ status: number; revision: number; url: string }>(server.client, 'navigate', { url, waitUntil: 'load' });
+    const nav = await call<{ status: number; revision: number; url: string }>(tw.client, 'navigate', { url, waitUntil: 'load' });
     row.navMs = performance.now() - start;
     assert.equal(nav.status, 200);
     const natural = await pageContext();
@@ -397,13 +391,13 @@ for (const file of corpusPages) {
     const links = sameSiteLinks(urlNodes, census.href, census.base);
     if (!links.length) {
       row.click = `skipped: no visible same-site link${census.sameSiteInDom ? ` (${census.sameSiteInDom} hidden)` : ''}`;
-      t.diagnostic(`${file}: click step skipped: no link with a ref resolves to ${site.origin} outside this document ` +
+      t.diagnostic(`${file}: click step skipped: no link with a ref resolves to ${tw.origin} outside this document ` +
         `(base ${census.base}; same-site links in the DOM, hidden ones included: ${census.sameSiteInDom})`);
     } else {
       const refused: string[] = [];
       let done = false;
       for (const link of links.slice(0, 5)) {
-        const result = await server.client.callTool({ name: 'click', arguments: { ref: link.node.ref } });
+        const result = await tw.client.callTool({ name: 'click', arguments: { ref: link.node.ref } });
         const content = result.structuredContent as {
           navigation?: { url: string; revision: number; sameDocument: boolean };
           error?: { type: string; message: string };
@@ -426,7 +420,7 @@ for (const file of corpusPages) {
     }
 
     // 4. every visible link, button and control, one by one, on a fresh load
-    const again = await call<{ status: number }>(server.client, 'navigate', { url, waitUntil: 'load' });
+    const again = await call<{ status: number }>(tw.client, 'navigate', { url, waitUntil: 'load' });
     assert.equal(again.status, 200);
     const { candidates, problems, roles } = await checkEveryElement();
     row.inFrame = candidates.filter(c => c.frame > 0).length;
@@ -495,8 +489,8 @@ const GAP_PAGE = `<!doctype html><title>Supplementary refs</title>
 <input aria-label="Field without pointer events" style="pointer-events:none">`;
 
 test('edge cases: shadow DOM, same-origin frame, aria-hidden, display: contents, explicit roles, every control type', async () => {
-  site.page('/edge-cases', EDGE_PAGE);
-  await call(server.client, 'navigate', { url: `${site.origin}/edge-cases`, waitUntil: 'load' });
+  tw.site.page('/edge-cases', EDGE_PAGE);
+  await call(tw.client, 'navigate', { url: `${tw.origin}/edge-cases`, waitUntil: 'load' });
   const census = await evaluate<Census>('globalThis.__tabwright.census()');
   assert.deepEqual(census.frames, { sameOrigin: 1, crossOrigin: 0 });
   const { candidates, problems } = await checkEveryElement();
@@ -510,9 +504,9 @@ test('edge cases: shadow DOM, same-origin frame, aria-hidden, display: contents,
 });
 
 test('supplementary refs: links around floats or absolute boxes, pointer-events: none', async () => {
-  site.page('/supplementary', GAP_PAGE);
-  site.page('/float', '<title>Float target</title><p>arrived</p>');
-  const nav = await call<{ revision: number }>(server.client, 'navigate', { url: `${site.origin}/supplementary`, waitUntil: 'load' });
+  tw.site.page('/supplementary', GAP_PAGE);
+  tw.site.page('/float', '<title>Float target</title><p>arrived</p>');
+  const nav = await call<{ revision: number }>(tw.client, 'navigate', { url: `${tw.origin}/supplementary`, waitUntil: 'load' });
   const { text } = await pageContext();
   const line = /^- link "Link around a float" \[ref=(e\d+)\]$/m.exec(text);
   assert.ok(line, text);
@@ -521,16 +515,16 @@ test('supplementary refs: links around floats or absolute boxes, pointer-events:
   assert.ok(field, text);
 
   // the refs act: text goes into the field, and the link opens on a click on what shows of it
-  await call(server.client, 'type', { ref: field[1], text: 'hello' });
+  await call(tw.client, 'type', { ref: field[1], text: 'hello' });
   assert.equal(await evaluate<string>('document.querySelector("input").value'), 'hello');
-  const clicked = await call<{ navigation?: { url: string; revision: number } }>(server.client, 'click', { ref: line[1] });
-  assert.equal(clicked.navigation?.url, `${site.origin}/float`);
+  const clicked = await call<{ navigation?: { url: string; revision: number } }>(tw.client, 'click', { ref: line[1] });
+  assert.equal(clicked.navigation?.url, `${tw.origin}/float`);
   assert.equal(clicked.navigation?.revision, nav.revision + 1);
-  const stale = await server.client.callTool({ name: 'click', arguments: { ref: line[1] } });
+  const stale = await tw.client.callTool({ name: 'click', arguments: { ref: line[1] } });
   assert.equal((stale.structuredContent as { error: { type: string } }).error.type, 'stale_ref');
 
   // and the element-by-element check passes
-  await call(server.client, 'navigate', { url: `${site.origin}/supplementary`, waitUntil: 'load' });
+  await call(tw.client, 'navigate', { url: `${tw.origin}/supplementary`, waitUntil: 'load' });
   const { candidates, problems } = await checkEveryElement();
   assert.equal(candidates.length, 4, 'the census counts all four as visible');
   assert.deepEqual(problems, []);

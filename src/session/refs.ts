@@ -80,7 +80,9 @@ let engineRegistered: Promise<void> | undefined;
 /**
  * Registers the `tabwright-ref` selector engine once per process (Playwright
  * adds it to contexts that exist already). It runs in the page's main world,
- * where the runtime lives, and matches only inside the queried root.
+ * where the runtime lives, and matches only inside the queried root. A
+ * context Playwright creates while it registers gets no engine, so a Session
+ * awaits this before it opens its context (./session.ts).
  */
 export function registerRefEngine(): Promise<void> {
   engineRegistered ??= playwright().selectors.register(REF_ENGINE, () => {

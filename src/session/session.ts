@@ -15,7 +15,7 @@ import { dialogOpenError } from './dialogs.js';
 import { Downloads } from './downloads.js';
 import { runtimeInitScript } from '../webmcp/runtimeScript.js';
 import type { UserscriptInjector } from '../userscripts/injection.js';
-import { RefRegistry } from './refs.js';
+import { RefRegistry, registerRefEngine } from './refs.js';
 import { Tab } from './tab.js';
 import { raceTimeout } from '../util/wait.js';
 
@@ -61,6 +61,8 @@ export class Session {
   }
 
   private async setUp(): Promise<BrowserContext> {
+    // The ref engine first: a context that opens while it registers would lack it (several sessions in one process).
+    await registerRefEngine();
     const ctx = await this.connection.context();
     const runtime = this.runtimeScript();
     if (runtime) await ctx.addInitScript({ content: runtime });

@@ -11,7 +11,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { startDaemon, until, type Daemon } from '../fixtures/daemon.js';
+import { startDaemon, type Daemon } from '../fixtures/daemon.js';
+import { until } from '../fixtures/harness.js';
 import { startChromium, type RemoteChromium } from '../fixtures/remote.js';
 import { startSite, type Site } from '../fixtures/site.js';
 

@@ -9,7 +9,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CLI, ROOT } from '../fixtures/mcp.js';
 import { startSite, type Site } from '../fixtures/site.js';
-import { cli, cliHome, ok, type CliHome } from './helpers.js';
+import { cli, cliHome, ok, type CliHome } from '../fixtures/cli.js';
 
 let site: Site;
 let home: CliHome;

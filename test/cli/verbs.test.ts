@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import { CLI, ROOT } from '../fixtures/mcp.js';
 import { startSite, type Site } from '../fixtures/site.js';
-import { cli, cliHome, daemonPid, ok, type CliHome } from './helpers.js';
+import { cli, cliHome, daemonPid, ok, type CliHome } from '../fixtures/cli.js';
 
 let site: Site;
 let home: CliHome;

@@ -12,7 +12,9 @@ import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { alive, DAEMON, descendants, startDaemon, until, type Daemon } from '../fixtures/daemon.js';
+import { DAEMON, startDaemon, type Daemon } from '../fixtures/daemon.js';
+import { until } from '../fixtures/harness.js';
+import { descendants, isAlive } from '../fixtures/processes.js';
 import { ROOT } from '../fixtures/mcp.js';
 import { startSite, type Site } from '../fixtures/site.js';
 
@@ -228,15 +230,16 @@ test('/mcp without the token is 401, with a wrong bearer too', async () => {
 });
 
 test('idle exit: a daemon with a short idle time exits by itself, removes daemon.json, and leaves no browser', async () => {
-  // This daemon also has a short call deadline (20 s: the first call launches the browser) and a small response cap.
-  const idle = await startDaemon({ env: { TABWRIGHT_DAEMON_IDLE_MS: '2000', TABWRIGHT_DAEMON_REQUEST_TIMEOUT_MS: '20000', TABWRIGHT_DAEMON_MAX_RESPONSE_BYTES: '65536' } });
+  // This daemon also has a short call deadline and a small response cap. The call that outlives the deadline
+  // comes first: it launches the browser, so the calls after it get the whole deadline for their work.
+  const idle = await startDaemon({ env: { TABWRIGHT_DAEMON_IDLE_MS: '2000', TABWRIGHT_DAEMON_REQUEST_TIMEOUT_MS: '8000', TABWRIGHT_DAEMON_MAX_RESPONSE_BYTES: '65536' } });
   try {
-    const reply = await idle.request({ path: '/v1/tools/navigate', body: { url: `${site.origin}/shop` } });
-    assert.equal(reply.status, 200, reply.text);
     const slow = await idle.request({ path: '/v1/tools/execute', body: { code: 'await new Promise(r => setTimeout(r, 60000)); return 1', timeoutSec: 120 } });
     assert.equal(slow.status, 504, slow.text);
     assert.equal(slow.json.outcome, 'failed');
     assert.equal(slow.json.error.type, 'timeout');
+    const reply = await idle.request({ path: '/v1/tools/navigate', body: { url: `${site.origin}/shop` } });
+    assert.equal(reply.status, 200, reply.text);
     const big = { code: `'x'.repeat(100000)`, maxBytes: 200000 };
     const large = await idle.request({ path: '/v1/tools/execute', body: big });
     assert.equal(large.status, 500, large.text.slice(0, 300));
@@ -252,7 +255,7 @@ test('idle exit: a daemon with a short idle time exits by itself, removes daemon
     assert.equal(code, 0, idle.stderr());
     assert.match(idle.stderr(), /stopping \(idle for 2 s\)/);
     assert.equal(existsSync(join(idle.configDir, 'daemon.json')), false);
-    await until('no orphan browser', () => children.every(pid => !alive(pid)), 15_000);
+    await until('no orphan browser', () => children.every(pid => !isAlive(pid)), 15_000);
   } finally {
     await idle.stop();
   }
@@ -294,5 +297,5 @@ test('POST /v1/shutdown: 202, the daemon exits 0, daemon.json is gone, no orphan
   assert.deepEqual(reply.json, { stopping: true });
   assert.equal(await daemon.exited, 0);
   assert.equal(existsSync(join(daemon.configDir, 'daemon.json')), false);
-  await until('no orphan browser', () => children.every(pid => !alive(pid)), 15_000);
+  await until('no orphan browser', () => children.every(pid => !isAlive(pid)), 15_000);
 });

@@ -6,7 +6,8 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
-import { startDaemon, until, type Daemon } from '../fixtures/daemon.js';
+import { startDaemon, type Daemon } from '../fixtures/daemon.js';
+import { until } from '../fixtures/harness.js';
 import { startSite, type Site } from '../fixtures/site.js';
 
 let daemon: Daemon;

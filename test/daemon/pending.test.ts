@@ -10,7 +10,7 @@ import { Client, StreamableHTTPClientTransport, type ElicitResult } from '@model
 import { seenBy } from '../fixtures/clientLens.js';
 import { startDaemon, type Daemon } from '../fixtures/daemon.js';
 import { startSite, type Site } from '../fixtures/site.js';
-import type { RawResult } from '../tools/helpers.js';
+import { type RawResult } from '../fixtures/mcp.js';
 import { PENDING_SHOP } from '../fixtures/pendingShop.js';
 
 const MAX_WAIT = 2;

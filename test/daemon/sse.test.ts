@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { createServer, get, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SseStream } from '../../src/daemon/sse.js';
-import { until } from '../fixtures/daemon.js';
+import { until } from '../fixtures/harness.js';
 
 test('a reader that stops reading makes the writer wait; nothing is lost or reordered', async () => {
   const COUNT = 400;

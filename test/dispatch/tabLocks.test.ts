@@ -7,7 +7,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { call, connect, type Connected } from '../fixtures/mcp.js';
 import { startSite, type Site } from '../fixtures/site.js';
-import { refOf, snapshot } from '../tools/helpers.js';
+import { refOf, snapshot } from '../fixtures/mcp.js';
 
 let site: Site;
 let server: Connected;

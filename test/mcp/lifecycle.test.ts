@@ -26,7 +26,9 @@ import { TOOLS } from '../../src/tools/registry.js';
 /** The default tool set (`--toolsets core`): what tools/list shows without flags (issue #6). */
 const CORE_TOOLS = TOOLS.filter(t => (t.toolset ?? 'core') === 'core');
 import { call, callError, CLI, connect, ROOT, serverArgs, TEST_BROWSER_ARGS } from '../fixtures/mcp.js';
-import { isAlive, processesWith, RawSession, waitUntil } from '../fixtures/raw.js';
+import { eventually } from '../fixtures/harness.js';
+import { isAlive, killLeftovers, processesWith } from '../fixtures/processes.js';
+import { RawSession } from '../fixtures/raw.js';
 import { startSite, type Site } from '../fixtures/site.js';
 
 const MCP_MAIN = join(ROOT, 'dist', 'mcpMain.js');
@@ -52,17 +54,6 @@ function tempDir(prefix: string): string {
   return dir;
 }
 
-/** Kills (by pid) whatever a failed test left running with `needle` in its args. */
-function killLeftovers(needle: string): void {
-  for (const { pid } of processesWith(needle)) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // already gone
-    }
-  }
-}
-
 /** A server on a unique persistent profile (no --isolated), so `ps` can find its browser by that path. */
 function persistentServer(userDataDir: string, env: Record<string, string | undefined> = {}): RawSession {
   return new RawSession([CLI, 'mcp', '--headless', '--user-data-dir', userDataDir, ...BROWSER_ARG_FLAGS], { env: { ...CLEAN_ENV, ...env } });
@@ -81,7 +72,7 @@ async function launched(): Promise<{ raw: RawSession; userDataDir: string }> {
 
 /** Asserts (bounded wait) that no process of this run survives. */
 async function assertAllGone(userDataDir: string, serverPid: number): Promise<void> {
-  const gone = await waitUntil(() => processesWith(userDataDir).length === 0 && !isAlive(serverPid), GONE_WITHIN_MS);
+  const gone = await eventually(() => processesWith(userDataDir).length === 0 && !isAlive(serverPid), GONE_WITHIN_MS);
   const survivors = processesWith(userDataDir);
   const serverAlive = isAlive(serverPid);
   killLeftovers(userDataDir);
@@ -144,7 +135,7 @@ async function doomedClient(sharedStdin: boolean): Promise<{ client: ChildProces
       line({ id: 2, method: 'tools/call', params: { name: 'navigate', arguments: { url } } }),
     );
   }
-  const ready = await waitUntil(() => out.includes('\n'), 60_000);
+  const ready = await eventually(() => out.includes('\n'), 60_000);
   if (!ready) client.kill('SIGKILL');
   assert.ok(ready, `the client never reported READY; stderr:\n${err}`);
   const m = /^READY (\d+) ok$/m.exec(out);
@@ -176,7 +167,7 @@ describe('lazy start', () => {
       assert.equal((status.structuredContent as { browserRunning: boolean }).browserRunning, false);
       const tabs = await raw.callTool('list_tabs');
       assert.notEqual(tabs.isError, true, JSON.stringify(tabs));
-      assert.equal(await waitUntil(() => processesWith(userDataDir).some(p => !p.args.includes(CLI)), 1000), false, 'no browser process before a browser tool');
+      assert.equal(await eventually(() => processesWith(userDataDir).some(p => !p.args.includes(CLI)), 1000), false, 'no browser process before a browser tool');
       assert.equal(existsSync(join(userDataDir, 'Default')), false, 'the profile is untouched');
 
       const nav = await raw.callTool('navigate', { url: `${site.origin}/page` });

@@ -10,7 +10,9 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { call, connect, serverArgs } from '../fixtures/mcp.js';
-import { processesWith, RawSession, waitUntil } from '../fixtures/raw.js';
+import { eventually } from '../fixtures/harness.js';
+import { processesWith } from '../fixtures/processes.js';
+import { RawSession } from '../fixtures/raw.js';
 import { startSite, type Site } from '../fixtures/site.js';
 
 /** Every tool tools/list must show (issue #2, "Tools"). */
@@ -50,7 +52,7 @@ describe('SDK v2 client', () => {
     } finally {
       await server.close();
     }
-    assert.ok(await waitUntil(() => processesWith(marker).length === 0, 10_000), 'no server or browser process of this test is left');
+    assert.ok(await eventually(() => processesWith(marker).length === 0, 10_000), 'no server or browser process of this test is left');
   });
 
   test("mode 'legacy' uses the initialize handshake at the SDK's latest 2025 revision", async () => {

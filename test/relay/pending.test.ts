@@ -11,8 +11,10 @@ import assert from 'node:assert/strict';
 import type { Client, ElicitResult } from '@modelcontextprotocol/client';
 import { seenBy } from '../fixtures/clientLens.js';
 import { startSite, type Site } from '../fixtures/site.js';
-import { callRaw, type RawResult } from '../tools/helpers.js';
-import { browsersOn, killLeftovers, machine, startServer, waitUntil, type Machine, type Server } from './helpers.js';
+import { callRaw, type RawResult } from '../fixtures/mcp.js';
+import { eventually } from '../fixtures/harness.js';
+import { killLeftovers } from '../fixtures/processes.js';
+import { browsersOn, machine, startServer, type Machine, type Server } from '../fixtures/relay.js';
 import { PENDING_SHOP } from '../fixtures/pendingShop.js';
 
 const MAX_WAIT = 2;
@@ -67,7 +69,7 @@ before(async () => {
 after(async () => {
   await follower?.close();
   await leader?.close();
-  const gone = await waitUntil(() => browsersOn(m.profile).length === 0, 15_000);
+  const gone = await eventually(() => browsersOn(m.profile).length === 0, 15_000);
   killLeftovers(m.profile);
   await site?.close();
   m.remove();

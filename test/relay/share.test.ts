@@ -14,7 +14,9 @@ import { join } from 'node:path';
 import type { ElicitResult } from '@modelcontextprotocol/client';
 import { call, callError, ROOT } from '../fixtures/mcp.js';
 import { startSite, type Site } from '../fixtures/site.js';
-import { browsersOn, killLeftovers, machine, startServer, waitUntil, type Machine, type Server } from './helpers.js';
+import { eventually } from '../fixtures/harness.js';
+import { killLeftovers } from '../fixtures/processes.js';
+import { browsersOn, machine, startServer, type Machine, type Server } from '../fixtures/relay.js';
 
 interface Status { role: string; leaderPid: number; relayProtocol: number; tabCount: number; browserRunning: boolean; workspace: string }
 interface Tab { tabId: number; url: string }
@@ -68,7 +70,7 @@ before(async () => {
 after(async () => {
   await follower?.close();
   await leader?.close();
-  const gone = await waitUntil(() => browsersOn(m.profile).length === 0, 15_000);
+  const gone = await eventually(() => browsersOn(m.profile).length === 0, 15_000);
   killLeftovers(m.profile);
   await site?.close();
   m.remove();
@@ -161,7 +163,7 @@ test('a follower call cancelled while it waits for the tab never runs', async ()
   const tab = (await call<{ tabs: Tab[] }>(leader.client, 'list_tabs')).tabs[0]!.tabId;
   marks.length = 0;
   const holding = call<{ value: string }>(leader.client, 'execute', { tabId: tab, code: marked('hold', 1500) });
-  assert.ok(await waitUntil(() => marks.includes('start-hold'), 10_000), 'the first call runs');
+  assert.ok(await eventually(() => marks.includes('start-hold'), 10_000), 'the first call runs');
   const controller = new AbortController();
   const cancelled = follower.client.callTool({ name: 'execute', arguments: { tabId: tab, code: `await fetch('/mark?x=effect'); return 1` } }, { signal: controller.signal });
   // Give the call time to reach the leader and queue behind the first (were it not queued, the effect would show).

@@ -9,7 +9,9 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { call } from '../fixtures/mcp.js';
 import { startSite, type Site } from '../fixtures/site.js';
-import { browsersOn, killLeftovers, machine, startServer, waitUntil, type Machine, type Server } from './helpers.js';
+import { eventually } from '../fixtures/harness.js';
+import { killLeftovers } from '../fixtures/processes.js';
+import { browsersOn, machine, startServer, type Machine, type Server } from '../fixtures/relay.js';
 
 interface Status { role: string; leaderPid: number; browserRunning: boolean }
 
@@ -29,7 +31,7 @@ before(async () => {
 
 after(async () => {
   for (const s of servers) await s.close();
-  const gone = await waitUntil(() => browsersOn(m.profile).length === 0, 15_000);
+  const gone = await eventually(() => browsersOn(m.profile).length === 0, 15_000);
   const left = browsersOn(m.profile);
   killLeftovers(m.profile);
   await site?.close();
@@ -58,11 +60,11 @@ test('the leader killed with SIGKILL: a follower takes over and the next calls w
   assert.equal((lost.structuredContent as { error: { type: string } }).error.type, 'leader_lost');
 
   // The killed leader's Chromium exits on its own (its CDP pipe closed).
-  assert.ok(await waitUntil(() => !browsersOn(m.profile).includes(firstBrowser[0]!), 15_000), 'the old browser exited');
+  assert.ok(await eventually(() => !browsersOn(m.profile).includes(firstBrowser[0]!), 15_000), 'the old browser exited');
 
   // One of B and C leads now, the other follows it.
   let roles: Array<[string, number]> = [];
-  assert.ok(await waitUntil(async () => {
+  assert.ok(await eventually(async () => {
     roles = (await Promise.all([b, c].map(s => call<Status>(s.client, 'get_bridge_status')))).map(s => [s.role, s.leaderPid]);
     return roles.filter(r => r[0] === 'leader').length === 1 && roles.filter(r => r[0] === 'follower').length === 1;
   }, 20_000), `roles after takeover: ${JSON.stringify(roles)}`);
@@ -86,7 +88,7 @@ test('a leader that exits normally hands over as well, and the last one closes t
   const follower = leader === b ? c! : b!;
   await leader.close();
   // A call sent while the old leader shuts down may come back leader_lost: poll the (read-only) status.
-  assert.ok(await waitUntil(async () => {
+  assert.ok(await eventually(async () => {
     const res = await follower.client.callTool({ name: 'get_bridge_status', arguments: {} });
     return !res.isError && (res.structuredContent as unknown as Status).role === 'leader';
   }, 20_000), 'the remaining server leads');

@@ -10,7 +10,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { call, callError, ROOT } from '../fixtures/mcp.js';
 import { startSite, type Site } from '../fixtures/site.js';
-import { browsersOn, killLeftovers, machine, startServer, waitUntil, type Machine, type Server } from './helpers.js';
+import { eventually } from '../fixtures/harness.js';
+import { killLeftovers } from '../fixtures/processes.js';
+import { browsersOn, machine, startServer, type Machine, type Server } from '../fixtures/relay.js';
 
 interface Status { role: string; leaderPid: number; relayProtocol: number; serverVersion: string }
 
@@ -28,7 +30,7 @@ before(async () => {
 
 after(async () => {
   for (const s of servers) await s.close();
-  const gone = await waitUntil(() => browsersOn(m.profile).length === 0, 15_000);
+  const gone = await eventually(() => browsersOn(m.profile).length === 0, 15_000);
   killLeftovers(m.profile);
   await site?.close();
   m.remove();
@@ -67,9 +69,9 @@ test('a leader greeted by a newer package steps down and follows it', async () =
   const status = await call<Status>(newer.client, 'get_bridge_status');
   assert.deepEqual([status.role, status.leaderPid, status.serverVersion], ['leader', newer.pid, VERSION]);
   // The old leader closed its browser and now follows the newer process.
-  assert.ok(await waitUntil(() => !browsersOn(m.profile).includes(oldBrowser[0]!), 15_000), 'the old leader closed its browser');
+  assert.ok(await eventually(() => !browsersOn(m.profile).includes(oldBrowser[0]!), 15_000), 'the old leader closed its browser');
   let role: Status | undefined;
-  assert.ok(await waitUntil(async () => {
+  assert.ok(await eventually(async () => {
     const res = await old.client.callTool({ name: 'get_bridge_status', arguments: {} });
     role = res.isError ? undefined : res.structuredContent as unknown as Status;
     return role?.role === 'follower';

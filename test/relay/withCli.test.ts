@@ -10,9 +10,11 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { call } from '../fixtures/mcp.js';
 import { startSite, type Site } from '../fixtures/site.js';
-import { cli, freePort, ok, stopDaemon, daemonPid, type CliHome } from '../cli/helpers.js';
+import { cli, ok, stopDaemon, daemonPid, type CliHome } from '../fixtures/cli.js';
 import { TEST_BROWSER_ARGS } from '../fixtures/mcp.js';
-import { browsersOn, killLeftovers, machine, startServer, waitUntil, type Machine, type Server } from './helpers.js';
+import { eventually, freePort } from '../fixtures/harness.js';
+import { killLeftovers } from '../fixtures/processes.js';
+import { browsersOn, machine, startServer, type Machine, type Server } from '../fixtures/relay.js';
 
 interface Status { role: string; leaderPid: number }
 interface Tab { tabId: number; url: string }
@@ -47,7 +49,7 @@ before(async () => {
 after(async () => {
   for (const s of servers) await s.close();
   await stopDaemon(home);
-  const gone = await waitUntil(() => browsersOn(m.profile).length === 0, 15_000);
+  const gone = await eventually(() => browsersOn(m.profile).length === 0, 15_000);
   const left = browsersOn(m.profile);
   killLeftovers(m.profile);
   await site?.close();
@@ -75,7 +77,7 @@ test('two MCP servers and the CLI share one browser; the leader is SIGKILLed and
   process.kill(a.pid, 'SIGKILL');
   // The CLI's next command works once a survivor leads (a command racing the takeover may see leader_lost).
   let last: unknown;
-  assert.ok(await waitUntil(async () => {
+  assert.ok(await eventually(async () => {
     const run = await cli(home, ['tool', 'navigate', '--url', `${site.origin}/later`]);
     last = run.json;
     return run.code === 0 && run.json?.result?.url === `${site.origin}/later`;

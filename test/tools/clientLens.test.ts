@@ -4,15 +4,13 @@
 // would need: refs, the acted-on element, navigations, new tabs with URL and title, dialogs, file choosers,
 // downloads, hints, and the image of a screenshot. Run twice: with the default results (content only) and with
 // --structured-content (structuredContent then must be a superset of the text, and never ride with an image).
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { until } from '../fixtures/daemon.js';
-import { connect, type Connected } from '../fixtures/mcp.js';
-import { startSite, type Site } from '../fixtures/site.js';
+import { until, useServer } from '../fixtures/harness.js';
+import { callRaw, type RawResult, refOf } from '../fixtures/mcp.js';
 import { LENSES, seenBy, type Lens, type LensInput } from '../fixtures/clientLens.js';
-import { callRaw, refOf, type RawResult } from './helpers.js';
 
 const SHOP = `<!doctype html><title>Lens shop</title>
 <h1>Lens shop</h1>
@@ -72,29 +70,24 @@ const IMAGE_LENSES: readonly Lens[] = LENSES;
 
 for (const mode of ['default', 'structured'] as const) {
   describe(`${mode} results`, () => {
-    let site: Site;
-    let server: Connected;
     let shopTab: number;
-
-    before(async () => {
-      site = await startSite();
-      site.page('/shop', SHOP);
-      site.page('/next', '<!doctype html><title>Second page</title><p>You made it</p>');
-      site.page('/popup', '<!doctype html><title>Popup window</title><p>Hi from the popup</p>');
-      site.route('/report.csv', (_req, res) => {
+    const tw = useServer({
+      pages: {
+        '/shop': SHOP,
+        '/next': '<!doctype html><title>Second page</title><p>You made it</p>',
+        '/popup': '<!doctype html><title>Popup window</title><p>Hi from the popup</p>',
+      },
+      args: ['--auto-allow', '--toolsets', 'all'],
+      env: { TABWRIGHT_STRUCTURED_CONTENT: mode === 'structured' ? '1' : '0' },
+      setup: ({ site }) => site.route('/report.csv', (_req, res) => {
         res.writeHead(200, { 'content-type': 'text/csv', 'content-disposition': 'attachment; filename="report.csv"' });
         res.end('a,b\n1,2\n');
-      });
-      server = await connect({ args: ['--auto-allow', '--toolsets', 'all'], env: { TABWRIGHT_STRUCTURED_CONTENT: mode === 'structured' ? '1' : '0' } });
-    });
-    after(async () => {
-      await server?.close();
-      await site?.close();
+      }),
     });
 
     /** Calls a tool, checks the shape rules of this mode, and asserts every lens reads each of `patterns`. */
     async function seen(name: string, args: Record<string, unknown>, patterns: RegExp[], opts: { error?: string; images?: number } = {}): Promise<RawResult> {
-      const raw = await callRaw(server.client, name, args);
+      const raw = await callRaw(tw.client, name, args);
       const label = `${name} ${JSON.stringify(args)}`;
       if (opts.error) {
         assert.equal(raw.isError, true, `${label} should fail: ${JSON.stringify(raw.content)}`);
@@ -118,13 +111,13 @@ for (const mode of ['default', 'structured'] as const) {
     const textOf = (raw: RawResult) => raw.content.filter(b => b.type === 'text').map(b => b.text).join('\n');
 
     test('tabs, navigation and the snapshot: URLs, titles, status, refs', async () => {
-      const nav = await seen('navigate', { url: `${site.origin}/shop` }, [new RegExp(`${site.origin}/shop`), /Lens shop/, /200/, /revision 2/]);
+      const nav = await seen('navigate', { url: `${tw.origin}/shop` }, [new RegExp(`${tw.origin}/shop`), /Lens shop/, /200/, /revision 2/]);
       shopTab = Number(/Tab (\d+)/.exec(textOf(nav))![1]);
-      await seen('list_tabs', {}, [new RegExp(`\\b${shopTab}\\b`), new RegExp(`${site.origin}/shop`), /Lens shop/]);
+      await seen('list_tabs', {}, [new RegExp(`\\b${shopTab}\\b`), new RegExp(`${tw.origin}/shop`), /Lens shop/]);
       const snap = await seen('get_page_context', {}, [/button "Delete" \[ref=e\d+\]/, /link "Next page" \[ref=e\d+\]/, /Lens shop/]);
       assert.ok(refOf(textOf(snap), 'button', 'Open popup'));
       await seen('get_bridge_status', {}, [/launch|cdp|playwright-server/, /Chromium|Chrome|HeadlessChrome/i]);
-      const opened = await seen('open_tab', { url: `${site.origin}/next` }, [/Second page/, new RegExp(`${site.origin}/next`)]);
+      const opened = await seen('open_tab', { url: `${tw.origin}/next` }, [/Second page/, new RegExp(`${tw.origin}/next`)]);
       const tabId = Number(/Opened tab (\d+)/.exec(textOf(opened))![1]);
       await seen('reload_tab', { tabId }, [/Second page|reloaded/i]);
       await seen('focus_tab', { tabId: shopTab }, [new RegExp(`\\b${shopTab}\\b`)]);
@@ -132,36 +125,36 @@ for (const mode of ['default', 'structured'] as const) {
     });
 
     test('actions: clicks, a navigation, a popup, a dialog, console errors', async () => {
-      await callRaw(server.client, 'navigate', { url: `${site.origin}/shop` });
-      let snap = textOf(await callRaw(server.client, 'get_page_context', {}));
+      await callRaw(tw.client, 'navigate', { url: `${tw.origin}/shop` });
+      let snap = textOf(await callRaw(tw.client, 'get_page_context', {}));
       const del = [...snap.matchAll(/button "Delete" \[ref=(e\d+)\]/g)].map(m => m[1]!);
       // The element acted on, with the row that places it, and what the click removed.
       await seen('click', { ref: del[1]! }, [new RegExp(`Clicked button "Delete" \\[ref=${del[1]}\\] in row "Invoice 2024-02"`), /removed/i, /Invoice 2024-02/]);
       // A popup: its tab id, URL and title, and that the active tab stays.
-      await seen('click', { ref: refOf(snap, 'button', 'Open popup') }, [/New tab/i, new RegExp(`${site.origin}/popup`), /Popup window/, /popup/, /focus_tab/]);
+      await seen('click', { ref: refOf(snap, 'button', 'Open popup') }, [/New tab/i, new RegExp(`${tw.origin}/popup`), /Popup window/, /popup/, /focus_tab/]);
       await seen('click', { ref: refOf(snap, 'button', 'Save order') }, [/alert/, /Saved the order/, /handle_dialog/]);
       await seen('handle_dialog', { accept: true }, [/Accepted the alert/i]);
       await seen('click', { ref: refOf(snap, 'button', 'Break') }, [/console error/i, /Widget exploded/]);
       // Revealed content shows up as added, with refs the agent can use at once.
       await seen('click', { ref: refOf(snap, 'button', 'Show details') }, [/added/i, /Ships in 2 days/, /button "Confirm order" \[ref=e\d+\]/]);
       // A navigation: URL, title, HTTP status and the new document.
-      await seen('click', { ref: refOf(snap, 'link', 'Next page') }, [new RegExp(`Navigated to ${site.origin}/next`), /Second page/, /200/, /You made it/]);
+      await seen('click', { ref: refOf(snap, 'link', 'Next page') }, [new RegExp(`Navigated to ${tw.origin}/next`), /Second page/, /200/, /You made it/]);
       await seen('navigate', { url: 'back' }, [/Lens shop|\/shop/]);
-      snap = textOf(await callRaw(server.client, 'get_page_context', {}));
+      snap = textOf(await callRaw(tw.client, 'get_page_context', {}));
       await seen('hover', { ref: refOf(snap, 'button', 'Hover me') }, [/Hovered button "Hover me" \[ref=e\d+\]/, /Hovered!/]);
       await seen('scroll', { dy: 200 }, [/scroll position/i]);
       await seen('press_key', { key: 'Tab' }, [/Pressed Tab/]);
     });
 
     test('forms, files, downloads and drag', async () => {
-      await callRaw(server.client, 'navigate', { url: `${site.origin}/shop` });
-      const snap = textOf(await callRaw(server.client, 'get_page_context', {}));
+      await callRaw(tw.client, 'navigate', { url: `${tw.origin}/shop` });
+      const snap = textOf(await callRaw(tw.client, 'get_page_context', {}));
       const name = refOf(snap, 'textbox', 'Your name');
       await seen('type', { ref: name, text: 'Ada' }, [new RegExp(`Typed 3 characters into textbox "Your name" \\[ref=${name}\\]`), /Ada/]);
       await seen('fill_form', { fields: [{ ref: name, value: 'Grace' }, { ref: refOf(snap, 'checkbox', 'Gift wrap'), value: true }] }, [/Filled 2 fields/, /Your name/, /Gift wrap/, /Grace/, /checked/]);
       await seen('select_option', { ref: refOf(snap, 'combobox', 'Size'), values: ['Large'] }, [/combobox "Size"/, /selected: l/i]);
       const chooser = await seen('click', { ref: refOf(snap, 'button', 'Choose file') }, [/file chooser/i, /upload_file/]);
-      const upload = join(server.workspace, 'lens-upload.txt');
+      const upload = join(tw.workspace, 'lens-upload.txt');
       writeFileSync(upload, 'hello');
       await seen('upload_file', { ref: refOf(snap, 'button', 'Choose file'), paths: [upload] }, [/lens-upload\.txt/]);
       assert.ok(chooser);
@@ -171,10 +164,10 @@ for (const mode of ['default', 'structured'] as const) {
     });
 
     test('screenshot, execute, console and page tools', async () => {
-      await callRaw(server.client, 'navigate', { url: `${site.origin}/shop` });
+      await callRaw(tw.client, 'navigate', { url: `${tw.origin}/shop` });
       await seen('take_screenshot', {}, [/screenshot|png|jpeg|webp/i], { images: 1 });
       await seen('execute', { code: 'document.title + " / " + (6 * 7)' }, [/Lens shop \/ 42/]);
-      await callRaw(server.client, 'execute', { code: 'console.warn("Low stock")' });
+      await callRaw(tw.client, 'execute', { code: 'console.warn("Low stock")' });
       await seen('get_console_context', {}, [/Low stock/]);
       await seen('list_webmcp_tools', {}, [/count_items/, /Counts the invoices/]);
       await seen('call_webmcp_tool', { name: 'count_items', arguments: {} }, [/There are 2 invoices/]);
@@ -186,7 +179,7 @@ for (const mode of ['default', 'structured'] as const) {
       const scriptId = /\((s_[0-9a-f]+)\)/.exec(textOf(saved))![1]!;
       await seen('list_scripts', {}, [/Lens banner/]);
       await seen('toggle_script', { scriptId, enabled: false }, [/disabled|enabled: false|off/i]);
-      mkdirSync(join(server.workspace, 'out'), { recursive: true });
+      mkdirSync(join(tw.workspace, 'out'), { recursive: true });
       await seen('import_script', { scriptId, path: 'out/lens.user.js' }, [/lens\.user\.js/]);
       await seen('delete_script', { scriptId }, [/deleted|removed/i]);
       await seen('sync_scripts', { directory: 'synced' }, [/synced/, /watching/]);
@@ -194,10 +187,10 @@ for (const mode of ['default', 'structured'] as const) {
 
     test('userscript menu commands: list_tabs names them with their commandId, run_menu_command runs one', async () => {
       const code = '// ==UserScript==\n// @name Lens menu\n// @namespace lens\n// @match http://127.0.0.1/*\n// @grant GM_registerMenuCommand\n// ==/UserScript==\nGM_registerMenuCommand("Say hi", () => { document.title = "Hi from the menu"; });\n';
-      await callRaw(server.client, 'export_script', { code });
-      await callRaw(server.client, 'navigate', { url: `${site.origin}/shop` });
+      await callRaw(tw.client, 'export_script', { code });
+      await callRaw(tw.client, 'navigate', { url: `${tw.origin}/shop` });
       // navigate returns at DOMContentLoaded; the script runs at document-idle, a task later, and registers then.
-      await until('the menu command', async () => textOf(await callRaw(server.client, 'list_tabs', {})).includes('Say hi'));
+      await until('the menu command', async () => textOf(await callRaw(tw.client, 'list_tabs', {})).includes('Say hi'));
       const tabs = await seen('list_tabs', {}, [/Lens menu › Say hi \(commandId [^)]+\)/, /run_menu_command/]);
       const commandId = /Say hi \(commandId ([^)]+)\)/.exec(textOf(tabs))![1]!;
       await seen('run_menu_command', { commandId }, [/Ran menu command "Say hi"/]);
@@ -205,19 +198,19 @@ for (const mode of ['default', 'structured'] as const) {
     });
 
     test('errors carry type, message and a hint that names the next step', async () => {
-      await callRaw(server.client, 'navigate', { url: `${site.origin}/shop` });
-      const snap = textOf(await callRaw(server.client, 'get_page_context', {}));
+      await callRaw(tw.client, 'navigate', { url: `${tw.origin}/shop` });
+      const snap = textOf(await callRaw(tw.client, 'get_page_context', {}));
       const ref = refOf(snap, 'link', 'Next page');
-      await callRaw(server.client, 'navigate', { url: `${site.origin}/next` });
+      await callRaw(tw.client, 'navigate', { url: `${tw.origin}/next` });
       await seen('click', { ref }, [/stale_ref/, /get_page_context/], { error: 'stale_ref' });
       await seen('navigate', { url: 'not a url' }, [/invalid_arguments/, /url/i], { error: 'invalid_arguments' });
       await seen('focus_tab', { tabId: 999 }, [/tab_not_found/, /list_tabs/], { error: 'tab_not_found' });
       await seen('call_webmcp_tool', { name: 'no_such_tool', arguments: {} }, [/webmcp_tool_not_found/, /list_webmcp_tools/], { error: 'webmcp_tool_not_found' });
-      await callRaw(server.client, 'navigate', { url: `${site.origin}/shop` });
-      const fresh = textOf(await callRaw(server.client, 'get_page_context', {}));
-      await callRaw(server.client, 'click', { ref: refOf(fresh, 'button', 'Save order') });
+      await callRaw(tw.client, 'navigate', { url: `${tw.origin}/shop` });
+      const fresh = textOf(await callRaw(tw.client, 'get_page_context', {}));
+      await callRaw(tw.client, 'click', { ref: refOf(fresh, 'button', 'Save order') });
       await seen('get_page_context', {}, [/dialog_open/, /handle_dialog/], { error: 'dialog_open' });
-      await callRaw(server.client, 'handle_dialog', { accept: true });
+      await callRaw(tw.client, 'handle_dialog', { accept: true });
     });
   });
 }

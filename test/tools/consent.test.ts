@@ -12,12 +12,11 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ElicitResult } from '@modelcontextprotocol/client';
-import { call, callError, CLI, connect, type Connected, type ElicitHandler } from '../fixtures/mcp.js';
+import { call, callError, CLI, connect, type Connected, type ElicitHandler, evaluate } from '../fixtures/mcp.js';
 import { startSite, type Site } from '../fixtures/site.js';
-import { evaluate } from './helpers.js';
 
-/** A shortened prompt expiry (TABWRIGHT_CONSENT_TIMEOUT_MS); progress then ticks every 600 ms. */
-const EXPIRY_MS = 6000;
+/** A shortened prompt expiry (TABWRIGHT_CONSENT_TIMEOUT_MS); progress then ticks every 300 ms. */
+const EXPIRY_MS = 3000;
 
 const SHOP = `<!doctype html><title>Shop</title><h1>Shop</h1>
 <script>
@@ -189,11 +188,11 @@ test('prompt denied: the human declines, consent_denied, the tool does not run, 
 });
 
 test('progress notifications reach the client while a prompt waits', async () => {
-  human.answer('once', 2500);
+  human.answer('once', EXPIRY_MS / 2);
   const ticks: Array<{ progress: number; message?: string }> = [];
   const result = await server.client.callTool({ name: 'call_webmcp_tool', arguments: { name: 'buy', arguments: { item: 'tea' } } }, { onprogress: p => ticks.push({ progress: p.progress, message: p.message }), resetTimeoutOnProgress: true });
   assert.equal(result.isError, undefined);
-  // One tick when the prompt opens, then every 600 ms (EXPIRY_MS / 10; 10 s with the real 5-minute expiry).
+  // One tick when the prompt opens, then every 300 ms (EXPIRY_MS / 10; 10 s with the real 5-minute expiry).
   assert.ok(ticks.length >= 2, `expected at least 2 progress notifications, got ${JSON.stringify(ticks)}`);
   assert.match(ticks[0]!.message ?? '', /^Waiting for the user to allow buy \(\d+ s left\)$/);
   assert.deepEqual(ticks.map(t => t.progress), ticks.map((_, i) => i + 1));

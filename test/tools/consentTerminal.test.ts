@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { until } from '../fixtures/harness.js';
 import { call, ROOT, serverArgs } from '../fixtures/mcp.js';
 import { startSite, type Site } from '../fixtures/site.js';
 
@@ -104,11 +105,7 @@ function shown(): string {
 
 /** Waits until the terminal showed `text` after offset `from` (generous bound: the machine is shared). */
 async function untilShown(text: string, from: number, ms = 30_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!shown().slice(from).includes(text)) {
-    if (Date.now() > end) assert.fail(`the terminal never showed ${JSON.stringify(text)}; it showed:\n${shown().slice(from)}`);
-    await new Promise(r => setTimeout(r, 100));
-  }
+  await until(() => `the terminal to show ${JSON.stringify(text)}; it showed:\n${shown().slice(from)}`, () => shown().slice(from).includes(text), ms);
 }
 
 /** Calls `tool`, waits for its question on the terminal, types `answer` and Enter; the call's raw result. */

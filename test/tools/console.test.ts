@@ -1,9 +1,9 @@
 // get_console_context end to end: messages from document start, uncaught
 // errors and rejections, the level filter, since/lastSeq and limit.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { call, callError, connect, type Connected } from '../fixtures/mcp.js';
-import { startSite, type Site } from '../fixtures/site.js';
+import { useSession } from '../fixtures/harness.js';
+import { call, callError } from '../fixtures/mcp.js';
 
 interface Entry {
   seq: number;
@@ -39,35 +39,30 @@ Promise.reject(new Error('rejected boom'));
 <p>logging page</p>
 </body></html>`;
 
-let site: Site;
-let server: Connected;
 let tabId: number;
 let startedAt: number;
 
-before(async () => {
-  site = await startSite();
-  site.page('/logs', LOGGING_PAGE);
-  site.page('/quiet', '<!doctype html><title>Quiet</title><p>nothing logged</p>');
-  // No "Failed to load resource" error for the icon the browser asks for.
-  site.route('/favicon.ico', (_req, res) => {
-    res.writeHead(204);
-    res.end();
-  });
-  server = await connect();
-  startedAt = Date.now();
-  tabId = (await call<{ tabId: number }>(server.client, 'navigate', { url: `${site.origin}/logs`, waitUntil: 'load' })).tabId;
-});
-after(async () => {
-  await server?.close();
-  await site?.close();
+const tw = useSession({
+  context: 'file',
+  setup: async tw => {
+    tw.site.page('/logs', LOGGING_PAGE);
+    tw.site.page('/quiet', '<!doctype html><title>Quiet</title><p>nothing logged</p>');
+    // No "Failed to load resource" error for the icon the browser asks for.
+    tw.site.route('/favicon.ico', (_req, res) => {
+      res.writeHead(204);
+      res.end();
+    });
+    startedAt = Date.now();
+    tabId = (await call<{ tabId: number }>(tw.client, 'navigate', { url: `${tw.site.origin}/logs`, waitUntil: 'load' })).tabId;
+  },
 });
 
 /** Reads the console until `done` holds (uncaught errors arrive a moment after load). */
 async function readUntil(args: Record<string, unknown>, done: (ctx: ConsoleContext) => boolean): Promise<ConsoleContext> {
-  let ctx = await call<ConsoleContext>(server.client, 'get_console_context', args);
+  let ctx = await call<ConsoleContext>(tw.client, 'get_console_context', args);
   for (let i = 0; i < 50 && !done(ctx); i++) {
     await new Promise(resolve => setTimeout(resolve, 100));
-    ctx = await call<ConsoleContext>(server.client, 'get_console_context', args);
+    ctx = await call<ConsoleContext>(tw.client, 'get_console_context', args);
   }
   return ctx;
 }
@@ -86,7 +81,7 @@ test('captures from document start, with level, text, source and timestamp', asy
     ['log', 'dom ready'],
   ]);
   const early = ctx.entries[0]!;
-  assert.equal(early.source?.url, `${site.origin}/logs`);
+  assert.equal(early.source?.url, `${tw.origin}/logs`);
   assert.equal(early.source?.line, 4, 'lines count from 1');
   assert.equal(early.source?.column, 9, 'columns count from 1');
   assert.ok(early.timestamp >= startedAt && early.timestamp <= Date.now());
@@ -106,66 +101,66 @@ test('uncaught errors and unhandled rejections are entries of kind exception', a
   // Their source is where they were thrown (lines and columns count from 1).
   const lines = LOGGING_PAGE.split('\n');
   const lineOf = (needle: string) => lines.findIndex(l => l.includes(needle)) + 1;
-  assert.deepEqual(uncaught.source, { url: `${site.origin}/logs`, line: lineOf('uncaught boom'), column: lines[lineOf('uncaught boom') - 1]!.indexOf('new Error') + 1 });
-  assert.deepEqual(rejected.source, { url: `${site.origin}/logs`, line: lineOf('rejected boom'), column: lines[lineOf('rejected boom') - 1]!.indexOf('new Error') + 1 });
+  assert.deepEqual(uncaught.source, { url: `${tw.origin}/logs`, line: lineOf('uncaught boom'), column: lines[lineOf('uncaught boom') - 1]!.indexOf('new Error') + 1 });
+  assert.deepEqual(rejected.source, { url: `${tw.origin}/logs`, line: lineOf('rejected boom'), column: lines[lineOf('rejected boom') - 1]!.indexOf('new Error') + 1 });
 });
 
 test('level is a minimum severity', async () => {
-  const all = (await call<ConsoleContext>(server.client, 'get_console_context')).entries;
-  const warnings = await call<ConsoleContext>(server.client, 'get_console_context', { level: 'warning' });
+  const all = (await call<ConsoleContext>(tw.client, 'get_console_context')).entries;
+  const warnings = await call<ConsoleContext>(tw.client, 'get_console_context', { level: 'warning' });
   assert.deepEqual(warnings.entries.map(e => e.level).sort(), ['error', 'error', 'error', 'warning']);
-  const errors = await call<ConsoleContext>(server.client, 'get_console_context', { level: 'error' });
+  const errors = await call<ConsoleContext>(tw.client, 'get_console_context', { level: 'error' });
   assert.deepEqual(errors.entries.map(e => e.text.split('\n')[0]).filter(t => !t.includes('boom')), ['an error line']);
   assert.equal(errors.entries.length, 3);
-  const logs = await call<ConsoleContext>(server.client, 'get_console_context', { level: 'log' });
+  const logs = await call<ConsoleContext>(tw.client, 'get_console_context', { level: 'log' });
   assert.equal(logs.entries.length, all.length - 1, 'everything but the debug line');
-  assert.equal((await call<ConsoleContext>(server.client, 'get_console_context', { level: 'debug' })).entries.length, all.length);
-  assert.equal((await callError(server.client, 'get_console_context', { level: 'verbose' })).type, 'invalid_arguments');
+  assert.equal((await call<ConsoleContext>(tw.client, 'get_console_context', { level: 'debug' })).entries.length, all.length);
+  assert.equal((await callError(tw.client, 'get_console_context', { level: 'verbose' })).type, 'invalid_arguments');
 });
 
 test('since returns only what is newer than an earlier lastSeq', async () => {
-  const { lastSeq } = await call<ConsoleContext>(server.client, 'get_console_context');
-  const none = await call<ConsoleContext>(server.client, 'get_console_context', { since: lastSeq });
+  const { lastSeq } = await call<ConsoleContext>(tw.client, 'get_console_context');
+  const none = await call<ConsoleContext>(tw.client, 'get_console_context', { since: lastSeq });
   assert.deepEqual(none.entries, []);
   assert.equal(none.lastSeq, lastSeq);
 
-  await call(server.client, 'execute', { code: 'console.log("later one"); console.warn("later two"); return 1' });
-  const newer = await call<ConsoleContext>(server.client, 'get_console_context', { since: lastSeq });
+  await call(tw.client, 'execute', { code: 'console.log("later one"); console.warn("later two"); return 1' });
+  const newer = await call<ConsoleContext>(tw.client, 'get_console_context', { since: lastSeq });
   assert.deepEqual(newer.entries.map(e => [e.seq, e.level, e.text]), [[lastSeq + 1, 'log', 'later one'], [lastSeq + 2, 'warning', 'later two']]);
   assert.equal(newer.lastSeq, lastSeq + 2);
-  const filtered = await call<ConsoleContext>(server.client, 'get_console_context', { since: lastSeq, level: 'warning' });
+  const filtered = await call<ConsoleContext>(tw.client, 'get_console_context', { since: lastSeq, level: 'warning' });
   assert.deepEqual(filtered.entries.map(e => e.text), ['later two']);
 });
 
 test('limit keeps the newest entries and says how many were left out', async () => {
-  const all = await call<ConsoleContext>(server.client, 'get_console_context');
-  const two = await call<ConsoleContext>(server.client, 'get_console_context', { limit: 2 });
+  const all = await call<ConsoleContext>(tw.client, 'get_console_context');
+  const two = await call<ConsoleContext>(tw.client, 'get_console_context', { limit: 2 });
   assert.deepEqual(two.entries, all.entries.slice(-2));
   assert.equal(two.omitted, all.entries.length - 2);
   assert.equal(two.lastSeq, all.lastSeq);
-  assert.equal((await callError(server.client, 'get_console_context', { limit: 0 })).type, 'invalid_arguments');
-  assert.equal((await callError(server.client, 'get_console_context', { limit: 1001 })).type, 'invalid_arguments');
-  assert.equal((await callError(server.client, 'get_console_context', { since: -1 })).type, 'invalid_arguments');
+  assert.equal((await callError(tw.client, 'get_console_context', { limit: 0 })).type, 'invalid_arguments');
+  assert.equal((await callError(tw.client, 'get_console_context', { limit: 1001 })).type, 'invalid_arguments');
+  assert.equal((await callError(tw.client, 'get_console_context', { since: -1 })).type, 'invalid_arguments');
 });
 
 test('entries carry the revision of their document; each tab has its own buffer', async () => {
-  const before = await call<ConsoleContext>(server.client, 'get_console_context');
-  const nav = await call<{ revision: number }>(server.client, 'navigate', { url: `${site.origin}/quiet` });
-  await call(server.client, 'execute', { code: 'console.log("on the quiet page"); return 1' });
-  const after = await call<ConsoleContext>(server.client, 'get_console_context', { since: before.lastSeq });
+  const before = await call<ConsoleContext>(tw.client, 'get_console_context');
+  const nav = await call<{ revision: number }>(tw.client, 'navigate', { url: `${tw.origin}/quiet` });
+  await call(tw.client, 'execute', { code: 'console.log("on the quiet page"); return 1' });
+  const after = await call<ConsoleContext>(tw.client, 'get_console_context', { since: before.lastSeq });
   assert.deepEqual(after.entries.map(e => [e.text, e.revision]), [['on the quiet page', nav.revision]]);
   assert.ok(before.entries.every(e => e.revision < nav.revision));
 
-  const other = await call<{ tabId: number }>(server.client, 'open_tab', { url: `${site.origin}/quiet` });
-  const fresh = await call<ConsoleContext>(server.client, 'get_console_context', { tabId: other.tabId });
+  const other = await call<{ tabId: number }>(tw.client, 'open_tab', { url: `${tw.origin}/quiet` });
+  const fresh = await call<ConsoleContext>(tw.client, 'get_console_context', { tabId: other.tabId });
   assert.deepEqual(fresh.entries, []);
   assert.equal(fresh.lastSeq, 0);
-  assert.equal((await call<ConsoleContext>(server.client, 'get_console_context', { tabId })).lastSeq, after.lastSeq);
+  assert.equal((await call<ConsoleContext>(tw.client, 'get_console_context', { tabId })).lastSeq, after.lastSeq);
 });
 
 test('a page that floods the console keeps the newest 1000', async () => {
-  const { tabId: flood } = await call<{ tabId: number }>(server.client, 'open_tab', { url: `${site.origin}/quiet` });
-  await call(server.client, 'execute', { tabId: flood, code: 'for (let i = 1; i <= 1500; i++) console.log("line " + i); return 1' });
+  const { tabId: flood } = await call<{ tabId: number }>(tw.client, 'open_tab', { url: `${tw.origin}/quiet` });
+  await call(tw.client, 'execute', { tabId: flood, code: 'for (let i = 1; i <= 1500; i++) console.log("line " + i); return 1' });
   const ctx = await readUntil({ tabId: flood, limit: 1000 }, c => c.lastSeq >= 1500);
   assert.equal(ctx.lastSeq, 1500);
   assert.equal(ctx.entries.length, 1000);
@@ -174,8 +169,8 @@ test('a page that floods the console keeps the newest 1000', async () => {
 });
 
 test('a rejection with a plain value is recorded as that value', async () => {
-  const { lastSeq } = await call<ConsoleContext>(server.client, 'get_console_context');
-  await call(server.client, 'execute', { code: 'Promise.reject("plain reason"); return 1' });
+  const { lastSeq } = await call<ConsoleContext>(tw.client, 'get_console_context');
+  await call(tw.client, 'execute', { code: 'Promise.reject("plain reason"); return 1' });
   const ctx = await readUntil({ since: lastSeq }, c => c.entries.length > 0);
   assert.deepEqual(ctx.entries.map(e => [e.kind, e.level, e.text]), [['exception', 'error', 'plain reason']]);
 });

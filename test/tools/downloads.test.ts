@@ -5,14 +5,13 @@
 // document, its cookies and the tab survive; an <a download> names its file;
 // a download cut off mid-way is failed; list_downloads lists them all. The
 // server runs under the C locale: the browser must still decode filename*.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { call, connect, type Connected } from '../fixtures/mcp.js';
-import { startSite, type Site } from '../fixtures/site.js';
+import { useSession } from '../fixtures/harness.js';
+import { call, callRaw, evaluate, refOf, snapshot } from '../fixtures/mcp.js';
 import { seenBy } from '../fixtures/clientLens.js';
-import { callRaw, evaluate, refOf, snapshot } from './helpers.js';
 import { claimName, numberedName, type DownloadRecord } from '../../src/session/downloads.js';
 
 interface ClickResult {
@@ -39,42 +38,37 @@ function resumeBytes(n: number): Buffer {
   return Buffer.concat([Buffer.from('%PDF-1.4\n'), Buffer.from(Array.from({ length: 256 }, (_, i) => i)), Buffer.from(`\nrequest ${n}\n`)]);
 }
 
-let site: Site;
-let c: Connected;
 let dir: string;
 let resumeRequests = 0;
 
-before(async () => {
-  site = await startSite();
-  site.route('/downloads', (_req, res) => {
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'set-cookie': 'sid=s3cr3t; Path=/' });
-    res.end(DOWNLOADS_PAGE);
-  });
-  site.route('/resume', (_req, res) => {
-    const body = resumeBytes(++resumeRequests);
-    res.writeHead(200, {
-      'content-type': 'application/pdf',
-      'content-length': body.length,
-      'content-disposition': `attachment; filename="fallback.pdf"; filename*=UTF-8''r%C3%A9sum%C3%A9%20%F0%9F%93%84.pdf`,
+const tw = useSession({
+  context: 'file',
+  env: { LANG: 'C', LC_ALL: 'C' },
+  setup: async tw => {
+    tw.site.route('/downloads', (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'set-cookie': 'sid=s3cr3t; Path=/' });
+      res.end(DOWNLOADS_PAGE);
     });
-    res.end(body);
-  });
-  site.route('/plain', (_req, res) => {
-    res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
-    res.end('plain notes\n');
-  });
-  site.route('/broken', (_req, res) => {
-    // Promises 100000 bytes, sends 10, then cuts the connection.
-    res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': 100000, 'content-disposition': 'attachment; filename="broken.bin"' });
-    res.write('0123456789', () => setTimeout(() => res.destroy(), 200));
-  });
-  c = await connect({ env: { LANG: 'C', LC_ALL: 'C' } });
-  dir = join(realpathSync(c.workspace), '.tabwright', 'downloads');
-});
-
-after(async () => {
-  await c?.close();
-  await site?.close();
+    tw.site.route('/resume', (_req, res) => {
+      const body = resumeBytes(++resumeRequests);
+      res.writeHead(200, {
+        'content-type': 'application/pdf',
+        'content-length': body.length,
+        'content-disposition': `attachment; filename="fallback.pdf"; filename*=UTF-8''r%C3%A9sum%C3%A9%20%F0%9F%93%84.pdf`,
+      });
+      res.end(body);
+    });
+    tw.site.route('/plain', (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
+      res.end('plain notes\n');
+    });
+    tw.site.route('/broken', (_req, res) => {
+      // Promises 100000 bytes, sends 10, then cuts the connection.
+      res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': 100000, 'content-disposition': 'attachment; filename="broken.bin"' });
+      res.write('0123456789', () => setTimeout(() => res.destroy(), 200));
+    });
+    dir = join(realpathSync(tw.workspace), '.tabwright', 'downloads');
+  },
 });
 
 const STARTED_AT = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
@@ -97,7 +91,7 @@ test('numbered names put the number before the extension and fit 255 bytes', () 
 });
 
 test('claimName never replaces an existing file', () => {
-  const tmpDir = join(realpathSync(c.workspace), 'claim');
+  const tmpDir = join(realpathSync(tw.workspace), 'claim');
   mkdirSync(tmpDir);
   writeFileSync(join(tmpDir, 'a.txt'), 'old');
   writeFileSync(join(tmpDir, 'part1'), 'new 1');
@@ -109,26 +103,26 @@ test('claimName never replaces an existing file', () => {
 });
 
 test('a click on an attachment reports the download; a second one gets " (1)"; document, cookies and tab survive', async () => {
-  const nav = await call<{ tabId: number; revision: number }>(c.client, 'navigate', { url: `${site.origin}/downloads` });
-  const ref = refOf((await snapshot(c.client)).snapshot, 'link', 'Get résumé');
+  const nav = await call<{ tabId: number; revision: number }>(tw.client, 'navigate', { url: `${tw.origin}/downloads` });
+  const ref = refOf((await snapshot(tw.client)).snapshot, 'link', 'Get résumé');
 
-  const first = await callRaw(c.client, 'click', { ref });
+  const first = await callRaw(tw.client, 'click', { ref });
   assert.equal(first.isError, undefined, JSON.stringify(first.content));
   const one = first.structuredContent as unknown as ClickResult;
   const size = resumeBytes(1).length;
   assert.equal(one.navigation, undefined);
   assert.equal(one.revision, nav.revision);
   assert.deepEqual(one.downloads!.map(withoutTime), [{
-    id: 1, name: RESUME, suggestedName: RESUME, url: `${site.origin}/resume`, size, state: 'completed', path: join(dir, RESUME), tabId: nav.tabId,
+    id: 1, name: RESUME, suggestedName: RESUME, url: `${tw.origin}/resume`, size, state: 'completed', path: join(dir, RESUME), tabId: nav.tabId,
   }]);
   const text = seenBy('cursor', first).text;
   assert.ok(text.startsWith(`Clicked link "Get résumé" [ref=${ref}].`), text);
   assert.ok(text.includes(`Downloaded "${RESUME}" (${size} bytes) to ${join(dir, RESUME)}.`), text);
 
-  const two = await call<ClickResult>(c.client, 'click', { ref });
+  const two = await call<ClickResult>(tw.client, 'click', { ref });
   const second = `r\u00e9sum\u00e9 \u{1F4C4} (1).pdf`;
   assert.deepEqual(two.downloads!.map(withoutTime), [{
-    id: 2, name: second, suggestedName: RESUME, url: `${site.origin}/resume`, size, state: 'completed', path: join(dir, second), tabId: nav.tabId,
+    id: 2, name: second, suggestedName: RESUME, url: `${tw.origin}/resume`, size, state: 'completed', path: join(dir, second), tabId: nav.tabId,
   }]);
 
   assert.deepEqual(readdirSync(dir).sort(), [RESUME, second].sort());
@@ -136,33 +130,33 @@ test('a click on an attachment reports the download; a second one gets " (1)"; d
   assert.deepEqual(readFileSync(join(dir, second)), resumeBytes(2));
 
   // The same document, its cookies (one from the server, one from script) and its state.
-  assert.equal(await evaluate(c.client, 'document.cookie'), 'sid=s3cr3t; pref=dark');
-  assert.equal(await evaluate(c.client, 'window.state'), 'alive-42');
-  const tabs = await call<{ tabs: Array<{ tabId: number; url: string; revision: number }> }>(c.client, 'list_tabs');
-  assert.deepEqual(tabs.tabs.map(t => ({ tabId: t.tabId, url: t.url, revision: t.revision })), [{ tabId: nav.tabId, url: `${site.origin}/downloads`, revision: nav.revision }]);
+  assert.equal(await evaluate(tw.client, 'document.cookie'), 'sid=s3cr3t; pref=dark');
+  assert.equal(await evaluate(tw.client, 'window.state'), 'alive-42');
+  const tabs = await call<{ tabs: Array<{ tabId: number; url: string; revision: number }> }>(tw.client, 'list_tabs');
+  assert.deepEqual(tabs.tabs.map(t => ({ tabId: t.tabId, url: t.url, revision: t.revision })), [{ tabId: nav.tabId, url: `${tw.origin}/downloads`, revision: nav.revision }]);
 });
 
 test('an <a download> link saves under the name it gives', async () => {
-  const nav = await call<{ tabId: number }>(c.client, 'navigate', { url: `${site.origin}/downloads` });
-  const res = await call<ClickResult>(c.client, 'click', { ref: refOf((await snapshot(c.client)).snapshot, 'link', 'Save notes') });
+  const nav = await call<{ tabId: number }>(tw.client, 'navigate', { url: `${tw.origin}/downloads` });
+  const res = await call<ClickResult>(tw.client, 'click', { ref: refOf((await snapshot(tw.client)).snapshot, 'link', 'Save notes') });
   assert.deepEqual(res.downloads!.map(withoutTime), [{
-    id: 3, name: NOTES, suggestedName: NOTES, url: `${site.origin}/plain`, size: 12, state: 'completed', path: join(dir, NOTES), tabId: nav.tabId,
+    id: 3, name: NOTES, suggestedName: NOTES, url: `${tw.origin}/plain`, size: 12, state: 'completed', path: join(dir, NOTES), tabId: nav.tabId,
   }]);
   assert.equal(readFileSync(join(dir, NOTES), 'utf8'), 'plain notes\n');
 });
 
 test('a download cut off mid-way is reported as failed (the browser says canceled) and leaves no file', async () => {
-  const nav = await call<{ tabId: number }>(c.client, 'navigate', { url: `${site.origin}/downloads` });
-  const res = await call<ClickResult>(c.client, 'click', { ref: refOf((await snapshot(c.client)).snapshot, 'link', 'Broken download') });
+  const nav = await call<{ tabId: number }>(tw.client, 'navigate', { url: `${tw.origin}/downloads` });
+  const res = await call<ClickResult>(tw.client, 'click', { ref: refOf((await snapshot(tw.client)).snapshot, 'link', 'Broken download') });
   assert.deepEqual(res.downloads!.map(withoutTime), [{
-    id: 4, name: 'broken.bin', suggestedName: 'broken.bin', url: `${site.origin}/broken`, size: null, state: 'failed', path: null, tabId: nav.tabId, error: 'canceled',
+    id: 4, name: 'broken.bin', suggestedName: 'broken.bin', url: `${tw.origin}/broken`, size: null, state: 'failed', path: null, tabId: nav.tabId, error: 'canceled',
   }]);
   assert.equal(existsSync(join(dir, 'broken.bin')), false);
   assert.deepEqual(readdirSync(dir).filter(f => f.endsWith('.part')), []);
 });
 
 test('list_downloads lists every download, oldest first', async () => {
-  const res = await call<{ downloads: DownloadRecord[] }>(c.client, 'list_downloads');
+  const res = await call<{ downloads: DownloadRecord[] }>(tw.client, 'list_downloads');
   assert.deepEqual(res.downloads.map(d => [d.id, d.name, d.state, d.size, d.path]), [
     [1, RESUME, 'completed', resumeBytes(1).length, join(dir, RESUME)],
     [2, `r\u00e9sum\u00e9 \u{1F4C4} (1).pdf`, 'completed', resumeBytes(2).length, join(dir, `r\u00e9sum\u00e9 \u{1F4C4} (1).pdf`)],

@@ -3,12 +3,11 @@
 // HTML5 draggable (Chromium runs dragstart / drop / dragend from the real
 // moves); a covered source fails with element_not_actionable. The result
 // names both elements and shows the dragged node where it went.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { call, callError, connect, type Connected } from '../fixtures/mcp.js';
-import { startSite, type Site } from '../fixtures/site.js';
+import { useSession } from '../fixtures/harness.js';
+import { call, callError, callRaw, evaluate, refOf } from '../fixtures/mcp.js';
 import { seenBy } from '../fixtures/clientLens.js';
-import { callRaw, evaluate, refOf, snapshot } from './helpers.js';
 
 // A card dragged with pointer events: it follows the pointer after 5 px of
 // travel (as drag libraries do) and lands in the lane under the release
@@ -63,54 +62,37 @@ const HTML5_PAGE = `<!doctype html><title>Sort</title>
   });
 </script>`;
 
-let site: Site;
-let server: Connected;
-
-before(async () => {
-  site = await startSite();
-  site.page('/board', POINTER_PAGE);
-  site.page('/sort', HTML5_PAGE);
-  server = await connect();
-});
-after(async () => {
-  await server?.close();
-  await site?.close();
-});
-
-async function open(path: string): Promise<string> {
-  await call(server.client, 'navigate', { url: `${site.origin}${path}` });
-  return (await snapshot(server.client)).snapshot;
-}
+const tw = useSession({ pages: { '/board': POINTER_PAGE, '/sort': HTML5_PAGE } });
 
 test('drag moves a pointer-events card with intermediate trusted moves', async () => {
-  const snap = await open('/board');
-  const res = await call<{ revision: number; navigation?: unknown }>(server.client, 'drag', { fromRef: refOf(snap, 'button', 'Card 1'), toRef: refOf(snap, 'button', 'Card 2') });
+  const { snapshot: snap } = await tw.open('/board');
+  const res = await call<{ revision: number; navigation?: unknown }>(tw.client, 'drag', { fromRef: refOf(snap, 'button', 'Card 1'), toRef: refOf(snap, 'button', 'Card 2') });
   assert.equal(res.navigation, undefined);
-  assert.deepEqual(await evaluate(server.client, 'window.log'), { moves: 10, untrusted: 0, started: true, droppedIn: 'done' });
-  assert.deepEqual(await evaluate(server.client, '[...document.getElementById("done").children].map(c => c.id)'), ['card2', 'card']);
+  assert.deepEqual(await evaluate(tw.client, 'window.log'), { moves: 10, untrusted: 0, started: true, droppedIn: 'done' });
+  assert.deepEqual(await evaluate(tw.client, '[...document.getElementById("done").children].map(c => c.id)'), ['card2', 'card']);
 });
 
 test('drag runs HTML5 drag and drop; the result names both elements and shows the item moved', async () => {
-  const snap = await open('/sort');
+  const { snapshot: snap } = await tw.open('/sort');
   const pear = refOf(snap, 'listitem', 'Pear');
   const basket = refOf(snap, 'region', 'Basket');
-  const raw = await callRaw(server.client, 'drag', { fromRef: pear, toRef: basket });
+  const raw = await callRaw(tw.client, 'drag', { fromRef: pear, toRef: basket });
   const text = seenBy('cursor', raw).text;
   assert.match(text, new RegExp(`^Dragged listitem "Pear" \\[ref=${pear}\\] onto region "Basket" \\[ref=${basket}\\]\\.$`, 'm'));
   assert.match(text, new RegExp(`^Moved in region "Basket" \\[ref=${basket}\\]:\\n  - listitem "Pear" \\[ref=${pear}\\]:  \\(was in list\\)\\n    Pear$`, 'm'));
   const res = raw.structuredContent as { element?: { ref: string; name?: string }; dropTarget?: { ref: string; role?: string } };
   assert.deepEqual([res.element?.ref, res.element?.name, res.dropTarget?.ref, res.dropTarget?.role], [pear, 'Pear', basket, 'region']);
-  assert.deepEqual(await evaluate(server.client, 'window.events'), ['dragstart:pear', 'drop:pear:true', 'dragend:move']);
-  assert.deepEqual(await evaluate(server.client, '[...document.getElementById("basket").children].map(c => c.id)'), ['pear']);
-  assert.deepEqual(await evaluate(server.client, '[...document.getElementById("source").children].map(c => c.id)'), ['apple']);
+  assert.deepEqual(await evaluate(tw.client, 'window.events'), ['dragstart:pear', 'drop:pear:true', 'dragend:move']);
+  assert.deepEqual(await evaluate(tw.client, '[...document.getElementById("basket").children].map(c => c.id)'), ['pear']);
+  assert.deepEqual(await evaluate(tw.client, '[...document.getElementById("source").children].map(c => c.id)'), ['apple']);
 });
 
 test('drag from a covered element fails and moves nothing', async () => {
-  const snap = await open('/sort');
-  await evaluate(server.client, 'document.getElementById("lid").style.display = "block"');
+  const { snapshot: snap } = await tw.open('/sort');
+  await evaluate(tw.client, 'document.getElementById("lid").style.display = "block"');
   const apple = refOf(snap, 'listitem', 'Apple');
-  const err = await callError(server.client, 'drag', { fromRef: apple, toRef: refOf(snap, 'region', 'Basket') });
+  const err = await callError(tw.client, 'drag', { fromRef: apple, toRef: refOf(snap, 'region', 'Basket') });
   assert.equal(err.type, 'element_not_actionable');
   assert.equal(err.message, `Could not drag ${apple}: it is covered by <div id="lid"> containing "Lid", which would receive the pointer events.`);
-  assert.deepEqual(await evaluate(server.client, 'window.events'), []);
+  assert.deepEqual(await evaluate(tw.client, 'window.events'), []);
 });

@@ -1,29 +1,20 @@
 // The error contract end to end: isError results with
 // structuredContent.error = {type, message, hint}; tab_not_found across the
 // tools that take a tabId; invalid_arguments for what the client sends wrong.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { call, connect, type Connected } from '../fixtures/mcp.js';
-import { startSite, type Site } from '../fixtures/site.js';
-import { callRaw, closedPort, refOf, snapshot } from './helpers.js';
+import { freePort, useSession } from '../fixtures/harness.js';
+import { call, callRaw, refOf, snapshot } from '../fixtures/mcp.js';
 
-let site: Site;
-let server: Connected;
-
-before(async () => {
-  site = await startSite();
-  site.page('/', '<!doctype html><title>Errors</title><button>Press</button><input aria-label="Field">');
-  server = await connect();
-  await call(server.client, 'navigate', { url: `${site.origin}/` });
-});
-after(async () => {
-  await server?.close();
-  await site?.close();
+const tw = useSession({
+  pages: { '/': '<!doctype html><title>Errors</title><button>Press</button><input aria-label="Field">' },
+  context: 'file',
+  setup: async tw => void await call(tw.client, 'navigate', { url: `${tw.origin}/` }),
 });
 
 /** Calls a tool that must fail and checks the whole error shape; returns the error. */
 async function expectError(name: string, args: Record<string, unknown>, type: string): Promise<{ type: string; message: string; hint: string }> {
-  const res = await callRaw(server.client, name, args);
+  const res = await callRaw(tw.client, name, args);
   const label = `${name} ${JSON.stringify(args)}`;
   assert.equal(res.isError, true, `${label} should fail`);
   const error = (res.structuredContent as { error: { type: string; message: string; hint: string } }).error;
@@ -44,7 +35,7 @@ const MISSING = 987;
 
 test('tab_not_found for an unknown tabId, on every tool that takes one', async () => {
   const cases: Array<[string, Record<string, unknown>]> = [
-    ['navigate', { tabId: MISSING, url: `${site.origin}/` }],
+    ['navigate', { tabId: MISSING, url: `${tw.origin}/` }],
     ['close_tab', { tabId: MISSING }],
     ['focus_tab', { tabId: MISSING }],
     ['reload_tab', { tabId: MISSING }],
@@ -64,8 +55,8 @@ test('tab_not_found for an unknown tabId, on every tool that takes one', async (
 });
 
 test('a closed tab is tab_not_found too', async () => {
-  const { tabId } = await call<{ tabId: number }>(server.client, 'open_tab');
-  await call(server.client, 'close_tab', { tabId });
+  const { tabId } = await call<{ tabId: number }>(tw.client, 'open_tab');
+  await call(tw.client, 'close_tab', { tabId });
   await expectError('execute', { tabId, code: '1' }, 'tab_not_found');
   await expectError('close_tab', { tabId }, 'tab_not_found');
   await expectError('get_page_context', { tabId }, 'tab_not_found');
@@ -108,7 +99,7 @@ test('values the client sent are not echoed in invalid_arguments', async () => {
     ['type', { ref: 'e1', text: 1, submit: secret }],
     ['open_tab', { url: `${secret}:nothing` }],
   ] as Array<[string, Record<string, unknown>]>) {
-    const res = await callRaw(server.client, name, args);
+    const res = await callRaw(tw.client, name, args);
     assert.equal(res.isError, true, name);
     assert.ok(!JSON.stringify(res).includes(secret), `${name} echoed: ${JSON.stringify(res)}`);
   }
@@ -121,24 +112,24 @@ test('a ref tabwright never issued is invalid_arguments', async () => {
 });
 
 test('each error type the tools promise is reachable with this contract', async () => {
-  const { snapshot: snap } = await snapshot(server.client);
+  const { snapshot: snap } = await snapshot(tw.client);
   const press = refOf(snap, 'button', 'Press');
-  await call(server.client, 'reload_tab');
+  await call(tw.client, 'reload_tab');
   await expectError('click', { ref: press }, 'stale_ref');
   await expectError('execute', { code: 'throw new Error("x")' }, 'evaluation_failed');
   await expectError('execute', { code: '"y".repeat(5000)', maxBytes: 1024 }, 'result_too_large');
   await expectError('call_webmcp_tool', { name: 'nothing_here' }, 'webmcp_tool_not_found');
-  await expectError('navigate', { url: `http://127.0.0.1:${await closedPort()}/` }, 'navigation_failed');
-  await call(server.client, 'navigate', { url: `${site.origin}/` });
-  const fresh = refOf((await snapshot(server.client)).snapshot, 'button', 'Press');
-  await call(server.client, 'execute', { code: 'document.querySelector("button").disabled = true; return 1' });
+  await expectError('navigate', { url: `http://127.0.0.1:${await freePort()}/` }, 'navigation_failed');
+  await call(tw.client, 'navigate', { url: `${tw.origin}/` });
+  const fresh = refOf((await snapshot(tw.client)).snapshot, 'button', 'Press');
+  await call(tw.client, 'execute', { code: 'document.querySelector("button").disabled = true; return 1' });
   await expectError('click', { ref: fresh, timeoutMs: 500 }, 'element_not_actionable');
 });
 
 test('an unknown tool is a protocol-level error, not a crash', async () => {
-  const res = await server.client.callTool({ name: 'no_such_tool', arguments: {} }).then(r => ({ result: r }), (error: unknown) => ({ error }));
+  const res = await tw.client.callTool({ name: 'no_such_tool', arguments: {} }).then(r => ({ result: r }), (error: unknown) => ({ error }));
   if ('result' in res) assert.equal(res.result.isError, true);
   else assert.ok(res.error instanceof Error);
   // The server still answers.
-  await call(server.client, 'list_tabs');
+  await call(tw.client, 'list_tabs');
 });

@@ -4,16 +4,15 @@
 // click and answered by upload_file; byte-exact non-ASCII / emoji / NFD / NFC
 // names with the server started under the C locale; paths outside the
 // workspace and the allowed roots rejected, also through a symlink.
-import { after, before, test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { call, callError, connect, type Connected } from '../fixtures/mcp.js';
-import { startSite, type Site } from '../fixtures/site.js';
+import { useSession } from '../fixtures/harness.js';
+import { call, callError, callRaw, evaluate, refOf } from '../fixtures/mcp.js';
 import { browserEnv } from '../../src/browser/launch/locale.js';
 import { seenBy } from '../fixtures/clientLens.js';
-import { callRaw, evaluate, refOf, snapshot } from './helpers.js';
 
 interface UploadResult {
   tabId: number;
@@ -68,44 +67,34 @@ const NAMES = {
   cjk: '\u65e5\u672c\u8a9e \u{1F4C4}.txt',
 };
 
-let site: Site;
-let c: Connected;
-let root: string;
-let outside: string;
+const root = mkdtempSync(join(tmpdir(), 'tabwright-root-'));
+const outside = mkdtempSync(join(tmpdir(), 'tabwright-outside-'));
 let ws: string;
 
-before(async () => {
-  site = await startSite();
-  site.page('/files', FILES_PAGE);
-  root = mkdtempSync(join(tmpdir(), 'tabwright-root-'));
-  outside = mkdtempSync(join(tmpdir(), 'tabwright-outside-'));
-  writeFileSync(join(root, 'from-root.txt'), 'root file');
-  writeFileSync(join(outside, 'secret.txt'), 'secret');
-  // The server's own locale is C: Chromium must still get every name right (it is given C.UTF-8).
-  c = await connect({ args: ['--allow-root', root], env: { LANG: 'C', LC_ALL: 'C' } });
-  ws = c.workspace;
-  for (const [key, name] of Object.entries(NAMES)) writeFileSync(join(ws, name), `content of ${key}`);
-  mkdirSync(join(ws, 'docs'));
-  writeFileSync(join(ws, 'docs', 'notes.txt'), 'notes');
-  symlinkSync(join(outside, 'secret.txt'), join(ws, 'link-out.txt'));
+// The server's own locale is C: Chromium must still get every name right (it is given C.UTF-8).
+const tw = useSession({
+  pages: { '/files': FILES_PAGE },
+  args: ['--allow-root', root],
+  env: { LANG: 'C', LC_ALL: 'C' },
+  setup: tw => {
+    writeFileSync(join(root, 'from-root.txt'), 'root file');
+    writeFileSync(join(outside, 'secret.txt'), 'secret');
+    ws = tw.workspace;
+    for (const [key, name] of Object.entries(NAMES)) writeFileSync(join(ws, name), `content of ${key}`);
+    mkdirSync(join(ws, 'docs'));
+    writeFileSync(join(ws, 'docs', 'notes.txt'), 'notes');
+    symlinkSync(join(outside, 'secret.txt'), join(ws, 'link-out.txt'));
+  },
 });
 
-after(async () => {
-  await c?.close();
-  await site?.close();
+after(() => {
   rmSync(root, { recursive: true, force: true });
   rmSync(outside, { recursive: true, force: true });
 });
 
-/** Opens the fixture page fresh and returns its snapshot. */
-async function openPage(): Promise<string> {
-  await call(c.client, 'navigate', { url: `${site.origin}/files` });
-  return (await snapshot(c.client)).snapshot;
-}
-
 /** The page's `chosen` once `key` has been reported (the page reads the files asynchronously). */
 async function chosen(key: string): Promise<Chosen> {
-  return await evaluate<Chosen>(c.client, `for (let i = 0; i < 400 && !chosen[${JSON.stringify(key)}]; i++) await new Promise(r => setTimeout(r, 25));\nreturn chosen;`);
+  return await evaluate<Chosen>(tw.client, `for (let i = 0; i < 400 && !chosen[${JSON.stringify(key)}]; i++) await new Promise(r => setTimeout(r, 25));\nreturn chosen;`);
 }
 
 test('the browser gets a UTF-8 locale only when the server has none', () => {
@@ -118,11 +107,11 @@ test('the browser gets a UTF-8 locale only when the server has none', () => {
 });
 
 test('a visible multiple input gets non-ASCII, emoji, NFD and NFC names byte for byte under the C locale', async () => {
-  const snap = await openPage();
+  const { snapshot: snap } = await tw.open('/files');
   const names = [NAMES.nfc, NAMES.nfd, NAMES.nfcTwin, NAMES.cjk];
   assert.notEqual(NAMES.nfd, NAMES.nfcTwin);
   assert.equal(NAMES.nfd.normalize('NFC'), NAMES.nfcTwin);
-  const res = await call<UploadResult>(c.client, 'upload_file', { ref: refOf(snap, 'button', 'Documents'), paths: names });
+  const res = await call<UploadResult>(tw.client, 'upload_file', { ref: refOf(snap, 'button', 'Documents'), paths: names });
   assert.equal(res.via, 'input');
   assert.deepEqual(res.files, names.map(n => join(realpathSync(ws), n)));
   const page = (await chosen('visible-input'))['visible-input']!;
@@ -133,110 +122,110 @@ test('a visible multiple input gets non-ASCII, emoji, NFD and NFC names byte for
 });
 
 test('a hidden input is reached through its label; relative paths resolve against the workspace', async () => {
-  const snap = await openPage();
-  const res = await call<UploadResult>(c.client, 'upload_file', { ref: refOf(snap, 'button', 'Choose via label'), paths: ['docs/notes.txt'] });
+  const { snapshot: snap } = await tw.open('/files');
+  const res = await call<UploadResult>(tw.client, 'upload_file', { ref: refOf(snap, 'button', 'Choose via label'), paths: ['docs/notes.txt'] });
   assert.equal(res.via, 'input');
   assert.deepEqual(res.files, [join(realpathSync(ws), 'docs', 'notes.txt')]);
   assert.deepEqual((await chosen('hidden-input'))['hidden-input'], [{ name: 'notes.txt', size: 5, text: 'notes' }]);
 });
 
 test('a button that opens a hidden input\'s chooser is answered through the chooser', async () => {
-  const snap = await openPage();
-  const res = await call<UploadResult>(c.client, 'upload_file', { ref: refOf(snap, 'button', 'Attach'), paths: [NAMES.nfd] });
+  const { snapshot: snap } = await tw.open('/files');
+  const res = await call<UploadResult>(tw.client, 'upload_file', { ref: refOf(snap, 'button', 'Attach'), paths: [NAMES.nfd] });
   assert.equal(res.via, 'chooser');
   assert.deepEqual((await chosen('attached-hidden'))['attached-hidden'], [{ name: NAMES.nfd, size: 14, text: 'content of nfd' }]);
 });
 
 test('an input created on click and never attached gets its files', async () => {
-  const snap = await openPage();
-  const res = await call<UploadResult>(c.client, 'upload_file', { ref: refOf(snap, 'button', 'Detached'), paths: [NAMES.nfc, NAMES.cjk] });
+  const { snapshot: snap } = await tw.open('/files');
+  const res = await call<UploadResult>(tw.client, 'upload_file', { ref: refOf(snap, 'button', 'Detached'), paths: [NAMES.nfc, NAMES.cjk] });
   assert.equal(res.via, 'chooser');
   assert.deepEqual((await chosen('detached')).detached!.map(f => f.name), [NAMES.nfc, NAMES.cjk]);
-  assert.equal(await evaluate(c.client, 'clicks.detached'), 1);
+  assert.equal(await evaluate(tw.client, 'clicks.detached'), 1);
 });
 
 test('a chooser that opens 1.5 s after the click is waited for', async () => {
-  const snap = await openPage();
-  const res = await call<UploadResult>(c.client, 'upload_file', { ref: refOf(snap, 'button', 'Late'), paths: [NAMES.nfcTwin], timeoutMs: 20_000 });
+  const { snapshot: snap } = await tw.open('/files');
+  const res = await call<UploadResult>(tw.client, 'upload_file', { ref: refOf(snap, 'button', 'Late'), paths: [NAMES.nfcTwin], timeoutMs: 20_000 });
   assert.equal(res.via, 'chooser');
   assert.deepEqual((await chosen('late')).late!.map(f => f.name), [NAMES.nfcTwin]);
-  assert.equal(await evaluate(c.client, 'clicks.late'), 1);
+  assert.equal(await evaluate(tw.client, 'clicks.late'), 1);
 });
 
 test('a click that opens a chooser reports it and upload_file fills that chooser without clicking again', async () => {
-  const snap = await openPage();
+  const { snapshot: snap } = await tw.open('/files');
   const ref = refOf(snap, 'button', 'Detached');
-  const raw = await callRaw(c.client, 'click', { ref });
+  const raw = await callRaw(tw.client, 'click', { ref });
   assert.equal(raw.isError, undefined);
   assert.deepEqual((raw.structuredContent as unknown as ClickResult).fileChooser, { multiple: true });
   const text = seenBy('cursor', raw).text;
   assert.ok(text.includes(`A file chooser opened (several files allowed); call upload_file {ref: "${ref}", paths: [...]}`), text);
-  const uploaded = await callRaw(c.client, 'upload_file', { ref, paths: [NAMES.cjk] });
+  const uploaded = await callRaw(tw.client, 'upload_file', { ref, paths: [NAMES.cjk] });
   assert.ok(seenBy('cursor', uploaded).text.startsWith(`Chose 1 file (${NAMES.cjk}) for button "Detached" [ref=${ref}].`), seenBy('cursor', uploaded).text);
   const res = uploaded.structuredContent as unknown as UploadResult;
   assert.equal(res.via, 'chooser');
   assert.deepEqual((await chosen('detached')).detached!.map(f => f.name), [NAMES.cjk]);
-  assert.equal(await evaluate(c.client, 'clicks.detached'), 1);
+  assert.equal(await evaluate(tw.client, 'clicks.detached'), 1);
 });
 
 test('a chooser reported for one element is not used for another; clicking a file input reports its chooser too', async () => {
-  const snap = await openPage();
-  const detached = await call<ClickResult>(c.client, 'click', { ref: refOf(snap, 'button', 'Detached') });
+  const { snapshot: snap } = await tw.open('/files');
+  const detached = await call<ClickResult>(tw.client, 'click', { ref: refOf(snap, 'button', 'Detached') });
   assert.deepEqual(detached.fileChooser, { multiple: true });
-  const res = await call<UploadResult>(c.client, 'upload_file', { ref: refOf(snap, 'button', 'Attach'), paths: [NAMES.nfc] });
+  const res = await call<UploadResult>(tw.client, 'upload_file', { ref: refOf(snap, 'button', 'Attach'), paths: [NAMES.nfc] });
   assert.equal(res.via, 'chooser');
   const page = await chosen('attached-hidden');
   assert.deepEqual(Object.keys(page), ['attached-hidden']);
   assert.deepEqual(page['attached-hidden']!.map(f => f.name), [NAMES.nfc]);
 
   const avatar = refOf(snap, 'button', 'Avatar');
-  const clicked = await call<ClickResult>(c.client, 'click', { ref: avatar });
+  const clicked = await call<ClickResult>(tw.client, 'click', { ref: avatar });
   assert.deepEqual(clicked.fileChooser, { multiple: false });
-  const direct = await call<UploadResult>(c.client, 'upload_file', { ref: avatar, paths: [NAMES.cjk] });
+  const direct = await call<UploadResult>(tw.client, 'upload_file', { ref: avatar, paths: [NAMES.cjk] });
   assert.equal(direct.via, 'input');
   assert.deepEqual((await chosen('single-input'))['single-input']!.map(f => f.name), [NAMES.cjk]);
 });
 
 test('a click that opens no chooser reports none', async () => {
-  const snap = await openPage();
-  const res = await call<ClickResult>(c.client, 'click', { ref: refOf(snap, 'button', 'Nothing') });
+  const { snapshot: snap } = await tw.open('/files');
+  const res = await call<ClickResult>(tw.client, 'click', { ref: refOf(snap, 'button', 'Nothing') });
   assert.equal(res.fileChooser, undefined);
 });
 
 test('an element that opens no chooser fails with element_not_actionable', async () => {
-  const snap = await openPage();
-  const error = await callError(c.client, 'upload_file', { ref: refOf(snap, 'button', 'Nothing'), paths: [NAMES.nfc], timeoutMs: 500 });
+  const { snapshot: snap } = await tw.open('/files');
+  const error = await callError(tw.client, 'upload_file', { ref: refOf(snap, 'button', 'Nothing'), paths: [NAMES.nfc], timeoutMs: 500 });
   assert.equal(error.type, 'element_not_actionable');
-  assert.deepEqual(await evaluate(c.client, 'chosen'), {});
+  assert.deepEqual(await evaluate(tw.client, 'chosen'), {});
 });
 
 test('a file under an allowed root is accepted; [] clears the choice', async () => {
-  const snap = await openPage();
+  const { snapshot: snap } = await tw.open('/files');
   const documents = refOf(snap, 'button', 'Documents');
-  const res = await call<UploadResult>(c.client, 'upload_file', { ref: documents, paths: [join(root, 'from-root.txt')] });
+  const res = await call<UploadResult>(tw.client, 'upload_file', { ref: documents, paths: [join(root, 'from-root.txt')] });
   assert.deepEqual(res.files, [join(realpathSync(root), 'from-root.txt')]);
   assert.deepEqual((await chosen('visible-input'))['visible-input'], [{ name: 'from-root.txt', size: 9, text: 'root file' }]);
-  await call(c.client, 'upload_file', { ref: documents, paths: [] });
-  assert.equal(await evaluate(c.client, `document.getElementById('visible-input').files.length`), 0);
+  await call(tw.client, 'upload_file', { ref: documents, paths: [] });
+  assert.equal(await evaluate(tw.client, `document.getElementById('visible-input').files.length`), 0);
 });
 
 test('paths outside the workspace and the roots are rejected, also through a symlink; missing files are file_not_found', async () => {
-  const snap = await openPage();
+  const { snapshot: snap } = await tw.open('/files');
   const ref = refOf(snap, 'button', 'Documents');
   for (const path of [join(outside, 'secret.txt'), '../' + 'x.txt', 'link-out.txt', join(outside, 'missing.txt')]) {
-    const error = await callError(c.client, 'upload_file', { ref, paths: [NAMES.nfc, path] });
+    const error = await callError(tw.client, 'upload_file', { ref, paths: [NAMES.nfc, path] });
     assert.equal(error.type, 'path_not_allowed', path);
   }
-  const missing = await callError(c.client, 'upload_file', { ref, paths: ['missing.txt'] });
+  const missing = await callError(tw.client, 'upload_file', { ref, paths: ['missing.txt'] });
   assert.equal(missing.type, 'file_not_found');
-  const folder = await callError(c.client, 'upload_file', { ref, paths: ['docs'] });
+  const folder = await callError(tw.client, 'upload_file', { ref, paths: ['docs'] });
   assert.equal(folder.type, 'invalid_arguments');
-  assert.equal(await evaluate(c.client, `document.getElementById('visible-input').files.length`), 0);
+  assert.equal(await evaluate(tw.client, `document.getElementById('visible-input').files.length`), 0);
 });
 
 test('several files for a single-file input fail with invalid_arguments', async () => {
-  const snap = await openPage();
-  const error = await callError(c.client, 'upload_file', { ref: refOf(snap, 'button', 'Avatar'), paths: [NAMES.nfc, NAMES.nfd] });
+  const { snapshot: snap } = await tw.open('/files');
+  const error = await callError(tw.client, 'upload_file', { ref: refOf(snap, 'button', 'Avatar'), paths: [NAMES.nfc, NAMES.nfd] });
   assert.equal(error.type, 'invalid_arguments');
-  assert.equal(await evaluate(c.client, `document.getElementById('single-input').files.length`), 0);
+  assert.equal(await evaluate(tw.client, `document.getElementById('single-input').files.length`), 0);
 });

@@ -8,13 +8,12 @@
 // a host rule; Chromium gives a frame of another site its own renderer
 // process (`--site-per-process` makes sure of it), which the first test
 // checks through CDP with playwright-core directly.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { chromium } from 'playwright-core';
 import { findBrowser } from '../../src/browser/launch/findBrowser.js';
-import { call, connect, type Connected } from '../fixtures/mcp.js';
-import { startSite, type Site } from '../fixtures/site.js';
-import { refOf, snapshot } from './helpers.js';
+import { useSession } from '../fixtures/harness.js';
+import { call, refOf, snapshot } from '../fixtures/mcp.js';
 
 /** Keeps the other.test host on loopback; the last --host-resolver-rules switch is the one Chromium reads. */
 const HOST_RULES = '--host-resolver-rules=MAP other.test 127.0.0.1, MAP * ~NOTFOUND, EXCLUDE 127.0.0.1';
@@ -30,13 +29,9 @@ function controls(name: string): string {
 <p id="hovered">no</p>`;
 }
 
-let site: Site;
 let port: number;
 let other: string;
-let conn: Connected;
-
-before(async () => {
-  site = await startSite();
+const tw = useSession({ args: BROWSER_ARGS.flatMap(a => ['--browser-arg', a]), setup: ({ site }) => {
   port = Number(new URL(site.origin).port);
   other = `http://other.test:${port}`;
   site.page('/frames', `<!doctype html><title>Frames</title>
@@ -53,22 +48,16 @@ before(async () => {
 <iframe title="Deep frame" src="${site.origin}/deep" width="480" height="150"></iframe>`);
   site.page('/deep', `<!doctype html><title>Deep</title><button id="btn" onclick="this.textContent = 'Deep clicked'">Deep button</button>
 <label>Deep field <input id="field"></label>`);
-  conn = await connect({ args: BROWSER_ARGS.flatMap(a => ['--browser-arg', a]) });
-});
-
-after(async () => {
-  await conn?.close();
-  await site?.close();
-});
+} });
 
 /** Loads the page and waits for its load event, which waits for every frame in it. */
 async function open(): Promise<void> {
-  await call(conn.client, 'navigate', { url: `${site.origin}/frames`, waitUntil: 'load' });
+  await call(tw.client, 'navigate', { url: `${tw.origin}/frames`, waitUntil: 'load' });
 }
 
 /** What `code` evaluates to in the frame of `ref`, with the element as `element`. */
 async function inFrame<T>(ref: string, code: string): Promise<T> {
-  return (await call<{ value: T }>(conn.client, 'execute', { ref, code })).value;
+  return (await call<{ value: T }>(tw.client, 'execute', { ref, code })).value;
 }
 
 test('the cross-site frame is out of process under these switches', async () => {
@@ -76,12 +65,12 @@ test('the cross-site frame is out of process under these switches', async () => 
   const browser = await chromium.launch({ executablePath: findBrowser(undefined), headless: true, args: BROWSER_ARGS });
   try {
     const page = await browser.newPage();
-    await page.goto(`${site.origin}/frames`);
+    await page.goto(`${tw.origin}/frames`);
     const cross = page.frames().find(f => f.url() === `${other}/cross`);
     assert.ok(cross, 'the cross-site frame loaded');
     const session = await page.context().newCDPSession(cross);
     await session.detach();
-    const same = page.frames().find(f => f.url() === `${site.origin}/same`)!;
+    const same = page.frames().find(f => f.url() === `${tw.origin}/same`)!;
     await assert.rejects(page.context().newCDPSession(same), /does not have a separate CDP session/);
   } finally {
     await browser.close();
@@ -90,7 +79,7 @@ test('the cross-site frame is out of process under these switches', async () => 
 
 test('every frame is nested under its iframe line, with refs unique across frames', async () => {
   await open();
-  const { snapshot: text } = await snapshot(conn.client);
+  const { snapshot: text } = await snapshot(tw.client);
   const lines = text.split('\n');
   const indentOf = (needle: string) => {
     const line = lines.find(l => l.includes(needle));
@@ -117,38 +106,38 @@ test('every frame is nested under its iframe line, with refs unique across frame
   assert.equal(refs.length, 4 + 4 * 3 + 2 + 2);
   assert.equal(new Set(refs).size, refs.length, 'refs are unique across frames');
   // A second snapshot gives every element the same ref.
-  assert.equal((await snapshot(conn.client)).snapshot, text);
+  assert.equal((await snapshot(tw.client)).snapshot, text);
 });
 
 for (const name of ['Same', 'Srcdoc', 'Cross', 'Deep']) {
   test(`click and type by ref inside the ${name} frame`, async () => {
     await open();
-    const { snapshot: text, revision } = await snapshot(conn.client);
+    const { snapshot: text, revision } = await snapshot(tw.client);
     const button = refOf(text, 'button', `${name} button`);
     const field = refOf(text, 'textbox', `${name} field`);
-    const clicked = await call<{ revision: number; navigation?: unknown }>(conn.client, 'click', { ref: button });
+    const clicked = await call<{ revision: number; navigation?: unknown }>(tw.client, 'click', { ref: button });
     assert.equal(clicked.revision, revision);
     assert.equal(clicked.navigation, undefined);
     assert.equal(await inFrame(button, 'element.textContent'), `${name} clicked`);
-    await call(conn.client, 'type', { ref: field, text: `hello ${name}` });
+    await call(tw.client, 'type', { ref: field, text: `hello ${name}` });
     assert.equal(await inFrame(field, 'element.value'), `hello ${name}`);
     assert.equal(await inFrame(field, 'document.activeElement === element'), true);
     // The top page is untouched.
-    assert.equal(await call<{ value: string }>(conn.client, 'execute', { code: 'document.getElementById("top").textContent' }).then(r => r.value), 'Top button');
+    assert.equal(await call<{ value: string }>(tw.client, 'execute', { code: 'document.getElementById("top").textContent' }).then(r => r.value), 'Top button');
   });
 }
 
 for (const name of ['Same', 'Srcdoc', 'Cross']) {
   test(`select_option and hover by ref inside the ${name} frame`, async () => {
     await open();
-    const { snapshot: text } = await snapshot(conn.client);
+    const { snapshot: text } = await snapshot(tw.client);
     const select = refOf(text, 'combobox', `${name} size`);
-    const chosen = await call<{ selected: string[] }>(conn.client, 'select_option', { ref: select, values: ['Large'] });
+    const chosen = await call<{ selected: string[] }>(tw.client, 'select_option', { ref: select, values: ['Large'] });
     assert.deepEqual(chosen.selected, ['l']);
     assert.equal(await inFrame(select, 'element.value'), 'l');
     const hoverTarget = refOf(text, 'button', `${name} hover`);
     assert.equal(await inFrame(hoverTarget, 'document.getElementById("hovered").textContent'), 'no');
-    await call(conn.client, 'hover', { ref: hoverTarget });
+    await call(tw.client, 'hover', { ref: hoverTarget });
     assert.equal(await inFrame(hoverTarget, 'document.getElementById("hovered").textContent'), 'yes');
     assert.equal(await inFrame(hoverTarget, 'element.matches(":hover")'), true);
   });
@@ -156,9 +145,9 @@ for (const name of ['Same', 'Srcdoc', 'Cross']) {
 
 test('execute with a ref runs in that element\'s frame', async () => {
   await open();
-  const { snapshot: text, tabId } = await snapshot(conn.client);
+  const { snapshot: text, tabId } = await snapshot(tw.client);
   const cross = refOf(text, 'button', 'Cross button');
-  const result = await call<{ tabId: number; value: unknown; bytes: number }>(conn.client, 'execute', {
+  const result = await call<{ tabId: number; value: unknown; bytes: number }>(tw.client, 'execute', {
     ref: cross,
     code: '({ href: location.href, text: element.textContent, id: element.id, top: window.top === window })',
   });
@@ -166,16 +155,16 @@ test('execute with a ref runs in that element\'s frame', async () => {
   assert.deepEqual(result, { tabId, value, bytes: JSON.stringify(value).length });
   // A function body with await and return works too, and the deep frame (A → B → A) reports its own URL.
   const deep = refOf(text, 'button', 'Deep button');
-  assert.equal(await inFrame(deep, 'await Promise.resolve(); return location.href + " " + element.textContent;'), `${site.origin}/deep Deep button`);
+  assert.equal(await inFrame(deep, 'await Promise.resolve(); return location.href + " " + element.textContent;'), `${tw.origin}/deep Deep button`);
   // Without a ref the code runs in the main frame, where `element` is not defined.
-  const top = await call<{ value: string }>(conn.client, 'execute', { code: 'location.href + " " + typeof element' });
-  assert.equal(top.value, `${site.origin}/frames undefined`);
+  const top = await call<{ value: string }>(tw.client, 'execute', { code: 'location.href + " " + typeof element' });
+  assert.equal(top.value, `${tw.origin}/frames undefined`);
 });
 
 test('fill_form, scroll and get_page_context take refs inside frames', async () => {
   await open();
-  const { snapshot: text } = await snapshot(conn.client);
-  const filled = await call<{ filled: number }>(conn.client, 'fill_form', {
+  const { snapshot: text } = await snapshot(tw.client);
+  const filled = await call<{ filled: number }>(tw.client, 'fill_form', {
     fields: [
       { ref: refOf(text, 'textbox', 'Cross field'), value: 'cross text' },
       { ref: refOf(text, 'combobox', 'Same size'), value: 'l' },
@@ -189,17 +178,17 @@ test('fill_form, scroll and get_page_context take refs inside frames', async () 
 
   // The frames sit below a 1500 px spacer: scrolling the deep button into view scrolls the top page
   // until the cross frame holding the deep one is in the top viewport.
-  assert.equal(await call<{ value: number }>(conn.client, 'execute', { code: 'scrollTo(0, 0); return scrollY;' }).then(r => r.value), 0);
-  const scrolled = await call<{ scroll: { y: number } }>(conn.client, 'scroll', { ref: refOf(text, 'button', 'Deep button') });
+  assert.equal(await call<{ value: number }>(tw.client, 'execute', { code: 'scrollTo(0, 0); return scrollY;' }).then(r => r.value), 0);
+  const scrolled = await call<{ scroll: { y: number } }>(tw.client, 'scroll', { ref: refOf(text, 'button', 'Deep button') });
   assert.ok(scrolled.scroll.y > 0, JSON.stringify(scrolled.scroll));
-  const inView = await call<{ value: boolean }>(conn.client, 'execute', {
+  const inView = await call<{ value: boolean }>(tw.client, 'execute', {
     code: 'const cross = document.querySelector("iframe[title=\'Cross frame\']").getBoundingClientRect(); return cross.top < innerHeight && cross.bottom > 0;',
   });
   assert.equal(inView.value, true);
 
   // A snapshot scoped to a cross-site iframe's ref shows its document (the deep frame spliced in), with the same refs.
   const frameRef = refOf(text, 'iframe', 'Cross frame');
-  const { snapshot: scoped } = await snapshot(conn.client, { ref: frameRef });
+  const { snapshot: scoped } = await snapshot(tw.client, { ref: frameRef });
   assert.equal(scoped.split('\n')[0], `- iframe "Cross frame" [ref=${frameRef}]:`);
   for (const [role, name] of [['button', 'Cross button'], ['textbox', 'Cross field'], ['button', 'Cross closed button'], ['iframe', 'Deep frame'], ['button', 'Deep button']] as const) {
     assert.equal(refOf(scoped, role, name), refOf(text, role, name));
@@ -208,9 +197,9 @@ test('fill_form, scroll and get_page_context take refs inside frames', async () 
 
 test('a declarative closed shadow root inside a cross-site frame is found and clicks', async () => {
   await open();
-  const { snapshot: text } = await snapshot(conn.client);
+  const { snapshot: text } = await snapshot(tw.client);
   const ref = refOf(text, 'button', 'Cross closed button');
   assert.equal(text.split('"Cross closed button"').length - 1, 1);
-  await call(conn.client, 'click', { ref });
+  await call(tw.client, 'click', { ref });
   assert.deepEqual(await inFrame(ref, '[window.shadowClicks, element.getRootNode().mode, document.querySelector("decl-closed").shadowRoot]'), [1, 'closed', null]);
 });

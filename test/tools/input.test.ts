@@ -3,13 +3,12 @@
 // acted on and its container, navigation, dialogs, console errors, the
 // snapshot diff or the whole snapshot), stale refs, scoped refs, elements
 // that cannot be acted on, and that typed text never shows up in an error.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { call, connect, type Connected } from '../fixtures/mcp.js';
-import { startSite, type Site } from '../fixtures/site.js';
+import { useSession } from '../fixtures/harness.js';
+import { call, callRaw, evaluate, type RawResult, refOf, snapshot } from '../fixtures/mcp.js';
 import { seenBy } from '../fixtures/clientLens.js';
 import { largePage } from '../fixtures/largePage.js';
-import { callRaw, evaluate, refOf, snapshot, type RawResult } from './helpers.js';
 
 interface ElementInfo {
   ref: string;
@@ -150,58 +149,48 @@ function loadAll() {
 }
 </script>`;
 
-let site: Site;
-let server: Connected;
 let searches: string[] = [];
 
-before(async () => {
-  site = await startSite();
-  site.page('/clicks', CLICKS_PAGE);
-  site.page('/effects', EFFECTS_PAGE);
-  site.page('/effects-next', '<title>Next</title><p>next</p>');
-  site.page('/form', FORM_PAGE);
-  site.route('/search', (req, res) => {
-    searches.push(req.url!);
-    res.writeHead(200, { 'content-type': 'text/html' });
-    res.end('<title>Results</title><p>results</p>');
-  });
-  site.page('/covered', COVERED_PAGE);
-  site.page('/tall', TALL_PAGE);
-  site.page('/counter-1', COUNTER_PAGE('First'));
-  site.page('/counter-2', COUNTER_PAGE('Second'));
-  site.page('/scoped', SCOPED_PAGE);
-  site.page('/hang', HANG_PAGE);
-  site.page('/invoices', INVOICES_PAGE);
-  site.page('/results', RESULTS_PAGE);
-  site.page('/large', largePage(3000, 0));
-  site.route('/slow-data', (_req, res) => {
-    setTimeout(() => {
-      res.writeHead(200, { 'content-type': 'text/plain' });
-      res.end('Note from the server');
-    }, 200);
-  });
-  server = await connect();
+// Short stuck-page probes (TABWRIGHT_STUCK_PROBE_MS): no page of this file is busy without being stuck.
+const tw = useSession({
+  env: { TABWRIGHT_STUCK_PROBE_MS: '500' },
+  setup: async tw => {
+    tw.site.page('/clicks', CLICKS_PAGE);
+    tw.site.page('/effects', EFFECTS_PAGE);
+    tw.site.page('/effects-next', '<title>Next</title><p>next</p>');
+    tw.site.page('/form', FORM_PAGE);
+    tw.site.route('/search', (req, res) => {
+      searches.push(req.url!);
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end('<title>Results</title><p>results</p>');
+    });
+    tw.site.page('/covered', COVERED_PAGE);
+    tw.site.page('/tall', TALL_PAGE);
+    tw.site.page('/counter-1', COUNTER_PAGE('First'));
+    tw.site.page('/counter-2', COUNTER_PAGE('Second'));
+    tw.site.page('/scoped', SCOPED_PAGE);
+    tw.site.page('/hang', HANG_PAGE);
+    tw.site.page('/invoices', INVOICES_PAGE);
+    tw.site.page('/results', RESULTS_PAGE);
+    tw.site.page('/large', largePage(3000, 0));
+    tw.site.route('/slow-data', (_req, res) => {
+      setTimeout(() => {
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        res.end('Note from the server');
+      }, 200);
+    });
+  },
 });
-after(async () => {
-  await server?.close();
-  await site?.close();
-});
-
-async function open(path: string): Promise<{ snap: string; revision: number; tabId: number }> {
-  await call(server.client, 'navigate', { url: `${site.origin}${path}` });
-  const ctx = await snapshot(server.client);
-  return { snap: ctx.snapshot, revision: ctx.revision, tabId: ctx.tabId };
-}
 
 async function events(): Promise<Array<{ type: string; button: number; shift: boolean; ctrl: boolean; alt: boolean }>> {
-  return await evaluate(server.client, 'window.events.splice(0)');
+  return await evaluate(tw.client, 'window.events.splice(0)');
 }
 
 test('click: single, double, right button and modifiers reach the page', async () => {
-  const { snap, revision } = await open('/clicks');
+  const { snapshot: snap, revision } = await tw.open('/clicks');
   const ref = refOf(snap, 'button', 'Target');
 
-  const res = await call<ActionResult>(server.client, 'click', { ref });
+  const res = await call<ActionResult>(tw.client, 'click', { ref });
   assert.equal(res.revision, revision);
   assert.equal(res.navigation, undefined);
   assert.equal(res.dialog, undefined);
@@ -209,35 +198,35 @@ test('click: single, double, right button and modifiers reach the page', async (
   assert.equal(res.snapshot, undefined);
   assert.deepEqual(await events(), [{ type: 'click', button: 0, shift: false, ctrl: false, alt: false }]);
 
-  await call(server.client, 'click', { ref, doubleClick: true });
+  await call(tw.client, 'click', { ref, doubleClick: true });
   const dbl = await events();
   assert.deepEqual(dbl.map(e => e.type), ['click', 'click', 'dblclick']);
 
-  await call(server.client, 'click', { ref, button: 'right' });
+  await call(tw.client, 'click', { ref, button: 'right' });
   const right = await events();
   assert.deepEqual(right.find(e => e.type === 'contextmenu')?.button, 2);
   assert.ok(!right.some(e => e.type === 'click'), 'a right click is not a click');
 
-  await call(server.client, 'click', { ref, modifiers: ['Shift', 'Alt'] });
+  await call(tw.client, 'click', { ref, modifiers: ['Shift', 'Alt'] });
   assert.deepEqual(await events(), [{ type: 'click', button: 0, shift: true, ctrl: false, alt: true }]);
 
-  await call(server.client, 'click', { ref, modifiers: ['Control'] });
+  await call(tw.client, 'click', { ref, modifiers: ['Control'] });
   assert.deepEqual((await events()).find(e => e.type === 'click')?.ctrl, true);
 });
 
 test('type replaces the value; submit presses Enter and reports the navigation', async () => {
-  const { snap, revision } = await open('/form');
+  const { snapshot: snap, revision } = await tw.open('/form');
   const comment = refOf(snap, 'textbox', 'Comment');
-  await call(server.client, 'type', { ref: comment, text: 'first' });
-  const typed = await call<ActionResult>(server.client, 'type', { ref: comment, text: 'second line' });
+  await call(tw.client, 'type', { ref: comment, text: 'first' });
+  const typed = await call<ActionResult>(tw.client, 'type', { ref: comment, text: 'second line' });
   assert.equal(typed.navigation, undefined);
-  assert.equal(await evaluate(server.client, 'document.getElementById("comment").value'), 'second line');
+  assert.equal(await evaluate(tw.client, 'document.getElementById("comment").value'), 'second line');
 
   searches = [];
   const query = refOf(snap, 'textbox', 'Query');
-  const res = await call<ActionResult>(server.client, 'type', { ref: query, text: 'blue shoes', submit: true });
+  const res = await call<ActionResult>(tw.client, 'type', { ref: query, text: 'blue shoes', submit: true });
   assert.ok(res.navigation, 'the submit navigated');
-  assert.equal(res.navigation.url, `${site.origin}/search?q=blue+shoes`);
+  assert.equal(res.navigation.url, `${tw.origin}/search?q=blue+shoes`);
   assert.equal(res.navigation.revision, revision + 1);
   assert.equal(res.navigation.sameDocument, false);
   assert.equal(res.revision, revision + 1);
@@ -245,7 +234,7 @@ test('type replaces the value; submit presses Enter and reports the navigation',
 });
 
 test('fill_form fills text, checkbox and select in one call', async () => {
-  const { snap } = await open('/form');
+  const { snapshot: snap } = await tw.open('/form');
   const refs = [refOf(snap, 'textbox', 'Comment'), refOf(snap, 'checkbox', 'I agree'), refOf(snap, 'combobox', 'Colour'), refOf(snap, 'listbox', 'Toppings')];
   const { res, text } = await act('fill_form', {
     fields: [
@@ -264,7 +253,7 @@ test('fill_form fills text, checkbox and select in one call', async () => {
   // Filled again with what they hold: nothing changes, so the fields are named in the first line.
   const again = await act('fill_form', { fields: [{ ref: refs[0], value: 'hello form' }, { ref: refs[1], value: true }] });
   assert.match(again.text, new RegExp(`^Filled 2 fields: textbox "Comment" \\[ref=${refs[0]}\\]; checkbox "I agree" \\[ref=${refs[1]}\\]\\.\\nSnapshot unchanged`, 'm'));
-  const state = await evaluate(server.client, `({
+  const state = await evaluate(tw.client, `({
     comment: document.getElementById('comment').value,
     agree: document.getElementById('agree').checked,
     colour: document.getElementById('colour').value,
@@ -272,195 +261,195 @@ test('fill_form fills text, checkbox and select in one call', async () => {
   })`);
   assert.deepEqual(state, { comment: 'hello form', agree: true, colour: 'b', toppings: ['ch', 'mu'] });
 
-  await call(server.client, 'fill_form', { fields: [{ ref: refOf(snap, 'checkbox', 'I agree'), value: false }] });
-  assert.equal(await evaluate(server.client, 'document.getElementById("agree").checked'), false);
+  await call(tw.client, 'fill_form', { fields: [{ ref: refOf(snap, 'checkbox', 'I agree'), value: false }] });
+  assert.equal(await evaluate(tw.client, 'document.getElementById("agree").checked'), false);
 
   // A checkbox takes true/false, not text.
-  const bad = await callRaw(server.client, 'fill_form', { fields: [{ ref: refOf(snap, 'checkbox', 'I agree'), value: 'maybe' }] });
+  const bad = await callRaw(tw.client, 'fill_form', { fields: [{ ref: refOf(snap, 'checkbox', 'I agree'), value: 'maybe' }] });
   assert.equal(bad.isError, true);
   assert.equal((bad.structuredContent!.error as { type: string }).type, 'invalid_arguments');
 });
 
 test('select_option by value and by label; returns the selected values', async () => {
-  const { snap } = await open('/form');
+  const { snapshot: snap } = await tw.open('/form');
   const colour = refOf(snap, 'combobox', 'Colour');
   const { res: byValue, text } = await act('select_option', { ref: colour, values: ['g'] });
   assert.deepEqual(byValue.selected, ['g']);
   assert.match(text, new RegExp(`^Selected options in combobox "Colour" \\[ref=${colour}\\]\\.$`, 'm'));
   assert.match(text, new RegExp(`^  - combobox "Colour" \\[ref=${colour}\\]: Green  \\(was: value "Red"\\)$`, 'm'));
-  assert.equal(await evaluate(server.client, 'document.getElementById("colour").value'), 'g');
-  const byLabel = await call<ActionResult>(server.client, 'select_option', { ref: colour, values: ['Red'] });
+  assert.equal(await evaluate(tw.client, 'document.getElementById("colour").value'), 'g');
+  const byLabel = await call<ActionResult>(tw.client, 'select_option', { ref: colour, values: ['Red'] });
   assert.deepEqual(byLabel.selected, ['r']);
-  const multi = await call<ActionResult>(server.client, 'select_option', { ref: refOf(snap, 'listbox', 'Toppings'), values: ['Olives', 'mu'] });
+  const multi = await call<ActionResult>(tw.client, 'select_option', { ref: refOf(snap, 'listbox', 'Toppings'), values: ['Olives', 'mu'] });
   assert.deepEqual(multi.selected, ['ol', 'mu']);
 
-  const missing = await callRaw(server.client, 'select_option', { ref: colour, values: ['Purple'], timeoutMs: 1000 });
+  const missing = await callRaw(tw.client, 'select_option', { ref: colour, values: ['Purple'], timeoutMs: 1000 });
   assert.equal(missing.isError, true);
   assert.equal((missing.structuredContent!.error as { type: string }).type, 'element_not_actionable');
 });
 
 test('press_key sends keys and chords to the focused element', async () => {
-  const { snap } = await open('/form');
-  await call(server.client, 'click', { ref: refOf(snap, 'textbox', 'Keys') });
-  await call(server.client, 'press_key', { key: 'x' });
-  await call(server.client, 'press_key', { key: 'Control+a' });
-  await call(server.client, 'press_key', { key: 'Escape' });
-  assert.deepEqual(await evaluate(server.client, 'window.keys'), ['x', 'Control+ctrl', 'a+ctrl', 'Escape']);
-  assert.equal(await evaluate(server.client, 'document.getElementById("keys").value'), 'x');
+  const { snapshot: snap } = await tw.open('/form');
+  await call(tw.client, 'click', { ref: refOf(snap, 'textbox', 'Keys') });
+  await call(tw.client, 'press_key', { key: 'x' });
+  await call(tw.client, 'press_key', { key: 'Control+a' });
+  await call(tw.client, 'press_key', { key: 'Escape' });
+  assert.deepEqual(await evaluate(tw.client, 'window.keys'), ['x', 'Control+ctrl', 'a+ctrl', 'Escape']);
+  assert.equal(await evaluate(tw.client, 'document.getElementById("keys").value'), 'x');
 
-  const bad = await callRaw(server.client, 'press_key', { key: 'NoSuchKey' });
+  const bad = await callRaw(tw.client, 'press_key', { key: 'NoSuchKey' });
   assert.equal((bad.structuredContent!.error as { type: string }).type, 'invalid_arguments');
 });
 
 test('hover triggers mouseenter and :hover', async () => {
-  const { snap } = await open('/effects');
+  const { snapshot: snap } = await tw.open('/effects');
   const box = refOf(snap, 'button', 'Hover box');
   const { text } = await act('hover', { ref: box });
-  assert.equal(await evaluate(server.client, 'document.getElementById("hover-out").textContent'), 'hovered');
+  assert.equal(await evaluate(tw.client, 'document.getElementById("hover-out").textContent'), 'hovered');
   assert.match(text, new RegExp(`^Hovered button "Hover box" \\[ref=${box}\\]\\.\\n.*\\nChanged:\\n  hovered  \\(was: not hovered\\)$`));
-  assert.equal(await evaluate(server.client, 'document.querySelector("#hover-box:hover") !== null'), true);
-  assert.equal(await evaluate(server.client, 'getComputedStyle(document.getElementById("hover-box")).backgroundColor'), 'rgb(0, 128, 0)');
+  assert.equal(await evaluate(tw.client, 'document.querySelector("#hover-box:hover") !== null'), true);
+  assert.equal(await evaluate(tw.client, 'getComputedStyle(document.getElementById("hover-box")).backgroundColor'), 'rgb(0, 128, 0)');
 });
 
 test('scroll: by pixels, the default step, a ref into view, inside an element', async () => {
-  const { snap } = await open('/tall');
-  const by = await call<ActionResult>(server.client, 'scroll', { dy: 500 });
+  const { snapshot: snap } = await tw.open('/tall');
+  const by = await call<ActionResult>(tw.client, 'scroll', { dy: 500 });
   assert.equal(by.scroll!.y, 500);
-  assert.equal(await evaluate(server.client, 'window.scrollY'), 500);
+  assert.equal(await evaluate(tw.client, 'window.scrollY'), 500);
 
-  const step = await call<ActionResult>(server.client, 'scroll');
+  const step = await call<ActionResult>(tw.client, 'scroll');
   assert.equal(step.scroll!.y, 1100);
-  const up = await call<ActionResult>(server.client, 'scroll', { dy: -1100 });
+  const up = await call<ActionResult>(tw.client, 'scroll', { dy: -1100 });
   assert.equal(up.scroll!.y, 0);
 
   const bottom = refOf(snap, 'button', 'Bottom button');
   const { res: intoView, text } = await act('scroll', { ref: bottom });
   assert.match(text, new RegExp(`^Scrolled button "Bottom button" \\[ref=${bottom}\\] into view\\.$`, 'm'));
   assert.ok(intoView.scroll!.y > 4000, `scrolled to ${intoView.scroll!.y}`);
-  const visible = await evaluate<boolean>(server.client, `(() => {
+  const visible = await evaluate<boolean>(tw.client, `(() => {
     const r = document.getElementById('bottom').getBoundingClientRect();
     return r.top >= 0 && r.bottom <= innerHeight;
   })()`);
   assert.equal(visible, true);
 
-  await call(server.client, 'execute', { code: 'document.getElementById("box").setAttribute("aria-label", "Box"); document.getElementById("box").tabIndex = 0' });
-  const box = refOf((await snapshot(server.client)).snapshot, 'generic', 'Box');
-  await call(server.client, 'scroll', { ref: box, dy: 300 });
-  assert.equal(await evaluate(server.client, 'document.getElementById("box").scrollTop'), 300);
+  await call(tw.client, 'execute', { code: 'document.getElementById("box").setAttribute("aria-label", "Box"); document.getElementById("box").tabIndex = 0' });
+  const box = refOf((await snapshot(tw.client)).snapshot, 'generic', 'Box');
+  await call(tw.client, 'scroll', { ref: box, dy: 300 });
+  assert.equal(await evaluate(tw.client, 'document.getElementById("box").scrollTop'), 300);
 });
 
 test('an alert opened by a click is reported and does not hang the call', async () => {
-  const { snap } = await open('/effects');
-  const res = await call<ActionResult>(server.client, 'click', { ref: refOf(snap, 'button', 'Alert me') });
+  const { snapshot: snap } = await tw.open('/effects');
+  const res = await call<ActionResult>(tw.client, 'click', { ref: refOf(snap, 'button', 'Alert me') });
   assert.deepEqual(res.dialog, { type: 'alert', message: 'Saved!' });
-  await call(server.client, 'handle_dialog', { accept: true });
-  const confirm = await call<ActionResult>(server.client, 'click', { ref: refOf(snap, 'button', 'Confirm me') });
+  await call(tw.client, 'handle_dialog', { accept: true });
+  const confirm = await call<ActionResult>(tw.client, 'click', { ref: refOf(snap, 'button', 'Confirm me') });
   assert.deepEqual(confirm.dialog, { type: 'confirm', message: 'Really?' });
-  await call(server.client, 'handle_dialog', { accept: false });
-  assert.equal(await evaluate(server.client, 'window.confirmed'), false);
+  await call(tw.client, 'handle_dialog', { accept: false });
+  assert.equal(await evaluate(tw.client, 'window.confirmed'), false);
   // A dialog is reported by the call that opened it (test/tools/dialogs.test.ts has the rest).
-  const quiet = await call<ActionResult>(server.client, 'click', { ref: refOf(snap, 'button', 'Quiet') });
+  const quiet = await call<ActionResult>(tw.client, 'click', { ref: refOf(snap, 'button', 'Quiet') });
   assert.equal(quiet.dialog, undefined);
 });
 
 test('new console errors and uncaught exceptions are reported by the action', async () => {
-  const { snap } = await open('/effects');
-  const res = await call<ActionResult>(server.client, 'click', { ref: refOf(snap, 'button', 'Log error') });
+  const { snapshot: snap } = await tw.open('/effects');
+  const res = await call<ActionResult>(tw.client, 'click', { ref: refOf(snap, 'button', 'Log error') });
   assert.deepEqual(res.consoleErrors?.map(e => e.text), ['the widget broke']);
-  const thrown = await call<ActionResult>(server.client, 'click', { ref: refOf(snap, 'button', 'Throw') });
+  const thrown = await call<ActionResult>(tw.client, 'click', { ref: refOf(snap, 'button', 'Throw') });
   assert.equal(thrown.consoleErrors?.length, 1);
   assert.match(thrown.consoleErrors![0]!.text, /handler exploded/);
-  const quiet = await call<ActionResult>(server.client, 'click', { ref: refOf(snap, 'button', 'Quiet') });
+  const quiet = await call<ActionResult>(tw.client, 'click', { ref: refOf(snap, 'button', 'Quiet') });
   assert.equal(quiet.consoleErrors, undefined);
 });
 
 test('a click that navigates reports it; a hash link is a same-document change', async () => {
-  const { snap, revision } = await open('/effects');
-  const hash = await call<ActionResult>(server.client, 'click', { ref: refOf(snap, 'link', 'Anchor') });
+  const { snapshot: snap, revision } = await tw.open('/effects');
+  const hash = await call<ActionResult>(tw.client, 'click', { ref: refOf(snap, 'link', 'Anchor') });
   assert.deepEqual(hash.navigation && { url: hash.navigation.url, revision: hash.navigation.revision, sameDocument: hash.navigation.sameDocument },
-    { url: `${site.origin}/effects#anchor`, revision, sameDocument: true });
+    { url: `${tw.origin}/effects#anchor`, revision, sameDocument: true });
 
-  const popup = await call<ActionResult>(server.client, 'click', { ref: refOf(snap, 'link', 'Popup') });
+  const popup = await call<ActionResult>(tw.client, 'click', { ref: refOf(snap, 'link', 'Popup') });
   assert.equal(popup.newTabs?.length, 1);
   assert.equal(popup.newTabs![0]!.openerTabId, popup.tabId);
-  await call(server.client, 'close_tab', { tabId: popup.newTabs![0]!.tabId });
+  await call(tw.client, 'close_tab', { tabId: popup.newTabs![0]!.tabId });
 
-  const nav = await call<ActionResult>(server.client, 'click', { ref: refOf(snap, 'link', 'Next page') });
-  assert.equal(nav.navigation?.url, `${site.origin}/effects-next`);
+  const nav = await call<ActionResult>(tw.client, 'click', { ref: refOf(snap, 'link', 'Next page') });
+  assert.equal(nav.navigation?.url, `${tw.origin}/effects-next`);
   assert.equal(nav.navigation?.revision, revision + 1);
   assert.equal(nav.navigation?.sameDocument, false);
   assert.equal(nav.revision, revision + 1);
 });
 
 test('snapshot: true returns a fresh snapshot after the action', async () => {
-  const { snap } = await open('/effects');
-  const res = await call<ActionResult>(server.client, 'click', { ref: refOf(snap, 'link', 'Next page'), snapshot: true });
+  const { snapshot: snap } = await tw.open('/effects');
+  const res = await call<ActionResult>(tw.client, 'click', { ref: refOf(snap, 'link', 'Next page'), snapshot: true });
   assert.ok(res.snapshot);
   assert.match(res.snapshot, /next/);
   assert.ok(!res.snapshot.includes('Alert me'), 'the snapshot is of the new page');
-  const typed = await call<ActionResult>(server.client, 'scroll', { dy: 10, snapshot: true });
+  const typed = await call<ActionResult>(tw.client, 'scroll', { dy: 10, snapshot: true });
   assert.ok(typed.snapshot);
 });
 
 test('a ref from an older revision is stale_ref and never acts on the new page', async () => {
-  const first = await open('/counter-1');
-  const oldRef = refOf(first.snap, 'button', 'Increment');
-  await call(server.client, 'navigate', { url: `${site.origin}/counter-2` });
+  const first = await tw.open('/counter-1');
+  const oldRef = refOf(first.snapshot, 'button', 'Increment');
+  await call(tw.client, 'navigate', { url: `${tw.origin}/counter-2` });
 
-  let err = await callRaw(server.client, 'click', { ref: oldRef });
+  let err = await callRaw(tw.client, 'click', { ref: oldRef });
   assert.equal((err.structuredContent!.error as { type: string }).type, 'stale_ref');
-  assert.equal(await evaluate(server.client, 'window.count ?? 0'), 0);
+  assert.equal(await evaluate(tw.client, 'window.count ?? 0'), 0);
 
   // Also once the new document has been snapshotted (its own refs exist).
-  const second = await snapshot(server.client);
+  const second = await snapshot(tw.client);
   assert.equal(second.revision, first.revision + 1);
   const newRef = refOf(second.snapshot, 'button', 'Increment');
   assert.notEqual(newRef, oldRef);
   for (const tool of ['click', 'hover'] as const) {
-    err = await callRaw(server.client, tool, { ref: oldRef });
+    err = await callRaw(tw.client, tool, { ref: oldRef });
     assert.equal((err.structuredContent!.error as { type: string; hint: string }).type, 'stale_ref', tool);
     assert.match((err.structuredContent!.error as { hint: string }).hint, /get_page_context/);
   }
-  err = await callRaw(server.client, 'type', { ref: oldRef, text: 'x' });
+  err = await callRaw(tw.client, 'type', { ref: oldRef, text: 'x' });
   assert.equal((err.structuredContent!.error as { type: string }).type, 'stale_ref');
-  assert.equal(await evaluate(server.client, 'window.count ?? 0'), 0);
+  assert.equal(await evaluate(tw.client, 'window.count ?? 0'), 0);
 
   // The new ref works.
-  await call(server.client, 'click', { ref: newRef });
-  assert.equal(await evaluate(server.client, 'window.count'), 1);
+  await call(tw.client, 'click', { ref: newRef });
+  assert.equal(await evaluate(tw.client, 'window.count'), 1);
 
   // Reloading the same URL replaces the document too.
-  await call(server.client, 'reload_tab');
-  err = await callRaw(server.client, 'click', { ref: newRef });
+  await call(tw.client, 'reload_tab');
+  err = await callRaw(tw.client, 'click', { ref: newRef });
   assert.equal((err.structuredContent!.error as { type: string }).type, 'stale_ref');
-  assert.equal(await evaluate(server.client, 'window.count ?? 0'), 0);
+  assert.equal(await evaluate(tw.client, 'window.count ?? 0'), 0);
 });
 
 test('a ref from a selector-scoped snapshot works, and so does a ref outside the scope', async () => {
-  const { snap } = await open('/scoped');
+  const { snapshot: snap } = await tw.open('/scoped');
   const mainRef = refOf(snap, 'button', 'Main button');
-  const scoped = await snapshot(server.client, { selector: '#side' });
+  const scoped = await snapshot(tw.client, { selector: '#side' });
   const sideRef = refOf(scoped.snapshot, 'button', 'Side button');
-  await call(server.client, 'click', { ref: sideRef });
-  await call(server.client, 'click', { ref: mainRef });
-  await call(server.client, 'click', { ref: sideRef });
-  assert.deepEqual(await evaluate(server.client, '[window.mainClicks, window.sideClicks]'), [1, 2]);
+  await call(tw.client, 'click', { ref: sideRef });
+  await call(tw.client, 'click', { ref: mainRef });
+  await call(tw.client, 'click', { ref: sideRef });
+  assert.deepEqual(await evaluate(tw.client, '[window.mainClicks, window.sideClicks]'), [1, 2]);
 });
 
 test('a disabled or covered element is element_not_actionable', async () => {
-  let { snap } = await open('/form');
-  let err = await callRaw(server.client, 'click', { ref: refOf(snap, 'button', 'Disabled button'), timeoutMs: 1000 });
+  let { snapshot: snap } = await tw.open('/form');
+  let err = await callRaw(tw.client, 'click', { ref: refOf(snap, 'button', 'Disabled button'), timeoutMs: 1000 });
   assert.equal((err.structuredContent!.error as { type: string }).type, 'element_not_actionable');
 
-  ({ snap } = await open('/covered'));
-  err = await callRaw(server.client, 'click', { ref: refOf(snap, 'button', 'Covered button'), timeoutMs: 1000 });
+  ({ snapshot: snap } = await tw.open('/covered'));
+  err = await callRaw(tw.client, 'click', { ref: refOf(snap, 'button', 'Covered button'), timeoutMs: 1000 });
   assert.equal((err.structuredContent!.error as { type: string }).type, 'element_not_actionable');
-  assert.equal(await evaluate(server.client, 'window.hit ?? false'), false);
+  assert.equal(await evaluate(tw.client, 'window.hit ?? false'), false);
 });
 
 test('typed text never appears in an error', async () => {
   const secret = 'hunter2-Tr0ub4dor&3';
-  const { snap } = await open('/form');
+  const { snapshot: snap } = await tw.open('/form');
   const attempts: Array<[string, Record<string, unknown>]> = [
     ['type', { ref: refOf(snap, 'textbox', 'Locked'), text: secret, timeoutMs: 1000 }],
     ['type', { ref: refOf(snap, 'button', 'Disabled button'), text: secret, timeoutMs: 1000 }],
@@ -471,40 +460,40 @@ test('typed text never appears in an error', async () => {
     ['type', { ref: refOf(snap, 'textbox', 'Query'), text: 123 }],
   ];
   for (const [tool, args] of attempts) {
-    const res = await callRaw(server.client, tool, args);
+    const res = await callRaw(tw.client, tool, args);
     assert.equal(res.isError, true, `${tool} ${JSON.stringify(args)} should fail`);
     const everything = JSON.stringify(res);
     assert.ok(!everything.includes(secret), `${tool} echoed the secret: ${everything}`);
     assert.ok(!everything.includes('hunter2'), `${tool} echoed part of the secret: ${everything}`);
   }
   // The page itself never received the secret either.
-  assert.equal(await evaluate(server.client, 'document.getElementById("locked").value'), '');
+  assert.equal(await evaluate(tw.client, 'document.getElementById("locked").value'), '');
   // Once the page navigates away, the old ref is stale and nothing is typed anywhere.
   const query = refOf(snap, 'textbox', 'Query');
-  await call(server.client, 'navigate', { url: `${site.origin}/form` });
-  const stale = await callRaw(server.client, 'type', { ref: query, text: secret });
+  await call(tw.client, 'navigate', { url: `${tw.origin}/form` });
+  const stale = await callRaw(tw.client, 'type', { ref: query, text: secret });
   assert.equal((stale.structuredContent!.error as { type: string }).type, 'stale_ref');
   assert.ok(!JSON.stringify(stale).includes(secret));
-  assert.ok(!server.stderr().includes(secret), 'the server log does not hold the secret either');
+  assert.ok(!tw.stderr().includes(secret), 'the server log does not hold the secret either');
 });
 
 test('an action whose handler never returns times out, and the tab works again', async () => {
-  const { snap } = await open('/hang');
-  let err = await callRaw(server.client, 'click', { ref: refOf(snap, 'button', 'Hang on click'), timeoutMs: 1000 });
+  const { snapshot: snap } = await tw.open('/hang');
+  let err = await callRaw(tw.client, 'click', { ref: refOf(snap, 'button', 'Hang on click'), timeoutMs: 1000 });
   assert.equal((err.structuredContent!.error as { type: string }).type, 'timeout');
-  await call(server.client, 'click', { ref: refOf(snap, 'button', 'Fine') });
-  assert.equal(await evaluate(server.client, 'window.fine'), 1);
+  await call(tw.client, 'click', { ref: refOf(snap, 'button', 'Fine') });
+  assert.equal(await evaluate(tw.client, 'window.fine'), 1);
 
-  await call(server.client, 'click', { ref: refOf(snap, 'textbox', 'Trap') });
-  err = await callRaw(server.client, 'press_key', { key: 'x' });
+  await call(tw.client, 'click', { ref: refOf(snap, 'textbox', 'Trap') });
+  err = await callRaw(tw.client, 'press_key', { key: 'x' });
   assert.equal((err.structuredContent!.error as { type: string }).type, 'timeout');
-  await call(server.client, 'press_key', { key: 'y' });
-  assert.match(await evaluate<string>(server.client, 'document.getElementById("trap").value'), /y$/);
+  await call(tw.client, 'press_key', { key: 'y' });
+  assert.match(await evaluate<string>(tw.client, 'document.getElementById("trap").value'), /y$/);
 });
 
 /** The text a content-only client (Cursor) gives its model, and the fields, of one call. */
 async function act(name: string, args: Record<string, unknown>): Promise<{ text: string; res: ActionResult; raw: RawResult }> {
-  const raw = await callRaw(server.client, name, args);
+  const raw = await callRaw(tw.client, name, args);
   assert.ok(!raw.isError, `${name} failed: ${JSON.stringify(raw.content)}`);
   return { text: seenBy('cursor', raw).text, res: raw.structuredContent as unknown as ActionResult, raw };
 }
@@ -514,7 +503,7 @@ function escape(text: string): string {
 }
 
 test('a click names the element and its row: the wrong row\'s button says which row, and the diff shows the row gone', async () => {
-  const { snap } = await open('/invoices');
+  const { snapshot: snap } = await tw.open('/invoices');
   const second = [...snap.matchAll(/- button "Delete" \[ref=(e\d+)\]/g)].map(m => m[1]!)[1]!;
   const { text, res } = await act('click', { ref: second });
   assert.match(text, new RegExp(`^Clicked button "Delete" \\[ref=${second}\\] in row "Invoice 2024-03 \\| €120"\\.$`, 'm'));
@@ -523,14 +512,14 @@ test('a click names the element and its row: the wrong row\'s button says which 
   assert.equal(res.changes?.removed, 2);
   assert.equal(res.changes?.refsRemoved, 1);
   assert.ok(res.diff && text.includes(res.diff), 'the diff field is what the text says');
-  assert.equal(await evaluate(server.client, 'document.querySelectorAll("#rows tr").length'), 1);
+  assert.equal(await evaluate(tw.client, 'document.querySelectorAll("#rows tr").length'), 1);
 });
 
 test('an element the last whole-page snapshot does not have is named by the page (one evaluation), the same way', async () => {
-  const { snap } = await open('/invoices');
+  const { snapshot: snap } = await tw.open('/invoices');
   // A row added behind the baseline's back, and its ref from a scoped snapshot (which is no baseline).
-  await evaluate(server.client, `document.getElementById('rows').insertAdjacentHTML('beforeend', '<tr><td>Invoice 2024-04</td><td>€95</td><td><button onclick="this.textContent = \\'Archived\\'">Archive</button></td></tr>')`);
-  const scoped = await snapshot(server.client, { selector: '#rows' });
+  await evaluate(tw.client, `document.getElementById('rows').insertAdjacentHTML('beforeend', '<tr><td>Invoice 2024-04</td><td>€95</td><td><button onclick="this.textContent = \\'Archived\\'">Archive</button></td></tr>')`);
+  const scoped = await snapshot(tw.client, { selector: '#rows' });
   assert.ok(!snap.includes('Archive'));
   const archive = refOf(scoped.snapshot, 'button', 'Archive');
   const { text, res } = await act('click', { ref: archive });
@@ -541,7 +530,7 @@ test('an element the last whole-page snapshot does not have is named by the page
 });
 
 test('a click that reveals content reports it as added, with refs that work', async () => {
-  const { snap } = await open('/invoices');
+  const { snapshot: snap } = await tw.open('/invoices');
   const { text, res } = await act('click', { ref: refOf(snap, 'button', 'Show details') });
   assert.match(text, /^Clicked button "Show details" \[ref=e\d+\]\.$/m);
   const added = /Added in main:\n  - region "Details":\n    Paid on 2024-04-01\.\n    - button "Close details" \[ref=(e\d+)\]/.exec(text);
@@ -557,7 +546,7 @@ test('a click that reveals content reports it as added, with refs that work', as
 });
 
 test('typing shows the new value as a changed line; press_key names the focused element and where Tab moved it', async () => {
-  const { snap } = await open('/invoices');
+  const { snapshot: snap } = await tw.open('/invoices');
   const query = refOf(snap, 'textbox', 'Query');
   const typed = await act('type', { ref: query, text: 'April' });
   assert.match(typed.text, new RegExp(`^Typed 5 characters into textbox "Query" \\[ref=${query}\\] in search "Search invoices"\\.$`, 'm'));
@@ -571,25 +560,25 @@ test('typing shows the new value as a changed line; press_key names the focused 
 });
 
 test('a diff waits for the fetch the click started, so the content it brings is in it', async () => {
-  const { snap } = await open('/invoices');
+  const { snapshot: snap } = await tw.open('/invoices');
   const { text } = await act('click', { ref: refOf(snap, 'button', 'Fetch note') });
   assert.match(text, /Added in main:\n  Note from the server$/m);
 });
 
 test('a change too big for the diff budget is one line naming the part that changed and the call that reads it', async () => {
-  const { snap } = await open('/invoices');
+  const { snapshot: snap } = await tw.open('/invoices');
   const { text, res } = await act('click', { ref: refOf(snap, 'button', 'Load history') });
   const line = /^The page changed too much for a diff here \(300 added lines; refs: 300 new, 0 gone, \d+ kept\); the change is inside list "History": get_page_context \{ref: "(e\d+)"\} reads that part/m.exec(text);
   assert.ok(line, text);
   assert.ok(text.length < 600, `one line, not the diff (${text.length} characters)`);
   assert.equal(res.changes?.added, 300);
-  const part = await snapshot(server.client, { ref: line[1] });
+  const part = await snapshot(tw.client, { ref: line[1] });
   assert.match(part.snapshot, /link "History entry number 299 of the invoice log"/);
   assert.ok(!part.snapshot.includes('Invoice 2024-02'), 'the scope is the list, not the page');
 });
 
 test('when the diff would be longer than the changed part as it now reads, the part is shown instead, with refs that work', async () => {
-  const { snap } = await open('/results');
+  const { snapshot: snap } = await tw.open('/results');
   assert.match(snap, /button "Open result 9"/);
   const { text, res } = await act('click', { ref: refOf(snap, 'button', 'Next results') });
   assert.match(text, /^Since last snapshot, list "Results" changed \(refs: 10 new, 10 gone, \d+ kept\); it now reads:\n- list "Results":\n {2}- listitem:/m);
@@ -603,18 +592,18 @@ test('when the diff would be longer than the changed part as it now reads, the p
 });
 
 test('with no whole-page snapshot of the document yet, the action takes one first and reports a diff', async () => {
-  await call(server.client, 'navigate', { url: `${site.origin}/invoices` });
-  const scoped = await snapshot(server.client, { selector: 'main' });
+  await call(tw.client, 'navigate', { url: `${tw.origin}/invoices` });
+  const scoped = await snapshot(tw.client, { selector: 'main' });
   const { text } = await act('click', { ref: refOf(scoped.snapshot, 'button', 'Show details') });
   assert.match(text, /Added in main:\n  - region "Details":/);
 });
 
 test('on a page over the snapshot budget the action skips the diff and says so in one line', async () => {
-  await call(server.client, 'navigate', { url: `${site.origin}/large` });
-  const page = await snapshot(server.client);
+  await call(tw.client, 'navigate', { url: `${tw.origin}/large` });
+  const page = await snapshot(tw.client);
   assert.match(page.snapshot, /… items 1–50 of 3000 shown/, 'the page is paged');
   const { text, res } = await act('click', { ref: refOf(page.snapshot, 'button', 'Buy 7') });
   assert.match(text, /^Clicked button "Buy 7" \[ref=e\d+\] in row "Row 7 \| Item 49 \| 91\.70 \| green"\.\nNo snapshot diff: the page was over the snapshot budget at its last snapshot; get_page_context reads it in pages\.$/);
   assert.equal(res.changes, undefined);
-  assert.equal(await evaluate(server.client, 'window.clicked'), 7);
+  assert.equal(await evaluate(tw.client, 'window.clicked'), 7);
 });

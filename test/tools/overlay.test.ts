@@ -3,11 +3,10 @@
 // role, accessible name, or text); nothing reaches the target; closing the
 // cover or force: true gets the click through; a pointer-events: none
 // decoration, a label's styled box and a shadow-DOM button are not covers.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { call, callError, connect, type Connected } from '../fixtures/mcp.js';
-import { startSite, type Site } from '../fixtures/site.js';
-import { evaluate, refOf, snapshot } from './helpers.js';
+import { useSession } from '../fixtures/harness.js';
+import { call, callError, evaluate, refOf } from '../fixtures/mcp.js';
 
 // A cookie wall over the whole page; its Accept button removes it.
 const WALL_PAGE = `<!doctype html><title>Wall</title>
@@ -44,80 +43,62 @@ const DECOR_PAGE = `<!doctype html><title>Decor</title>
   root.querySelector('button').addEventListener('click', e => log.push('shadow:' + e.isTrusted));
 </script>`;
 
-let site: Site;
-let server: Connected;
-
-before(async () => {
-  site = await startSite();
-  site.page('/wall', WALL_PAGE);
-  site.page('/spinner', SPINNER_PAGE);
-  site.page('/decor', DECOR_PAGE);
-  server = await connect();
-});
-after(async () => {
-  await server?.close();
-  await site?.close();
-});
-
-async function open(path: string): Promise<string> {
-  await call(server.client, 'navigate', { url: `${site.origin}${path}` });
-  return (await snapshot(server.client)).snapshot;
-}
+const tw = useSession({ pages: { '/wall': WALL_PAGE, '/spinner': SPINNER_PAGE, '/decor': DECOR_PAGE } });
 
 test('a covered click fails fast, names the cover, and reaches nothing', async () => {
-  const snap = await open('/wall');
+  const { snapshot: snap } = await tw.open('/wall');
   const buy = refOf(snap, 'button', 'Buy now');
   const started = Date.now();
   // A 60 s limit: Playwright alone would retry for all of it; the hit test answers at once.
-  const err = await callError(server.client, 'click', { ref: buy, timeoutMs: 60_000 });
+  const err = await callError(tw.client, 'click', { ref: buy, timeoutMs: 60_000 });
   const elapsed = Date.now() - started;
   assert.equal(err.type, 'element_not_actionable');
   assert.equal(err.message, `Could not click ${buy}: it is covered by <div id="cookie-wall"> dialog "Cookie consent", which would receive the pointer events.`);
   assert.equal(err.hint, `Close or dismiss the covering element first (find its button in a fresh snapshot), or pass force: true to dispatch the click to ${buy} itself.`);
   assert.ok(elapsed < 15_000, `took ${elapsed} ms`);
-  assert.deepEqual(await evaluate(server.client, 'window.clicks'), []);
+  assert.deepEqual(await evaluate(tw.client, 'window.clicks'), []);
 
   // Hover is checked the same way (no force for hover).
-  const hover = await callError(server.client, 'hover', { ref: buy });
+  const hover = await callError(tw.client, 'hover', { ref: buy });
   assert.equal(hover.type, 'element_not_actionable');
   assert.equal(hover.message, `Could not hover ${buy}: it is covered by <div id="cookie-wall"> dialog "Cookie consent", which would receive the pointer events.`);
   assert.equal(hover.hint, 'Close or dismiss the covering element first (find its button in a fresh snapshot).');
-  assert.deepEqual(await evaluate(server.client, 'window.clicks'), []);
+  assert.deepEqual(await evaluate(tw.client, 'window.clicks'), []);
 });
 
 test('closing the cover lets a real click through', async () => {
-  const snap = await open('/wall');
-  await call(server.client, 'click', { ref: refOf(snap, 'button', 'Accept cookies') });
-  assert.equal(await evaluate(server.client, 'document.getElementById("cookie-wall")'), null);
-  await call(server.client, 'click', { ref: refOf(snap, 'button', 'Buy now') });
-  assert.deepEqual(await evaluate(server.client, 'window.clicks'), [{ hover: true }, { trusted: true, detail: 1 }]);
+  const { snapshot: snap } = await tw.open('/wall');
+  await call(tw.client, 'click', { ref: refOf(snap, 'button', 'Accept cookies') });
+  assert.equal(await evaluate(tw.client, 'document.getElementById("cookie-wall")'), null);
+  await call(tw.client, 'click', { ref: refOf(snap, 'button', 'Buy now') });
+  assert.deepEqual(await evaluate(tw.client, 'window.clicks'), [{ hover: true }, { trusted: true, detail: 1 }]);
 });
 
 test('force: true dispatches the click to the covered element itself', async () => {
-  const snap = await open('/wall');
-  const res = await call<{ revision: number }>(server.client, 'click', { ref: refOf(snap, 'button', 'Buy now'), force: true });
+  const { snapshot: snap } = await tw.open('/wall');
+  const res = await call<{ revision: number }>(tw.client, 'click', { ref: refOf(snap, 'button', 'Buy now'), force: true });
   assert.equal(typeof res.revision, 'number');
-  assert.deepEqual(await evaluate(server.client, 'window.clicks'), [{ trusted: false, detail: 1 }]);
+  assert.deepEqual(await evaluate(tw.client, 'window.clicks'), [{ trusted: false, detail: 1 }]);
   // The cover is still there: force went around it, it did not remove it.
-  assert.equal(await evaluate(server.client, 'document.getElementById("cookie-wall") !== null'), true);
-  await call(server.client, 'click', { ref: refOf(snap, 'button', 'Buy now'), force: true, doubleClick: true });
-  assert.deepEqual(await evaluate(server.client, 'window.clicks.slice(1)'), [{ trusted: false, detail: 1 }, { trusted: false, detail: 2 }]);
+  assert.equal(await evaluate(tw.client, 'document.getElementById("cookie-wall") !== null'), true);
+  await call(tw.client, 'click', { ref: refOf(snap, 'button', 'Buy now'), force: true, doubleClick: true });
+  assert.deepEqual(await evaluate(tw.client, 'window.clicks.slice(1)'), [{ trusted: false, detail: 1 }, { trusted: false, detail: 2 }]);
 });
 
 test('a cover without id or name is named by its text', async () => {
-  const snap = await open('/spinner');
+  const { snapshot: snap } = await tw.open('/spinner');
   const save = refOf(snap, 'button', 'Save');
-  const err = await callError(server.client, 'click', { ref: save });
+  const err = await callError(tw.client, 'click', { ref: save });
   assert.equal(err.type, 'element_not_actionable');
   assert.equal(err.message, `Could not click ${save}: it is covered by <div> containing "Loading…", which would receive the pointer events.`);
-  assert.equal(await evaluate(server.client, 'window.saves'), 0);
+  assert.equal(await evaluate(tw.client, 'window.saves'), 0);
 });
 
 test('pointer-events: none decorations, a label\'s box and shadow DOM are not covers', async () => {
-  const snap = await open('/decor');
-  await call(server.client, 'click', { ref: refOf(snap, 'button', 'Go') });
-  await call(server.client, 'click', { ref: refOf(snap, 'checkbox', 'Accept terms') });
-  await call(server.client, 'click', { ref: refOf(snap, 'button', 'Shadow button') });
-  assert.deepEqual(await evaluate(server.client, 'window.log'), ['go:true', 'shadow:true']);
-  assert.equal(await evaluate(server.client, 'document.getElementById("terms").checked'), true);
+  const { snapshot: snap } = await tw.open('/decor');
+  await call(tw.client, 'click', { ref: refOf(snap, 'button', 'Go') });
+  await call(tw.client, 'click', { ref: refOf(snap, 'checkbox', 'Accept terms') });
+  await call(tw.client, 'click', { ref: refOf(snap, 'button', 'Shadow button') });
+  assert.deepEqual(await evaluate(tw.client, 'window.log'), ['go:true', 'shadow:true']);
+  assert.equal(await evaluate(tw.client, 'document.getElementById("terms").checked'), true);
 });

@@ -10,16 +10,15 @@
 // gaps under 10 s. Cancelling the original request after it answered
 // pending does nothing. On a 2026-07-28 connection the consent question
 // still rides input_required, and the retry's long call goes pending.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client, ElicitResult } from '@modelcontextprotocol/client';
 import { LENSES, seenBy } from '../fixtures/clientLens.js';
-import { call, connect, serverArgs, type Connected } from '../fixtures/mcp.js';
+import { useServer } from '../fixtures/harness.js';
+import { call, callRaw, connect, evaluate, type RawResult, serverArgs } from '../fixtures/mcp.js';
 import { RawSession } from '../fixtures/raw.js';
-import { startSite, type Site } from '../fixtures/site.js';
-import { callRaw, evaluate, type RawResult } from './helpers.js';
 
 /** The max-wait of the test servers, in seconds; their heartbeat is then half of it. */
 const MAX_WAIT = 2;
@@ -70,21 +69,16 @@ async function human(params: { message: string }): Promise<ElicitResult> {
   return { action: 'accept', content: { decision: next.decision } };
 }
 
-let site: Site;
-let server: Connected;
 let tabId: number;
 
-before(async () => {
-  site = await startSite();
-  site.page('/shop', PAGE);
-  // The polyfill passes the page's execute an AbortSignal on every Chromium (native WebMCP does from Chromium 156 on,
-  // docs/webmcp.md "Cancellation"), which the cancel test reads back. The other servers here use native WebMCP.
-  server = await connect({ args: ['--max-wait', String(MAX_WAIT), '--webmcp', 'polyfill'], elicit: human, env: { TABWRIGHT_CONSENT_TTY: '0' } });
-  tabId = (await settled<{ tabId: number }>(server.client, 'navigate', { url: `${site.origin}/shop` })).tabId;
-});
-after(async () => {
-  await server?.close();
-  await site?.close();
+const tw = useServer({
+  args: ['--max-wait', String(MAX_WAIT), '--webmcp', 'polyfill'], elicit: human, env: { TABWRIGHT_CONSENT_TTY: '0' },
+  setup: async tw => {
+    tw.site.page('/shop', PAGE);
+    // The polyfill passes the page's execute an AbortSignal on every Chromium (native WebMCP does from Chromium 156 on,
+    // docs/webmcp.md "Cancellation"), which the cancel test reads back. The other servers here use native WebMCP.
+    tabId = (await settled<{ tabId: number }>(tw.client, 'navigate', { url: `${tw.site.origin}/shop` })).tabId;
+  },
 });
 
 /** The fields of a call's outcome, waiting it out when it answers pending (a cold browser start takes longer than 2 s). */
@@ -150,67 +144,67 @@ async function callNotFound(client: Client, callId: string): Promise<void> {
 }
 
 test('a page tool that runs longer than max-wait answers pending within it; wait_for_call returns its real result once', async () => {
-  const direct = await callRaw(server.client, 'call_webmcp_tool', { tabId, name: 'sleep', arguments: { ms: 10 } });
-  const { p, text, ms, raw } = await pendingCall(server.client, 'call_webmcp_tool', { tabId, name: 'sleep', arguments: { ms: 3500 } });
+  const direct = await callRaw(tw.client, 'call_webmcp_tool', { tabId, name: 'sleep', arguments: { ms: 10 } });
+  const { p, text, ms, raw } = await pendingCall(tw.client, 'call_webmcp_tool', { tabId, name: 'sleep', arguments: { ms: 3500 } });
   assertEveryLensReads(raw, p);
   assert.ok(ms >= MAX_WAIT * 1000 - 100 && ms < MAX_WAIT * 1000 + 1000, `answered after ${ms} ms`);
   assert.equal(p.tool, 'call_webmcp_tool');
-  assert.deepEqual({ ...p.waitingFor, text: undefined }, { kind: 'page_tool', tool: 'sleep', origin: site.origin, tabId, text: undefined });
+  assert.deepEqual({ ...p.waitingFor, text: undefined }, { kind: 'page_tool', tool: 'sleep', origin: tw.origin, tabId, text: undefined });
   assertTellsNextCall(text, p);
-  assert.ok(text.includes(`waiting for WebMCP tool "sleep" of ${site.origin} (tab ${tabId}) to finish`), text);
+  assert.ok(text.includes(`waiting for WebMCP tool "sleep" of ${tw.origin} (tab ${tabId}) to finish`), text);
   assert.ok(text.includes('do not call call_webmcp_tool again for this'), text);
 
-  const outcome = await outcomeOf(server.client, p.callId);
+  const outcome = await outcomeOf(tw.client, p.callId);
   assert.equal(outcome.isError, undefined);
   // The same result the call gives when it fits in the max-wait: same text shape, same fields.
   assert.equal(seenBy('cursor', outcome).text, 'slept 3500');
   assert.equal(seenBy('cursor', direct).text, 'slept 10');
   assert.deepEqual(Object.keys(outcome.structuredContent!).sort(), Object.keys(direct.structuredContent!).sort());
   assert.deepEqual(outcome.structuredContent!.result, { content: [{ type: 'text', text: 'slept 3500' }] });
-  await callNotFound(server.client, p.callId);
-  assert.equal(await evaluate(server.client, 'log.started', tabId), 2);
+  await callNotFound(tw.client, p.callId);
+  assert.equal(await evaluate(tw.client, 'log.started', tabId), 2);
 });
 
 test('a wait_for_call that runs out answers pending again with the same callId; timeoutSec is capped at max-wait', async () => {
-  const { p } = await pendingCall(server.client, 'call_webmcp_tool', { tabId, name: 'sleep', arguments: { ms: 5500 } });
+  const { p } = await pendingCall(tw.client, 'call_webmcp_tool', { tabId, name: 'sleep', arguments: { ms: 5500 } });
   let started = Date.now();
-  const short = await pendingCall(server.client, 'wait_for_call', { callId: p.callId, timeoutSec: 0.5 });
+  const short = await pendingCall(tw.client, 'wait_for_call', { callId: p.callId, timeoutSec: 0.5 });
   assert.ok(Date.now() - started < 1500, `timeoutSec 0.5 waited ${Date.now() - started} ms`);
   assert.equal(short.p.callId, p.callId);
   assert.equal(short.p.tool, 'call_webmcp_tool');
   assertTellsNextCall(short.text, short.p);
   started = Date.now();
-  const capped = await pendingCall(server.client, 'wait_for_call', { callId: p.callId, timeoutSec: 120 });
+  const capped = await pendingCall(tw.client, 'wait_for_call', { callId: p.callId, timeoutSec: 120 });
   const waited = Date.now() - started;
   assert.ok(waited >= MAX_WAIT * 1000 - 100 && waited < MAX_WAIT * 1000 + 1000, `timeoutSec 120 waited ${waited} ms, not the ${MAX_WAIT} s max-wait`);
   assert.equal(capped.p.callId, p.callId);
-  const outcome = await outcomeOf(server.client, p.callId);
+  const outcome = await outcomeOf(tw.client, p.callId);
   assert.equal(seenBy('cursor', outcome).text, 'slept 5500');
 });
 
 test('wait_for_call {cancel: true} aborts the page tool\'s signal; the outcome is the cancellation, then the callId is gone', async () => {
-  const before = await evaluate<number>(server.client, 'log.aborted', tabId);
-  const { p } = await pendingCall(server.client, 'call_webmcp_tool', { tabId, name: 'sleep', arguments: { ms: 120_000 }, timeoutSec: 300 });
-  const res = await callRaw(server.client, 'wait_for_call', { callId: p.callId, cancel: true });
+  const before = await evaluate<number>(tw.client, 'log.aborted', tabId);
+  const { p } = await pendingCall(tw.client, 'call_webmcp_tool', { tabId, name: 'sleep', arguments: { ms: 120_000 }, timeoutSec: 300 });
+  const res = await callRaw(tw.client, 'wait_for_call', { callId: p.callId, cancel: true });
   assert.equal(res.isError, true, JSON.stringify(res));
   assert.equal((res.structuredContent as { error: { type: string } }).error.type, 'cancelled');
   assert.match(seenBy('cursor', res).text, /^Error \[cancelled\]: /);
   const end = Date.now() + 10_000;
-  while ((await evaluate<number>(server.client, 'log.aborted', tabId)) < before + 1) {
+  while ((await evaluate<number>(tw.client, 'log.aborted', tabId)) < before + 1) {
     assert.ok(Date.now() < end, 'the page tool\'s signal was never aborted');
     await new Promise(resolve => setTimeout(resolve, 100));
   }
-  await callNotFound(server.client, p.callId);
+  await callNotFound(tw.client, p.callId);
 });
 
 test('a long execute answers pending, and wait_for_call returns its value', async () => {
-  const { p, text } = await pendingCall(server.client, 'execute', { tabId, code: 'await new Promise(r => setTimeout(r, 3000)); return 6 * 7' });
+  const { p, text } = await pendingCall(tw.client, 'execute', { tabId, code: 'await new Promise(r => setTimeout(r, 3000)); return 6 * 7' });
   assert.equal(p.tool, 'execute');
   assert.equal(p.waitingFor.kind, 'execute');
   assert.equal(p.waitingFor.tabId, tabId);
   assertTellsNextCall(text, p);
   assert.ok(text.includes(`waiting for the code given to execute in tab ${tabId} to finish`), text);
-  const outcome = await outcomeOf(server.client, p.callId);
+  const outcome = await outcomeOf(tw.client, p.callId);
   assert.equal((outcome.structuredContent as { value: number }).value, 42);
   assert.equal(seenBy('cursor', outcome).text, '42');
 });
@@ -219,22 +213,22 @@ test('a declarative form waiting for its submit: pending says so; progress arriv
   answers.push({ decision: 'once', delayMs: 0 }); // a form is not read-only: the human allows it at once
   const ticks: Array<{ at: number; message?: string }> = [];
   const started = Date.now();
-  const { p, text } = await pendingCall(server.client, 'call_webmcp_tool', { tabId, name: 'ask', arguments: { q: 'why' }, timeoutSec: 60 }, { onprogress: t => ticks.push({ at: Date.now(), message: t.message }) });
+  const { p, text } = await pendingCall(tw.client, 'call_webmcp_tool', { tabId, name: 'ask', arguments: { q: 'why' }, timeoutSec: 60 }, { onprogress: t => ticks.push({ at: Date.now(), message: t.message }) });
   assert.equal(p.waitingFor.kind, 'form_submit');
   assertTellsNextCall(text, p);
-  assert.ok(text.includes(`waiting for the person at the browser to submit the declarative form "ask" of ${site.origin} (tab ${tabId})`), text);
+  assert.ok(text.includes(`waiting for the person at the browser to submit the declarative form "ask" of ${tw.origin} (tab ${tabId})`), text);
   assert.ok(text.includes('Tell the user the form is filled in and waits for them to submit it in the browser.'), text);
   // The heartbeat: half the max-wait (1 s) after the call started, before it answered pending.
   assert.ok(ticks.length >= 1, `no progress while the form waited: ${JSON.stringify(ticks)}`);
   assert.ok(ticks[0]!.at - started <= MAX_WAIT * 500 + 700, `first progress after ${ticks[0]!.at - started} ms`);
   assert.match(ticks.at(-1)!.message ?? '', /^(Waiting for the person at the browser to submit the form "ask"|WebMCP tool "ask" is running) \(\d+ s\)$/);
-  assert.equal(await evaluate(server.client, 'document.querySelector("[name=q]").value', tabId), 'why');
+  assert.equal(await evaluate(tw.client, 'document.querySelector("[name=q]").value', tabId), 'why');
 
   // wait_for_call hears the call's progress; the person submits while it waits.
   const waiting: Array<{ at: number; message?: string }> = [];
   const waitStarted = Date.now();
-  const submit = new Promise(resolve => setTimeout(resolve, 1500)).then(() => evaluate(server.client, 'document.querySelector("#ask").requestSubmit(); true', tabId));
-  const outcome = await server.client.callTool({ name: 'wait_for_call', arguments: { callId: p.callId } }, { onprogress: t => waiting.push({ at: Date.now(), message: t.message }) }) as RawResult;
+  const submit = new Promise(resolve => setTimeout(resolve, 1500)).then(() => evaluate(tw.client, 'document.querySelector("#ask").requestSubmit(); true', tabId));
+  const outcome = await tw.client.callTool({ name: 'wait_for_call', arguments: { callId: p.callId } }, { onprogress: t => waiting.push({ at: Date.now(), message: t.message }) }) as RawResult;
   await submit;
   assert.equal(outcome.isError, undefined, JSON.stringify(outcome));
   assert.equal((outcome.structuredContent as { pending?: boolean }).pending, undefined, JSON.stringify(outcome));
@@ -245,29 +239,29 @@ test('a declarative form waiting for its submit: pending says so; progress arriv
 });
 
 test('a consent prompt answered after the call went pending: the answer reaches the gate, and wait_for_call returns the outcome', async () => {
-  const buysBefore = await evaluate<number>(server.client, 'log.buys', tabId);
+  const buysBefore = await evaluate<number>(tw.client, 'log.buys', tabId);
   answers.push({ decision: 'once', delayMs: 3500 });
-  const { p, text, ms } = await pendingCall(server.client, 'call_webmcp_tool', { tabId, name: 'buy', arguments: { item: 'tea' } });
+  const { p, text, ms } = await pendingCall(tw.client, 'call_webmcp_tool', { tabId, name: 'buy', arguments: { item: 'tea' } });
   assert.ok(ms < MAX_WAIT * 1000 + 1000, `answered after ${ms} ms`);
-  assert.deepEqual({ kind: p.waitingFor.kind, tool: p.waitingFor.tool, origin: p.waitingFor.origin, tabId: p.waitingFor.tabId }, { kind: 'consent', tool: 'buy', origin: site.origin, tabId });
+  assert.deepEqual({ kind: p.waitingFor.kind, tool: p.waitingFor.tool, origin: p.waitingFor.origin, tabId: p.waitingFor.tabId }, { kind: 'consent', tool: 'buy', origin: tw.origin, tabId });
   assertTellsNextCall(text, p);
-  assert.ok(text.includes(`waiting for the user's answer to the consent prompt for WebMCP tool "buy" of ${site.origin} (tab ${tabId})`), text);
+  assert.ok(text.includes(`waiting for the user's answer to the consent prompt for WebMCP tool "buy" of ${tw.origin} (tab ${tabId})`), text);
   assert.ok(text.includes('Tell the user a consent prompt is waiting for their answer.'), text);
-  assert.equal(await evaluate(server.client, 'log.buys', tabId), buysBefore, 'the tool ran before the human answered');
-  const outcome = await outcomeOf(server.client, p.callId);
+  assert.equal(await evaluate(tw.client, 'log.buys', tabId), buysBefore, 'the tool ran before the human answered');
+  const outcome = await outcomeOf(tw.client, p.callId);
   assert.equal(outcome.isError, undefined, JSON.stringify(outcome));
   assert.equal(seenBy('cursor', outcome).text, 'bought tea');
-  assert.equal(await evaluate(server.client, 'log.buys', tabId), buysBefore + 1);
+  assert.equal(await evaluate(tw.client, 'log.buys', tabId), buysBefore + 1);
   assert.match(asked.at(-1)!, /WebMCP tool "buy"/);
-  const audit = readFileSync(join(server.dataDir, 'consent-audit.jsonl'), 'utf8').trim().split('\n').map(l => JSON.parse(l) as { tool: string; decision: string; channel: string; answer?: string });
+  const audit = readFileSync(join(tw.dataDir, 'consent-audit.jsonl'), 'utf8').trim().split('\n').map(l => JSON.parse(l) as { tool: string; decision: string; channel: string; answer?: string });
   assert.deepEqual(audit.at(-1) && [audit.at(-1)!.tool, audit.at(-1)!.decision, audit.at(-1)!.channel, audit.at(-1)!.answer], ['buy', 'allowed', 'elicitation', 'once']);
 });
 
 test('cancelling the original request after it answered pending does nothing: the call goes on, its progress stops, wait_for_call gets the result', async () => {
-  const raw = new RawSession(serverArgs(['--max-wait', String(MAX_WAIT)]), { env: { TABWRIGHT_WORKSPACE: server.workspace, TABWRIGHT_CONFIG_DIR: join(server.dataDir, 'raw-config'), TABWRIGHT_DATA_DIR: join(server.dataDir, 'raw-data') } });
+  const raw = new RawSession(serverArgs(['--max-wait', String(MAX_WAIT)]), { env: { TABWRIGHT_WORKSPACE: tw.workspace, TABWRIGHT_CONFIG_DIR: join(tw.dataDir, 'raw-config'), TABWRIGHT_DATA_DIR: join(tw.dataDir, 'raw-data') } });
   try {
     await raw.initialize('2025-11-25');
-    let nav = await raw.callTool('navigate', { url: `${site.origin}/shop` });
+    let nav = await raw.callTool('navigate', { url: `${tw.origin}/shop` });
     for (let i = 0; (nav.structuredContent as { pending?: boolean }).pending && i < 10; i++) nav = await raw.callTool('wait_for_call', { callId: (nav.structuredContent as { callId: string }).callId });
     const tab = nav.structuredContent as { tabId: number };
     await raw.write(`${JSON.stringify({ jsonrpc: '2.0', id: 'slow', method: 'tools/call', params: { name: 'call_webmcp_tool', arguments: { tabId: tab.tabId, name: 'sleep', arguments: { ms: 3500 } }, _meta: { progressToken: 'tok' } } })}\n`);
@@ -292,7 +286,7 @@ test('2026-07-28: the consent question still rides input_required; the retry\'s 
   const modern = await connect({ mode: 'auto', args: ['--max-wait', String(MAX_WAIT)], elicit: human, env: { TABWRIGHT_CONSENT_TTY: '0' } });
   try {
     assert.equal(modern.client.getProtocolEra(), 'modern');
-    const tab = (await settled<{ tabId: number }>(modern.client, 'navigate', { url: `${site.origin}/shop?buyMs=3000` })).tabId;
+    const tab = (await settled<{ tabId: number }>(modern.client, 'navigate', { url: `${tw.origin}/shop?buyMs=3000` })).tabId;
     const askedBefore = asked.length;
     // The human answers after more than the max-wait: nothing waits on the server meanwhile, so nothing goes pending.
     answers.push({ decision: 'once', delayMs: MAX_WAIT * 1000 + 500 });
@@ -311,7 +305,7 @@ test('2026-07-28: the consent question still rides input_required; the retry\'s 
 test('at the default max-wait (45 s) a long call hears progress at least every 10 s', async () => {
   const plain = await connect({ env: { TABWRIGHT_CONSENT_TTY: '0' } });
   try {
-    const tab = (await call<{ tabId: number }>(plain.client, 'navigate', { url: `${site.origin}/shop` })).tabId;
+    const tab = (await call<{ tabId: number }>(plain.client, 'navigate', { url: `${tw.origin}/shop` })).tabId;
     const ticks: number[] = [];
     const started = Date.now();
     const res = await plain.client.callTool({ name: 'call_webmcp_tool', arguments: { tabId: tab, name: 'sleep', arguments: { ms: 9000 } } }, { onprogress: () => ticks.push(Date.now()) }) as RawResult;

@@ -5,13 +5,12 @@
 // action that caused it, and the active tab falls back to its opener. The
 // click's text names each new tab's URL and title and whether it is a popup
 // (window.open keeping window.opener) or a plain tab.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { call, callError, connect, type Connected } from '../fixtures/mcp.js';
-import { startSite, type Site } from '../fixtures/site.js';
+import { useSession } from '../fixtures/harness.js';
+import { call, callError, callRaw, evaluate, refOf, snapshot } from '../fixtures/mcp.js';
 import type { TabInfo } from '../../src/session/tab.js';
 import { seenBy } from '../fixtures/clientLens.js';
-import { callRaw, evaluate, refOf, snapshot } from './helpers.js';
 
 interface ActionResult {
   tabId: number;
@@ -34,30 +33,23 @@ const CHILD_PAGE = `<!doctype html><title>Child</title>
 const CLOSER_PAGE = `<!doctype html><title>Closer</title>
 <button onclick="window.close()">Close me</button>`;
 
-let site: Site;
-let server: Connected;
-
-before(async () => {
-  site = await startSite();
-  site.page('/opener', OPENER_PAGE);
-  site.page('/child', CHILD_PAGE);
-  site.page('/closer', CLOSER_PAGE);
-  site.page('/alerting', '<!doctype html><title>Alerting</title><script>alert("Hello from the popup")</script>');
-  server = await connect();
-});
-after(async () => {
-  await server?.close();
-  await site?.close();
+const tw = useSession({
+  pages: {
+    '/opener': OPENER_PAGE,
+    '/child': CHILD_PAGE,
+    '/closer': CLOSER_PAGE,
+    '/alerting': '<!doctype html><title>Alerting</title><script>alert("Hello from the popup")</script>',
+  },
 });
 
 async function tabs(): Promise<TabInfo[]> {
-  return (await call<{ tabs: TabInfo[] }>(server.client, 'list_tabs')).tabs;
+  return (await call<{ tabs: TabInfo[] }>(tw.client, 'list_tabs')).tabs;
 }
 
 /** Opens the opener page in a fresh active tab; returns its tabId and refs snapshot. */
 async function openOpener(): Promise<{ tabId: number; snap: string }> {
-  const tab = await call<TabInfo>(server.client, 'open_tab', { url: `${site.origin}/opener` });
-  return { tabId: tab.tabId, snap: (await snapshot(server.client)).snapshot };
+  const tab = await call<TabInfo>(tw.client, 'open_tab', { url: `${tw.origin}/opener` });
+  return { tabId: tab.tabId, snap: (await snapshot(tw.client)).snapshot };
 }
 
 /**
@@ -66,13 +58,13 @@ async function openOpener(): Promise<{ tabId: number; snap: string }> {
  * content-only client gives its model, and returns it.
  */
 async function clickOpens(ref: string, opener: number, expect: { path: string; title: string; popup: boolean }): Promise<TabInfo> {
-  const raw = await callRaw(server.client, 'click', { ref });
+  const raw = await callRaw(tw.client, 'click', { ref });
   const res = raw.structuredContent as unknown as ActionResult;
   assert.equal(res.newTabs?.length, 1, JSON.stringify(res));
   const opened = res.newTabs![0]!;
   assert.equal(opened.openerTabId, opener);
   assert.equal(res.activeTabId, opener, 'the active tab stays the one that clicked');
-  const url = `${site.origin}${expect.path}`;
+  const url = `${tw.origin}${expect.path}`;
   assert.deepEqual({ url: opened.url, title: opened.title, popup: opened.popup }, { url, title: expect.title, popup: expect.popup });
   const kind = expect.popup ? 'a popup: it can reach its opener through window.opener' : 'a plain tab';
   const text = seenBy('cursor', raw).text;
@@ -88,27 +80,27 @@ async function clickOpens(ref: string, opener: number, expect: { path: string; t
 test('a target=_blank link opens a tab; list_tabs names the tab that clicked as opener; the active tab stays', async () => {
   const { tabId, snap } = await openOpener();
   const child = await clickOpens(refOf(snap, 'link', 'Blank link'), tabId, { path: '/child?via=blank', title: 'Child', popup: false });
-  assert.equal(child.url, `${site.origin}/child?via=blank`);
-  assert.equal(await evaluate(server.client, 'document.getElementById("via").textContent', child.tabId), 'blank no opener', 'target=_blank implies noopener in Chromium');
-  assert.equal(await evaluate(server.client, 'document.title'), 'Opener', 'calls without tabId still go to the opener');
+  assert.equal(child.url, `${tw.origin}/child?via=blank`);
+  assert.equal(await evaluate(tw.client, 'document.getElementById("via").textContent', child.tabId), 'blank no opener', 'target=_blank implies noopener in Chromium');
+  assert.equal(await evaluate(tw.client, 'document.title'), 'Opener', 'calls without tabId still go to the opener');
 });
 
 test('window.open from a click opens a tab with its opener', async () => {
   const { tabId, snap } = await openOpener();
   const child = await clickOpens(refOf(snap, 'button', 'Open window'), tabId, { path: '/child?via=open', title: 'Child', popup: true });
-  assert.equal(await evaluate(server.client, 'document.getElementById("via").textContent', child.tabId), 'open has opener');
-  assert.equal(await evaluate(server.client, 'window.popup.closed'), false);
+  assert.equal(await evaluate(tw.client, 'document.getElementById("via").textContent', child.tabId), 'open has opener');
+  assert.equal(await evaluate(tw.client, 'window.popup.closed'), false);
 });
 
 test('a rel=noopener link: the page has no opener, list_tabs names the tab that clicked', async () => {
   const { tabId, snap } = await openOpener();
   const child = await clickOpens(refOf(snap, 'link', 'Noopener link'), tabId, { path: '/child?via=noopener', title: 'Child', popup: false });
-  assert.equal(await evaluate(server.client, 'document.getElementById("via").textContent', child.tabId), 'noopener no opener');
+  assert.equal(await evaluate(tw.client, 'document.getElementById("via").textContent', child.tabId), 'noopener no opener');
 });
 
 test('a popup with an alert on load is reported with its dialog', async () => {
   const { tabId, snap } = await openOpener();
-  const res = await call<ActionResult>(server.client, 'click', { ref: refOf(snap, 'button', 'Open alerting') });
+  const res = await call<ActionResult>(tw.client, 'click', { ref: refOf(snap, 'button', 'Open alerting') });
   assert.equal(res.newTabs?.length, 1);
   const popup = res.newTabs![0]!;
   assert.equal(popup.openerTabId, tabId);
@@ -116,19 +108,19 @@ test('a popup with an alert on load is reported with its dialog', async () => {
   assert.deepEqual(popup.dialog, { type: 'alert', message: 'Hello from the popup' });
   const listed = (await tabs()).find(t => t.tabId === popup.tabId);
   assert.deepEqual(listed?.dialog, { type: 'alert', message: 'Hello from the popup' });
-  assert.equal((await callError(server.client, 'execute', { code: '1', tabId: popup.tabId })).type, 'dialog_open');
-  await call(server.client, 'handle_dialog', { tabId: popup.tabId, accept: true });
-  assert.equal(await evaluate(server.client, 'document.title', popup.tabId), 'Alerting');
-  assert.equal(await evaluate(server.client, 'document.title'), 'Opener', 'the opener answers again');
+  assert.equal((await callError(tw.client, 'execute', { code: '1', tabId: popup.tabId })).type, 'dialog_open');
+  await call(tw.client, 'handle_dialog', { tabId: popup.tabId, accept: true });
+  assert.equal(await evaluate(tw.client, 'document.title', popup.tabId), 'Alerting');
+  assert.equal(await evaluate(tw.client, 'document.title'), 'Opener', 'the opener answers again');
 });
 
 test('a page that closes itself: the click reports it, the active tab falls back to the opener, the next call works', async () => {
   const { tabId, snap } = await openOpener();
   const closer = await clickOpens(refOf(snap, 'button', 'Open closer'), tabId, { path: '/closer', title: 'Closer', popup: true });
-  await call(server.client, 'focus_tab', { tabId: closer.tabId });
-  const closeRef = refOf((await snapshot(server.client)).snapshot, 'button', 'Close me');
+  await call(tw.client, 'focus_tab', { tabId: closer.tabId });
+  const closeRef = refOf((await snapshot(tw.client)).snapshot, 'button', 'Close me');
 
-  const res = await call<ActionResult>(server.client, 'click', { ref: closeRef });
+  const res = await call<ActionResult>(tw.client, 'click', { ref: closeRef });
   assert.equal(res.tabId, closer.tabId);
   assert.equal(res.tabClosed, true);
   assert.equal(res.activeTabId, tabId);
@@ -136,5 +128,5 @@ test('a page that closes itself: the click reports it, the active tab falls back
   assert.equal(list.find(t => t.tabId === closer.tabId), undefined);
   assert.deepEqual(list.filter(t => t.active).map(t => t.tabId), [tabId]);
   // No "target closed" on the next call without tabId: it goes to the opener.
-  assert.equal(await evaluate(server.client, 'document.title'), 'Opener');
+  assert.equal(await evaluate(tw.client, 'document.title'), 'Opener');
 });

@@ -3,11 +3,10 @@
 // its model (beforeinput), emoji, clear: true / false, and fields that reject
 // what was typed (input_not_applied, with password values never shown);
 // checkboxes and selects are read back too.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { call, callError, connect, type Connected } from '../fixtures/mcp.js';
-import { startSite, type Site } from '../fixtures/site.js';
-import { evaluate, refOf, snapshot } from './helpers.js';
+import { useSession } from '../fixtures/harness.js';
+import { call, callError, evaluate, refOf } from '../fixtures/mcp.js';
 
 // A controlled input the way React does it: the value setter is wrapped so
 // the component knows what script wrote; an 'input' event whose value equals
@@ -91,126 +90,108 @@ const EDITOR_PAGE = `<!doctype html><title>Editor</title>
   render(0);
 </script>`;
 
-let site: Site;
-let server: Connected;
-
-before(async () => {
-  site = await startSite();
-  site.page('/controlled', CONTROLLED_PAGE);
-  site.page('/reject', REJECT_PAGE);
-  site.page('/editor', EDITOR_PAGE);
-  server = await connect();
-});
-after(async () => {
-  await server?.close();
-  await site?.close();
-});
-
-async function open(path: string): Promise<string> {
-  await call(server.client, 'navigate', { url: `${site.origin}${path}` });
-  return (await snapshot(server.client)).snapshot;
-}
+const tw = useSession({ pages: { '/controlled': CONTROLLED_PAGE, '/reject': REJECT_PAGE, '/editor': EDITOR_PAGE } });
 
 test('a controlled (React-style) input keeps typed text; clear: false appends', async () => {
-  const snap = await open('/controlled');
+  const { snapshot: snap } = await tw.open('/controlled');
   const name = refOf(snap, 'textbox', 'Name');
-  const state = () => evaluate(server.client, '[document.getElementById("name").value, document.getElementById("state").textContent]');
+  const state = () => evaluate(tw.client, '[document.getElementById("name").value, document.getElementById("state").textContent]');
 
   // The fixture is faithful: a script write followed by a synthetic input event is undone.
-  await evaluate(server.client, 'const i = document.getElementById("name"); i.value = "Script"; i.dispatchEvent(new Event("input", { bubbles: true })); return 0;');
+  await evaluate(tw.client, 'const i = document.getElementById("name"); i.value = "Script"; i.dispatchEvent(new Event("input", { bubbles: true })); return 0;');
   assert.deepEqual(await state(), ['', '']);
 
-  await call(server.client, 'type', { ref: name, text: 'Ada Lovelace' });
+  await call(tw.client, 'type', { ref: name, text: 'Ada Lovelace' });
   assert.deepEqual(await state(), ['Ada Lovelace', 'Ada Lovelace']);
-  await call(server.client, 'type', { ref: name, text: ', Countess', clear: false });
+  await call(tw.client, 'type', { ref: name, text: ', Countess', clear: false });
   assert.deepEqual(await state(), ['Ada Lovelace, Countess', 'Ada Lovelace, Countess']);
-  await call(server.client, 'type', { ref: name, text: 'Grace 🚀 Hopper', clear: true });
+  await call(tw.client, 'type', { ref: name, text: 'Grace 🚀 Hopper', clear: true });
   assert.deepEqual(await state(), ['Grace 🚀 Hopper', 'Grace 🚀 Hopper']);
-  await call(server.client, 'fill_form', { fields: [{ ref: name, value: 'Katherine' }] });
+  await call(tw.client, 'fill_form', { fields: [{ ref: name, value: 'Katherine' }] });
   assert.deepEqual(await state(), ['Katherine', 'Katherine']);
 });
 
 test('a rich-text editor that owns its model receives text and emoji; clear replaces', async () => {
-  const snap = await open('/editor');
+  const { snapshot: snap } = await tw.open('/editor');
   const editor = refOf(snap, 'textbox', 'Message');
-  const model = () => evaluate(server.client, '[window.model, document.getElementById("editor").innerText]');
+  const model = () => evaluate(tw.client, '[window.model, document.getElementById("editor").innerText]');
 
-  await call(server.client, 'type', { ref: editor, text: ' and more 👋', clear: false });
+  await call(tw.client, 'type', { ref: editor, text: ' and more 👋', clear: false });
   assert.deepEqual(await model(), ['Old draft and more 👋', 'Old draft and more 👋']);
 
-  await call(server.client, 'type', { ref: editor, text: 'Hello 😀 world' });
+  await call(tw.client, 'type', { ref: editor, text: 'Hello 😀 world' });
   assert.deepEqual(await model(), ['Hello 😀 world', 'Hello 😀 world']);
 
-  await call(server.client, 'type', { ref: editor, text: 'Line one\nLine two 🎉', clear: true });
+  await call(tw.client, 'type', { ref: editor, text: 'Line one\nLine two 🎉', clear: true });
   assert.deepEqual(await model(), ['Line one\nLine two 🎉', 'Line one\nLine two 🎉']);
   // Every change went through the editor's own beforeinput handling.
-  assert.deepEqual(await evaluate(server.client, 'window.inputTypes'), [
+  assert.deepEqual(await evaluate(tw.client, 'window.inputTypes'), [
     'insertText',
     'deleteContentForward', 'insertText',
     'deleteContentForward', 'insertText', 'insertLineBreak', 'insertText',
   ]);
 
-  await call(server.client, 'type', { ref: editor, text: '', clear: true });
+  await call(tw.client, 'type', { ref: editor, text: '', clear: true });
   assert.deepEqual(await model(), ['', '']);
 });
 
 test('a field that changes or drops the text fails with input_not_applied', async () => {
-  const snap = await open('/reject');
+  const { snapshot: snap } = await tw.open('/reject');
   const code = refOf(snap, 'textbox', 'Code');
-  let err = await callError(server.client, 'type', { ref: code, text: 'abc-12' });
+  let err = await callError(tw.client, 'type', { ref: code, text: 'abc-12' });
   assert.equal(err.type, 'input_not_applied');
   assert.equal(err.message, `The text typed into ${code} did not stick: expected "abc-12", the field holds "ABC-12".`);
   assert.equal(err.hint, 'The page changed or rejected the value (an input mask, validation, a handler that resets it). Check the field in a fresh snapshot and type what the page accepts.');
-  assert.equal(await evaluate(server.client, 'document.getElementById("code").value'), 'ABC-12');
+  assert.equal(await evaluate(tw.client, 'document.getElementById("code").value'), 'ABC-12');
 
   const frozen = refOf(snap, 'textbox', 'Frozen');
-  err = await callError(server.client, 'fill_form', { fields: [{ ref: frozen, value: 'hello' }] });
+  err = await callError(tw.client, 'fill_form', { fields: [{ ref: frozen, value: 'hello' }] });
   assert.equal(err.type, 'input_not_applied');
   assert.equal(err.message, `The text typed into ${frozen} did not stick: expected "hello", the field holds "".`);
 
   const pin = refOf(snap, 'textbox', 'PIN');
-  err = await callError(server.client, 'type', { ref: pin, text: '123456' });
+  err = await callError(tw.client, 'type', { ref: pin, text: '123456' });
   assert.equal(err.type, 'input_not_applied');
   assert.equal(err.message, `The text typed into ${pin} did not stick: expected "123456", the field holds "123" (its maxlength is 3).`);
   // Upper case and the PIN typed within its limit do stick.
-  await call(server.client, 'type', { ref: code, text: 'XYZ' });
-  await call(server.client, 'type', { ref: pin, text: '987' });
-  assert.deepEqual(await evaluate(server.client, '[document.getElementById("code").value, document.getElementById("pin").value]'), ['XYZ', '987']);
+  await call(tw.client, 'type', { ref: code, text: 'XYZ' });
+  await call(tw.client, 'type', { ref: pin, text: '987' });
+  assert.deepEqual(await evaluate(tw.client, '[document.getElementById("code").value, document.getElementById("pin").value]'), ['XYZ', '987']);
 });
 
 test('input_not_applied on a password field never shows the values', async () => {
   const secret = 'hunter2-Tr0ub4dor&3';
-  const snap = await open('/reject');
+  const { snapshot: snap } = await tw.open('/reject');
   const pw = refOf(snap, 'textbox', 'Password');
-  const err = await callError(server.client, 'type', { ref: pw, text: secret });
+  const err = await callError(tw.client, 'type', { ref: pw, text: secret });
   assert.equal(err.type, 'input_not_applied');
   assert.equal(err.message, `The text typed into ${pw} did not stick: expected 19 characters, the field holds 0 (a password field: values not shown).`);
   assert.ok(!JSON.stringify(err).includes('hunter2'));
-  assert.ok(!server.stderr().includes('hunter2'));
+  assert.ok(!tw.stderr().includes('hunter2'));
 });
 
 test('checkboxes are clicked for real and read back', async () => {
-  const snap = await open('/reject');
-  await call(server.client, 'fill_form', { fields: [{ ref: refOf(snap, 'checkbox', 'Newsletter'), value: true }] });
-  assert.deepEqual(await evaluate(server.client, '[document.getElementById("news").checked, window.newsTrusted]'), [true, true]);
+  const { snapshot: snap } = await tw.open('/reject');
+  await call(tw.client, 'fill_form', { fields: [{ ref: refOf(snap, 'checkbox', 'Newsletter'), value: true }] });
+  assert.deepEqual(await evaluate(tw.client, '[document.getElementById("news").checked, window.newsTrusted]'), [true, true]);
 
   const locked = refOf(snap, 'checkbox', 'Locked box');
-  const err = await callError(server.client, 'fill_form', { fields: [{ ref: locked, value: true }] });
+  const err = await callError(tw.client, 'fill_form', { fields: [{ ref: locked, value: true }] });
   assert.equal(err.type, 'input_not_applied');
   assert.equal(err.message, `Clicking ${locked} did not check it: the page keeps it unchecked.`);
-  assert.equal(await evaluate(server.client, 'document.getElementById("locked-box").checked'), false);
+  assert.equal(await evaluate(tw.client, 'document.getElementById("locked-box").checked'), false);
 });
 
 test('a selection the page turns back fails with input_not_applied', async () => {
-  const snap = await open('/reject');
+  const { snapshot: snap } = await tw.open('/reject');
   const colour = refOf(snap, 'combobox', 'Colour');
-  const ok = await call<{ selected: string[] }>(server.client, 'select_option', { ref: colour, values: ['Green'] });
+  const ok = await call<{ selected: string[] }>(tw.client, 'select_option', { ref: colour, values: ['Green'] });
   assert.deepEqual(ok.selected, ['g']);
-  assert.deepEqual(await evaluate(server.client, '[document.getElementById("colour").value, window.colourSeen]'), ['g', 'g']);
+  assert.deepEqual(await evaluate(tw.client, '[document.getElementById("colour").value, window.colourSeen]'), ['g', 'g']);
 
   const size = refOf(snap, 'combobox', 'Size');
-  const err = await callError(server.client, 'select_option', { ref: size, values: ['m'] });
+  const err = await callError(tw.client, 'select_option', { ref: size, values: ['m'] });
   assert.equal(err.type, 'input_not_applied');
   assert.equal(err.message, `The options chosen in ${size} did not stick: expected "m", now selected "s".`);
-  assert.equal(await evaluate(server.client, 'document.getElementById("size").value'), 's');
+  assert.equal(await evaluate(tw.client, 'document.getElementById("size").value'), 's');
 });

@@ -1,7 +1,7 @@
 // The result bound (src/tools/resultSize.ts): the token estimate is an upper bound of o200k_base on real pages
 // (English, French, Japanese), close enough to be useful; an oversized result keeps its head, names the file with
 // the whole text, and the file holds exactly that text; end to end, an `execute` result over the bound is cut.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,9 +10,9 @@ import { tmpdir } from 'node:os';
 import { countTokens } from '../../bench/tokens.js';
 import { estimateTokens, fitResult, fitsResult, headOf, MAX_RESULT_CHARS, MAX_RESULT_TOKENS } from '../../src/tools/resultSize.js';
 import { ToolResponse } from '../../src/tools/response.js';
-import { call, connect, type Connected } from '../fixtures/mcp.js';
+import { useSession } from '../fixtures/harness.js';
+import { call, callRaw } from '../fixtures/mcp.js';
 import { CORPUS, sharedMissing } from '../fixtures/site.js';
-import { callRaw } from './helpers.js';
 
 /** The visible-ish text of an HTML page: tags, scripts and styles dropped, whitespace collapsed. */
 function pageText(html: string): string {
@@ -70,17 +70,11 @@ test('fitResult leaves a result within the bound alone and moves an oversized on
   }
 });
 
-let server: Connected;
-before(async () => {
-  server = await connect();
-});
-after(async () => {
-  await server?.close();
-});
+const tw = useSession();
 
 test('an execute result over the bound is cut, names its file, and the file holds the whole value', async () => {
-  await call(server.client, 'navigate', { url: 'about:blank' });
-  const raw = await callRaw(server.client, 'execute', { code: '"0123456789".repeat(12000)', maxBytes: 200_000 });
+  await call(tw.client, 'navigate', { url: 'about:blank' });
+  const raw = await callRaw(tw.client, 'execute', { code: '"0123456789".repeat(12000)', maxBytes: 200_000 });
   const text = raw.content.map(b => b.text ?? '').join('\n');
   assert.ok(text.length <= MAX_RESULT_CHARS, `text is ${text.length} characters`);
   const path = /The whole text is in (\S+?):/.exec(text)?.[1];

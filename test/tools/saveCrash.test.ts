@@ -11,6 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { until } from '../fixtures/harness.js';
 import { call, connect, type Connected } from '../fixtures/mcp.js';
 
 const sha = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
@@ -25,16 +26,6 @@ before(() => {
   dirs = mkdtempSync(join(tmpdir(), 'tabwright-crash-'));
 });
 after(() => rmSync(dirs, { recursive: true, force: true }));
-
-async function waitFor<T>(what: string, probe: () => T | undefined, ms = 30_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise(resolve => setTimeout(resolve, 50));
-  }
-}
 
 const cases: Array<{ stage: string; committed: boolean }> = [
   { stage: 'validate', committed: false },
@@ -57,12 +48,12 @@ for (const { stage, committed } of cases) {
 
     const paused: Connected = await connect({ args: ['--toolsets', 'all'], env: { ...env, TABWRIGHT_TEST_PAUSE_SAVE_AT: stage } });
     const pending = paused.client.callTool({ name: 'export_script', arguments: { code: newCode, scriptId, expectedCodeHash: sha(oldCode) } }).catch(error => error);
-    const marker = await waitFor(`the ${stage} marker`, () => new RegExp(`tabwright-test: save paused at ${stage} operation ([0-9a-f-]{36}) script (\\S+)`).exec(paused.stderr()) ?? undefined);
+    const marker = await until(`the ${stage} marker`, () => new RegExp(`tabwright-test: save paused at ${stage} operation ([0-9a-f-]{36}) script (\\S+)`).exec(paused.stderr()) ?? undefined);
     const operationId = marker[1]!;
     assert.equal(marker[2], scriptId);
     const pid = paused.transport.pid!;
     process.kill(pid, 'SIGKILL');
-    await waitFor('the server to die', () => {
+    await until('the server to die', () => {
       try {
         process.kill(pid, 0);
         return undefined;
@@ -108,7 +99,7 @@ test('MCP cancellation while a save waits before persist: cancelled, nothing wri
   try {
     const controller = new AbortController();
     const pending = server.client.callTool({ name: 'export_script', arguments: { code: script('never();'), scriptId } }, { signal: controller.signal });
-    const marker = await waitFor('the persist marker', () => /save paused at persist operation ([0-9a-f-]{36})/.exec(server.stderr()) ?? undefined);
+    const marker = await until('the persist marker', () => /save paused at persist operation ([0-9a-f-]{36})/.exec(server.stderr()) ?? undefined);
     controller.abort();
     await assert.rejects(pending);
     const operationId = marker[1]!;
@@ -150,11 +141,10 @@ test('the save deadline (TABWRIGHT_SAVE_DEADLINE_MS) while a save waits before p
 });
 
 async function waitForStatus(server: Connected, operationId: string, status: string) {
-  const end = Date.now() + 15_000;
-  for (;;) {
+  let last: unknown;
+  return await until(() => `operation ${operationId} to be ${status} (it is ${JSON.stringify(last)})`, async () => {
     const result = await call<{ save: { status: string; running?: boolean; error?: { type: string } } }>(server.client, 'get_bridge_status', { operationId });
-    if (result.save.status === status && result.save.running === false) return result;
-    if (Date.now() > end) throw new Error(`operation ${operationId} is ${JSON.stringify(result.save)}`);
-    await new Promise(resolve => setTimeout(resolve, 50));
-  }
+    last = result.save;
+    return result.save.status === status && result.save.running === false ? result : undefined;
+  }, 15_000);
 }

@@ -2,7 +2,7 @@
 // the inline budget, whole in a file), one element, output to a file, tabs
 // that are not the active one, scaling to --screenshot-max-width, and the
 // screenshot defaults from flags and environment.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -10,9 +10,9 @@ import { dirname, join } from 'node:path';
 import { resolveScreenshot, SCREENSHOT_DEFAULTS } from '../../src/config.js';
 import { ToolError } from '../../src/errors.js';
 import { seenBy } from '../fixtures/clientLens.js';
-import { call, callError, CLI, connect, type Connected } from '../fixtures/mcp.js';
-import { startSite, type Site } from '../fixtures/site.js';
-import { callRaw, imageSize, JPEG_MAGIC, jpegSize, PNG_MAGIC, pngPixel, pngSize, refOf, snapshot, webpSize } from './helpers.js';
+import { useSession } from '../fixtures/harness.js';
+import { call, callError, callRaw, CLI, connect, refOf, snapshot, type ToolClient } from '../fixtures/mcp.js';
+import { imageSize, JPEG_MAGIC, jpegSize, PNG_MAGIC, pngPixel, pngSize, webpSize } from '../fixtures/images.js';
 
 interface Shot {
   tabId: number;
@@ -33,25 +33,18 @@ function budgetHeight(width: number): number {
   return Math.min(1568, Math.floor(1_150_000 / width));
 }
 
-let site: Site;
-let server: Connected;
-
-before(async () => {
-  site = await startSite();
-  site.page('/tall', `<!doctype html><title>Tall</title><style>html,body{margin:0}</style>
-    <div style="height:3000px; background:linear-gradient(rgb(255,255,255), rgb(0,0,0))"></div>`);
-  site.page('/element', `<!doctype html><title>Element</title><style>body{margin:0}</style>
-    <p>Some text above</p>
-    <button id="b" style="display:block; width:200px; height:100px; border:0; margin:40px; background:rgb(0,0,255)">Big blue button</button>`);
-  site.page('/huge', `<!doctype html><title>Huge</title><style>html,body{margin:0}</style>
-    <div style="height:100px"></div><button id="col" style="display:block; border:0; margin:0; width:600px; height:30000px; background:linear-gradient(rgb(0,255,0) 0 8000px, rgb(255,0,0) 8000px)">Column</button>`);
-  site.page('/red', '<!doctype html><title>Red</title><style>html{background:rgb(255,0,0)}</style>');
-  site.page('/green', '<!doctype html><title>Green</title><style>html{background:rgb(0,255,0)}</style>');
-  server = await connect();
-});
-after(async () => {
-  await server?.close();
-  await site?.close();
+const tw = useSession({
+  setup: async tw => {
+    tw.site.page('/tall', `<!doctype html><title>Tall</title><style>html,body{margin:0}</style>
+      <div style="height:3000px; background:linear-gradient(rgb(255,255,255), rgb(0,0,0))"></div>`);
+    tw.site.page('/element', `<!doctype html><title>Element</title><style>body{margin:0}</style>
+      <p>Some text above</p>
+      <button id="b" style="display:block; width:200px; height:100px; border:0; margin:40px; background:rgb(0,0,255)">Big blue button</button>`);
+    tw.site.page('/huge', `<!doctype html><title>Huge</title><style>html,body{margin:0}</style>
+      <div style="height:100px"></div><button id="col" style="display:block; border:0; margin:0; width:600px; height:30000px; background:linear-gradient(rgb(0,255,0) 0 8000px, rgb(255,0,0) 8000px)">Column</button>`);
+    tw.site.page('/red', '<!doctype html><title>Red</title><style>html{background:rgb(255,0,0)}</style>');
+    tw.site.page('/green', '<!doctype html><title>Green</title><style>html{background:rgb(0,255,0)}</style>');
+  },
 });
 
 /**
@@ -59,7 +52,7 @@ after(async () => {
  * the text names. A result with an image may carry no structured fields (they would hide the image from Claude Code
  * and Codex), so these tests read what the model reads.
  */
-async function shoot(args: Record<string, unknown>, on: Connected = server): Promise<{ image: Buffer; mimeType: string; text: string; path?: string }> {
+async function shoot(args: Record<string, unknown>, on: { client: ToolClient } = tw): Promise<{ image: Buffer; mimeType: string; text: string; path?: string }> {
   const res = await callRaw(on.client, 'take_screenshot', args);
   assert.notEqual(res.isError, true, JSON.stringify(res.content));
   const images = res.content.filter(c => c.type === 'image');
@@ -69,7 +62,7 @@ async function shoot(args: Record<string, unknown>, on: Connected = server): Pro
 }
 
 test('inline PNG of the viewport; the text says what the image is', async () => {
-  const nav = await call<{ tabId: number; revision: number }>(server.client, 'navigate', { url: `${site.origin}/tall` });
+  const nav = await call<{ tabId: number; revision: number }>(tw.client, 'navigate', { url: `${tw.origin}/tall` });
   const { image, mimeType, text } = await shoot({ format: 'png' });
   assert.equal(mimeType, 'image/png');
   assert.deepEqual(image.subarray(0, 8), PNG_MAGIC);
@@ -95,22 +88,22 @@ test('the default format is the configured one, and every format decodes at the 
 });
 
 test('quality: lower means fewer bytes in jpeg and webp; png, other formats and out-of-range values are invalid_arguments', async () => {
-  await call(server.client, 'navigate', { url: `${site.origin}/element` });
+  await call(tw.client, 'navigate', { url: `${tw.origin}/element` });
   for (const format of ['jpeg', 'webp']) {
     const high = await shoot({ format, quality: 95 });
     const low = await shoot({ format, quality: 10 });
     assert.deepEqual(imageSize(low.image, low.mimeType), { width: 1280, height: 720 });
     assert.ok(low.image.length < high.image.length, `${format}: quality 10 (${low.image.length} bytes) under quality 95 (${high.image.length})`);
   }
-  const png = await callError(server.client, 'take_screenshot', { format: 'png', quality: 50 });
+  const png = await callError(tw.client, 'take_screenshot', { format: 'png', quality: 50 });
   assert.equal(png.type, 'invalid_arguments');
   assert.match(png.hint, /jpeg|webp/);
-  assert.equal((await callError(server.client, 'take_screenshot', { format: 'gif' })).type, 'invalid_arguments');
-  assert.equal((await callError(server.client, 'take_screenshot', { format: 'jpeg', quality: 0 })).type, 'invalid_arguments');
+  assert.equal((await callError(tw.client, 'take_screenshot', { format: 'gif' })).type, 'invalid_arguments');
+  assert.equal((await callError(tw.client, 'take_screenshot', { format: 'jpeg', quality: 0 })).type, 'invalid_arguments');
 });
 
 test('fullPage: a page over the inline budget comes back cut to it, the whole page in a file, and the text says both', async () => {
-  await call(server.client, 'navigate', { url: `${site.origin}/tall` });
+  await call(tw.client, 'navigate', { url: `${tw.origin}/tall` });
   const cutHeight = budgetHeight(1280);
   const { image, text, path } = await shoot({ fullPage: true, format: 'png' });
   assert.deepEqual(pngSize(image), { width: 1280, height: cutHeight });
@@ -119,7 +112,7 @@ test('fullPage: a page over the inline budget comes back cut to it, the whole pa
   const grey = pngPixel(image, 640, cutHeight - 2);
   assert.ok(grey.every(c => c > 150 && c < 230), `the cut's last row is ${grey}`);
   assert.ok(path && existsSync(path), `the whole page is written to a file the text names: ${text}`);
-  assert.equal(dirname(path), join(server.workspace, '.tabwright', 'screenshots'));
+  assert.equal(dirname(path), join(tw.workspace, '.tabwright', 'screenshots'));
   const whole = readFileSync(path);
   assert.deepEqual(pngSize(whole), { width: 1280, height: 3000 });
   assert.ok(pngPixel(whole, 640, 2997).every(c => c < 15), 'the file runs to the bottom of the page');
@@ -127,27 +120,27 @@ test('fullPage: a page over the inline budget comes back cut to it, the whole pa
   assert.ok(text.includes(`the whole page is 1280 × 3000 px, in ${path} (PNG 1280 × 3000 px, ${whole.length} bytes)`), text);
 
   // output: inline: the cut only, and how to get the rest.
-  const inline = await callRaw(server.client, 'take_screenshot', { fullPage: true, format: 'png', output: 'inline' });
+  const inline = await callRaw(tw.client, 'take_screenshot', { fullPage: true, format: 'png', output: 'inline' });
   assert.equal(inline.content.filter(c => c.type === 'image').length, 1);
   assert.doesNotMatch(seenBy('cursor', inline).text, /\.tabwright/, 'no file');
   assert.match(seenBy('cursor', inline).text, /the top \d+ px, cut to the inline image budget .* Pass output: "file" for the whole page/);
 
   // output: file: the whole page, no cut.
-  const file = await call<Shot>(server.client, 'take_screenshot', { fullPage: true, format: 'png', output: 'file' });
+  const file = await call<Shot>(tw.client, 'take_screenshot', { fullPage: true, format: 'png', output: 'file' });
   assert.deepEqual(pngSize(readFileSync(file.path!)), { width: 1280, height: 3000 });
   assert.equal(file.cut, undefined);
 });
 
 test('fullPage: a page within the budget comes back whole, inline', async () => {
-  await call(server.client, 'navigate', { url: `${site.origin}/element` });
+  await call(tw.client, 'navigate', { url: `${tw.origin}/element` });
   const { image, text } = await shoot({ fullPage: true, format: 'png' });
   assert.deepEqual(pngSize(image), { width: 1280, height: 720 });
   assert.match(text, /^Screenshot of tab \d+ \(full page\): PNG 1280 × 720 px, \d+ bytes\.$/);
 });
 
 test('a full page (or an element) longer than 8,000 px is clipped to 8,000 px and the result says so', async () => {
-  await call(server.client, 'navigate', { url: `${site.origin}/huge` });
-  const res = await callRaw(server.client, 'take_screenshot', { fullPage: true, format: 'png', output: 'file' });
+  await call(tw.client, 'navigate', { url: `${tw.origin}/huge` });
+  const res = await callRaw(tw.client, 'take_screenshot', { fullPage: true, format: 'png', output: 'file' });
   const fields = res.structuredContent as unknown as Shot;
   const image = readFileSync(fields.path!);
   assert.deepEqual(pngSize(image), { width: 1280, height: 8000 });
@@ -156,8 +149,8 @@ test('a full page (or an element) longer than 8,000 px is clipped to 8,000 px an
   assert.match(seenBy('cursor', res).text, /Clipped to the top-left 1280 × 8000 px of 1280 × 30100 px/);
 
   // An element: its own top-left 8,000 px.
-  const col = refOf((await snapshot(server.client)).snapshot, 'button', 'Column');
-  const el = await call<Shot>(server.client, 'take_screenshot', { ref: col, format: 'png', output: 'file' });
+  const col = refOf((await snapshot(tw.client)).snapshot, 'button', 'Column');
+  const el = await call<Shot>(tw.client, 'take_screenshot', { ref: col, format: 'png', output: 'file' });
   const elImage = readFileSync(el.path!);
   assert.deepEqual(pngSize(elImage), { width: 600, height: 8000 });
   assert.deepEqual(el.clipped, { width: 600, height: 8000, fullWidth: 600, fullHeight: 30000 });
@@ -170,51 +163,51 @@ test('a full page (or an element) longer than 8,000 px is clipped to 8,000 px an
 });
 
 test('ref captures one element', async () => {
-  await call(server.client, 'navigate', { url: `${site.origin}/element` });
-  const ref = refOf((await snapshot(server.client)).snapshot, 'button', 'Big blue button');
+  await call(tw.client, 'navigate', { url: `${tw.origin}/element` });
+  const ref = refOf((await snapshot(tw.client)).snapshot, 'button', 'Big blue button');
   const { image, text } = await shoot({ ref, format: 'png' });
   assert.deepEqual(pngSize(image), { width: 200, height: 100 });
   assert.deepEqual(pngPixel(image, 5, 5), [0, 0, 255]);
   assert.match(text, new RegExp(`^Screenshot of tab \\d+ \\(element ${ref}\\): PNG 200 × 100 px`));
-  assert.equal((await callError(server.client, 'take_screenshot', { ref, fullPage: true })).type, 'invalid_arguments');
+  assert.equal((await callError(tw.client, 'take_screenshot', { ref, fullPage: true })).type, 'invalid_arguments');
 });
 
 test('output: file writes the image under <workspace>/.tabwright/screenshots/, and the text names it', async () => {
-  const res = await callRaw(server.client, 'take_screenshot', { output: 'file', format: 'png' });
+  const res = await callRaw(tw.client, 'take_screenshot', { output: 'file', format: 'png' });
   assert.notEqual(res.isError, true);
   assert.equal(res.content.filter(c => c.type === 'image').length, 0);
   const fields = res.structuredContent as unknown as Shot;
   assert.ok(fields.path);
-  assert.equal(dirname(fields.path), join(server.workspace, '.tabwright', 'screenshots'));
+  assert.equal(dirname(fields.path), join(tw.workspace, '.tabwright', 'screenshots'));
   assert.ok(existsSync(fields.path));
   const file = readFileSync(fields.path);
   assert.equal(file.length, fields.bytes);
   assert.deepEqual(pngSize(file), { width: 1280, height: 720 });
   // The fields the CLI and the daemon read (no image, so structured fields do not hide one from any client).
-  const tabs = (await call<{ tabs: Array<{ tabId: number; active: boolean }> }>(server.client, 'list_tabs')).tabs;
+  const tabs = (await call<{ tabs: Array<{ tabId: number; active: boolean }> }>(tw.client, 'list_tabs')).tabs;
   assert.equal(fields.tabId, tabs.find(t => t.active)!.tabId);
   assert.equal(typeof fields.revision, 'number');
   assert.deepEqual([fields.format, fields.width, fields.height, fields.scaledFrom, fields.cut], ['png', 1280, 720, undefined, undefined]);
   assert.equal(seenBy('cursor', res).text, `Screenshot of tab ${fields.tabId} (viewport) written to ${fields.path} as asked: PNG 1280 × 720 px, ${file.length} bytes.`);
 
-  const jpeg = await call<Shot>(server.client, 'take_screenshot', { output: 'file', format: 'jpeg' });
+  const jpeg = await call<Shot>(tw.client, 'take_screenshot', { output: 'file', format: 'jpeg' });
   assert.ok(jpeg.path!.endsWith('.jpg'));
   assert.deepEqual(readFileSync(jpeg.path!).subarray(0, 3), JPEG_MAGIC);
-  const webp = await call<Shot>(server.client, 'take_screenshot', { output: 'file', format: 'webp' });
+  const webp = await call<Shot>(tw.client, 'take_screenshot', { output: 'file', format: 'webp' });
   assert.ok(webp.path!.endsWith('.webp'));
   assert.equal(webpSize(readFileSync(webp.path!)).width, 1280);
 });
 
 test('a background tab can be captured, showing its own page', async () => {
-  const active = await call<{ tabId: number }>(server.client, 'open_tab', { url: `${site.origin}/green` });
-  const bg = await call<{ tabId: number; active: boolean }>(server.client, 'open_tab', { url: `${site.origin}/red`, background: true });
+  const active = await call<{ tabId: number }>(tw.client, 'open_tab', { url: `${tw.origin}/green` });
+  const bg = await call<{ tabId: number; active: boolean }>(tw.client, 'open_tab', { url: `${tw.origin}/red`, background: true });
   assert.equal(bg.active, false);
   const { image, text } = await shoot({ tabId: bg.tabId, format: 'png' });
   assert.ok(text.startsWith(`Screenshot of tab ${bg.tabId} (viewport)`), text);
   assert.deepEqual(pngSize(image), { width: 1280, height: 720 });
   assert.deepEqual(pngPixel(image, 640, 360), [255, 0, 0]);
   // The active tab is still the active one, and shows green.
-  const tabs = (await call<{ tabs: Array<{ tabId: number; active: boolean }> }>(server.client, 'list_tabs')).tabs;
+  const tabs = (await call<{ tabs: Array<{ tabId: number; active: boolean }> }>(tw.client, 'list_tabs')).tabs;
   assert.deepEqual(tabs.filter(t => t.active).map(t => t.tabId), [active.tabId]);
   const fg = await shoot({ format: 'png' });
   assert.deepEqual(pngPixel(fg.image, 640, 360), [0, 255, 0]);
@@ -224,16 +217,16 @@ test('a background tab can be captured, showing its own page', async () => {
   assert.deepEqual(pngSize(first.image), { width: 1280, height: 720 });
   assert.deepEqual(pngPixel((await shoot({ tabId: bg.tabId, format: 'png' })).image, 640, 360), [255, 0, 0]);
   assert.deepEqual(pngPixel((await shoot({ tabId: active.tabId, format: 'png' })).image, 640, 360), [0, 255, 0]);
-  const after = (await call<{ tabs: Array<{ tabId: number; active: boolean }> }>(server.client, 'list_tabs')).tabs;
+  const after = (await call<{ tabs: Array<{ tabId: number; active: boolean }> }>(tw.client, 'list_tabs')).tabs;
   assert.deepEqual(after.filter(t => t.active).map(t => t.tabId), [active.tabId]);
 });
 
 test('a tab a page opened (a popup) can be captured, and so can its opener', async () => {
-  const opener = await call<{ tabId: number }>(server.client, 'open_tab', { url: `${site.origin}/green` });
-  await call(server.client, 'execute', { code: `window.open(${JSON.stringify(`${site.origin}/red`)}); true` });
+  const opener = await call<{ tabId: number }>(tw.client, 'open_tab', { url: `${tw.origin}/green` });
+  await call(tw.client, 'execute', { code: `window.open(${JSON.stringify(`${tw.origin}/red`)}); true` });
   let popupId: number | undefined;
   for (let i = 0; i < 50 && popupId === undefined; i++) {
-    const tabs = (await call<{ tabs: Array<{ tabId: number; openerTabId?: number; title: string }> }>(server.client, 'list_tabs')).tabs;
+    const tabs = (await call<{ tabs: Array<{ tabId: number; openerTabId?: number; title: string }> }>(tw.client, 'list_tabs')).tabs;
     popupId = tabs.find(t => t.openerTabId === opener.tabId && t.title === 'Red')?.tabId;
     if (popupId === undefined) await new Promise(resolve => setTimeout(resolve, 100));
   }
@@ -243,7 +236,7 @@ test('a tab a page opened (a popup) can be captured, and so can its opener', asy
 });
 
 test('an unknown tab is tab_not_found', async () => {
-  assert.equal((await callError(server.client, 'take_screenshot', { tabId: 9999 })).type, 'tab_not_found');
+  assert.equal((await callError(tw.client, 'take_screenshot', { tabId: 9999 })).type, 'tab_not_found');
 });
 
 test('--screenshot-max-width scales a wide viewport down, aspect ratio kept; the flag wins over the environment', async () => {
@@ -252,7 +245,7 @@ test('--screenshot-max-width scales a wide viewport down, aspect ratio kept; the
     env: { TABWRIGHT_SCREENSHOT_MAX_WIDTH: '1000', TABWRIGHT_SCREENSHOT_FORMAT: 'webp', TABWRIGHT_SCREENSHOT_QUALITY: '60' },
   });
   try {
-    const nav = await call<{ tabId: number }>(wide.client, 'navigate', { url: `${site.origin}/tall` });
+    const nav = await call<{ tabId: number }>(wide.client, 'navigate', { url: `${tw.origin}/tall` });
     // Format from the environment (no flag), width from the flag (over the environment's 1000).
     const shot = await shoot({}, wide);
     assert.equal(shot.mimeType, 'image/webp');
@@ -269,7 +262,7 @@ test('--screenshot-max-width scales a wide viewport down, aspect ratio kept; the
     assert.deepEqual(pngSize(readFileSync(full.path!)), { width: 800, height: 1500 });
     assert.ok(full.text.includes('the whole page is 800 × 1500 px, scaled from 1600 × 3000 CSS px'), full.text);
     // An element narrower than the max width keeps its size.
-    await call(wide.client, 'navigate', { url: `${site.origin}/element` });
+    await call(wide.client, 'navigate', { url: `${tw.origin}/element` });
     const ref = refOf((await snapshot(wide.client)).snapshot, 'button', 'Big blue button');
     assert.deepEqual(pngSize((await shoot({ ref, format: 'png' }, wide)).image), { width: 200, height: 100 });
   } finally {
@@ -281,13 +274,13 @@ test('on a HiDPI screen (device scale factor 2) images still come out in CSS pix
   // Our CDP session does not see Playwright's viewport emulation: it captures at the screen's ratio.
   const hidpi = await connect({ args: ['--browser-arg', '--force-device-scale-factor=2', '--screenshot-max-width', '1000'] });
   try {
-    await call(hidpi.client, 'navigate', { url: `${site.origin}/tall` });
+    await call(hidpi.client, 'navigate', { url: `${tw.origin}/tall` });
     const vp = await shoot({ format: 'png' }, hidpi);
     assert.deepEqual(pngSize(vp.image), { width: 1000, height: 563 });
     assert.ok(vp.text.includes('PNG 1000 × 563 px') && vp.text.includes('scaled from 1280 × 720 CSS px'), vp.text);
     const full = await call<Shot>(hidpi.client, 'take_screenshot', { fullPage: true, format: 'jpeg', output: 'file' });
     assert.deepEqual(jpegSize(readFileSync(full.path!)), { width: 1000, height: 2344 });
-    await call(hidpi.client, 'navigate', { url: `${site.origin}/element` });
+    await call(hidpi.client, 'navigate', { url: `${tw.origin}/element` });
     const ref = refOf((await snapshot(hidpi.client)).snapshot, 'button', 'Big blue button');
     const el = await shoot({ ref, format: 'png' }, hidpi);
     assert.deepEqual(pngSize(el.image), { width: 200, height: 100 });

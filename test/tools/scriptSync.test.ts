@@ -2,12 +2,13 @@
 // script, byte-exact, and the manifest; an edited file is exported; an edit of a
 // stale file is a conflict reported by get_bridge_status (never an overwrite);
 // a new file creates a script.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { call, callError, connect, type Connected } from '../fixtures/mcp.js';
+import { until, useSession } from '../fixtures/harness.js';
+import { call, callError } from '../fixtures/mcp.js';
 
 const sha = (bytes: string | Buffer) => createHash('sha256').update(bytes).digest('hex');
 
@@ -20,36 +21,25 @@ interface Listed { scripts: Array<{ scriptId: string; name: string; codeHash: st
 interface Manifest { version: number; files: Record<string, { scriptId: string; codeHash: string }> }
 interface SyncStatus { scriptSync?: { directories: string[]; errors: Array<{ file: string; type: string; message: string; scriptId?: string }> } }
 
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, ms = 15_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await new Promise(resolve => setTimeout(resolve, 100));
-  }
-}
-
-let server: Connected;
 let dir: string;
 let first: { scriptId: string; code: string };
 let second: { scriptId: string; code: string };
 const manifest = (): Manifest => JSON.parse(readFileSync(join(dir, '.tabwright-manifest.json'), 'utf8')) as Manifest;
 
-before(async () => {
-  server = await connect({ args: ['--toolsets', 'all'] });
-  dir = join(server.workspace, 'synced');
-  const code1 = '\uFEFF' + script('My Script', 'one();', '\r\n');
-  const code2 = script('My-Script!', 'two();');
-  first = { scriptId: (await call<{ scriptId: string }>(server.client, 'export_script', { code: code1 })).scriptId, code: code1 };
-  second = { scriptId: (await call<{ scriptId: string }>(server.client, 'export_script', { code: code2 })).scriptId, code: code2 };
-});
-after(async () => {
-  await server?.close();
+const tw = useSession({
+  args: ['--toolsets', 'all'],
+  context: 'file',
+  setup: async tw => {
+    dir = join(tw.workspace, 'synced');
+    const code1 = '\uFEFF' + script('My Script', 'one();', '\r\n');
+    const code2 = script('My-Script!', 'two();');
+    first = { scriptId: (await call<{ scriptId: string }>(tw.client, 'export_script', { code: code1 })).scriptId, code: code1 };
+    second = { scriptId: (await call<{ scriptId: string }>(tw.client, 'export_script', { code: code2 })).scriptId, code: code2 };
+  },
 });
 
 test('sync_scripts writes one byte-exact file per script (slugs made unique) and the manifest', async () => {
-  const result = await call<{ directory: string; files: Array<{ file: string; scriptId: string; codeHash: string }>; watching: boolean }>(server.client, 'sync_scripts', { directory: 'synced' });
+  const result = await call<{ directory: string; files: Array<{ file: string; scriptId: string; codeHash: string }>; watching: boolean }>(tw.client, 'sync_scripts', { directory: 'synced' });
   assert.equal(result.directory, dir);
   assert.equal(result.watching, true);
   assert.deepEqual(result.files, [
@@ -65,37 +55,37 @@ test('sync_scripts writes one byte-exact file per script (slugs made unique) and
       'my-script-2.user.js': { scriptId: second.scriptId, codeHash: sha(second.code) },
     },
   });
-  assert.equal((await callError(server.client, 'sync_scripts', { directory: '../outside' })).type, 'path_not_allowed');
+  assert.equal((await callError(tw.client, 'sync_scripts', { directory: '../outside' })).type, 'path_not_allowed');
 });
 
 test('saving a synced file exports it; the manifest follows', async () => {
   const edited = '\uFEFF' + script('My Script', 'one_edited();', '\r\n');
   writeFileSync(join(dir, 'my-script.user.js'), edited);
-  await waitFor('the edit to be saved', async () => {
-    const listed = await call<Listed>(server.client, 'list_scripts');
-    return listed.scripts.find(s => s.scriptId === first.scriptId)?.codeHash === sha(edited) ? true : undefined;
-  });
-  await waitFor('the manifest update', async () => manifest().files['my-script.user.js']?.codeHash === sha(edited) ? true : undefined);
-  const imported = await call<{ path: string }>(server.client, 'import_script', { scriptId: first.scriptId, path: 'check.user.js' });
+  await until('the edit to be saved', async () => {
+    const listed = await call<Listed>(tw.client, 'list_scripts');
+    return listed.scripts.find(s => s.scriptId === first.scriptId)?.codeHash === sha(edited);
+  }, 15_000);
+  await until('the manifest update', () => manifest().files['my-script.user.js']?.codeHash === sha(edited), 15_000);
+  const imported = await call<{ path: string }>(tw.client, 'import_script', { scriptId: first.scriptId, path: 'check.user.js' });
   assert.deepEqual(readFileSync(imported.path), Buffer.from(edited, 'utf8'));
 });
 
 test('editing a stale file is a conflict reported by get_bridge_status, not an overwrite', async () => {
   // Someone else moves the script on after the sync...
   const newer = script('My-Script!', 'two_newer();');
-  await call(server.client, 'export_script', { code: newer, scriptId: second.scriptId, expectedCodeHash: sha(second.code) });
+  await call(tw.client, 'export_script', { code: newer, scriptId: second.scriptId, expectedCodeHash: sha(second.code) });
   // ...then the synced (stale) file is edited.
   writeFileSync(join(dir, 'my-script-2.user.js'), script('My-Script!', 'two_stale_edit();'));
-  const status = await waitFor('the conflict', async () => {
-    const s = await call<SyncStatus>(server.client, 'get_bridge_status');
+  const status = await until('the conflict', async () => {
+    const s = await call<SyncStatus>(tw.client, 'get_bridge_status');
     return s.scriptSync?.errors.find(e => e.file === 'my-script-2.user.js') ? s : undefined;
-  });
+  }, 15_000);
   assert.deepEqual(status.scriptSync!.directories, [dir]);
   const error = status.scriptSync!.errors.find(e => e.file === 'my-script-2.user.js')!;
   assert.equal(error.type, 'conflict');
   assert.equal(error.scriptId, second.scriptId);
   assert.ok(error.message.includes(sha(second.code)) && error.message.includes(sha(newer)), error.message);
-  const listed = await call<Listed>(server.client, 'list_scripts');
+  const listed = await call<Listed>(tw.client, 'list_scripts');
   assert.equal(listed.scripts.find(s => s.scriptId === second.scriptId)!.codeHash, sha(newer));
   assert.equal(manifest().files['my-script-2.user.js']!.codeHash, sha(second.code));
 });
@@ -103,11 +93,11 @@ test('editing a stale file is a conflict reported by get_bridge_status, not an o
 test('a new file in the folder creates a script and joins the manifest', async () => {
   const code = script('Brand New', 'fresh();');
   writeFileSync(join(dir, 'brand-new.user.js'), code);
-  const created = await waitFor('the new script', async () => {
-    const listed = await call<Listed>(server.client, 'list_scripts');
+  const created = await until('the new script', async () => {
+    const listed = await call<Listed>(tw.client, 'list_scripts');
     return listed.scripts.find(s => s.name === 'Brand New');
-  });
+  }, 15_000);
   assert.equal(created.codeHash, sha(code));
-  await waitFor('the manifest entry', async () => manifest().files['brand-new.user.js']?.scriptId === created.scriptId ? true : undefined);
+  await until('the manifest entry', () => manifest().files['brand-new.user.js']?.scriptId === created.scriptId, 15_000);
   assert.equal(manifest().files['brand-new.user.js']!.codeHash, sha(code));
 });

@@ -9,11 +9,10 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { call, callError, connect, serverArgs, type Connected } from '../fixtures/mcp.js';
+import { call, callError, callRaw, connect, type Connected, serverArgs } from '../fixtures/mcp.js';
 import { RawSession } from '../fixtures/raw.js';
 import { spawnSync } from 'node:child_process';
 import { parseToolsets } from '../../src/config.js';
-import { callRaw } from './helpers.js';
 
 const sha = (bytes: string | Buffer) => createHash('sha256').update(bytes).digest('hex');
 

@@ -2,11 +2,10 @@
 // appears exactly once and acts by ref; closed roots, made by script
 // (recorded by the runtime's attachShadow wrapper) or declared in HTML
 // (found through CDP), show their controls, which click and type by ref.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { call, connect, type Connected } from '../fixtures/mcp.js';
-import { startSite, type Site } from '../fixtures/site.js';
-import { evaluate, refOf, snapshot } from './helpers.js';
+import { useSession } from '../fixtures/harness.js';
+import { call, evaluate, refOf, snapshot } from '../fixtures/mcp.js';
 
 /** Every button records its click in window.clicks, so the DOM is read back without the product's help. */
 const button = (name: string) => `<button onclick="clicks.push('${name}')">${name}</button>`;
@@ -41,24 +40,10 @@ const SHADOW_PAGE = `<!doctype html><title>Shadow</title>
 
 const NAMES = ['Open button', 'Nested button', 'Slotted button', 'Fallback button', 'Closed button', 'Deep closed button', 'Declarative button', 'Partly slotted button', 'Declarative open button'];
 
-let site: Site;
-let conn: Connected;
+const tw = useSession({ pages: { '/shadow': SHADOW_PAGE } });
 
-before(async () => {
-  site = await startSite();
-  site.page('/shadow', SHADOW_PAGE);
-  conn = await connect();
-});
-
-after(async () => {
-  await conn?.close();
-  await site?.close();
-});
-
-async function open(): Promise<string> {
-  await call(conn.client, 'navigate', { url: `${site.origin}/shadow` });
-  return (await snapshot(conn.client)).snapshot;
-}
+/** The shadow page, navigated, and its snapshot. */
+const open = async () => (await tw.open('/shadow')).snapshot;
 
 const count = (text: string, needle: string) => text.split(needle).length - 1;
 
@@ -79,30 +64,30 @@ test('open, nested, slotted and closed shadow content each appear exactly once',
   assert.equal(refs.length, NAMES.length + 2);
   assert.equal(new Set(refs).size, refs.length);
   // The same refs on a second snapshot (the CDP probe for declarative roots ran once; nothing moved).
-  assert.equal((await snapshot(conn.client)).snapshot, text);
+  assert.equal((await snapshot(tw.client)).snapshot, text);
 });
 
 test('every shadow button clicks by ref, closed ones included', async () => {
   const text = await open();
-  for (const name of NAMES) await call(conn.client, 'click', { ref: refOf(text, 'button', name) });
-  assert.deepEqual(await evaluate(conn.client, 'clicks'), NAMES);
+  for (const name of NAMES) await call(tw.client, 'click', { ref: refOf(text, 'button', name) });
+  assert.deepEqual(await evaluate(tw.client, 'clicks'), NAMES);
 });
 
 test('type into fields inside closed roots', async () => {
   const text = await open();
-  await call(conn.client, 'type', { ref: refOf(text, 'textbox', 'Closed field'), text: 'in a closed root' });
-  assert.equal(await evaluate(conn.client, 'roots["closed-box"][0].getElementById("closed-field").value'), 'in a closed root');
+  await call(tw.client, 'type', { ref: refOf(text, 'textbox', 'Closed field'), text: 'in a closed root' });
+  assert.equal(await evaluate(tw.client, 'roots["closed-box"][0].getElementById("closed-field").value'), 'in a closed root');
   const declarative = refOf(text, 'textbox', 'Declarative field');
-  await call(conn.client, 'type', { ref: declarative, text: 'declared' });
+  await call(tw.client, 'type', { ref: declarative, text: 'declared' });
   // The page itself cannot reach a declarative closed root; execute {ref} reads the element it resolves to.
-  assert.deepEqual(await call(conn.client, 'execute', { ref: declarative, code: '[element.value, element.getRootNode().mode, element.getRootNode().host.localName]' }).then(r => r.value),
+  assert.deepEqual(await call(tw.client, 'execute', { ref: declarative, code: '[element.value, element.getRootNode().mode, element.getRootNode().host.localName]' }).then(r => r.value),
     ['declared', 'closed', 'decl-closed']);
-  assert.equal(await evaluate(conn.client, 'document.activeElement.localName'), 'decl-closed');
+  assert.equal(await evaluate(tw.client, 'document.activeElement.localName'), 'decl-closed');
 });
 
 test('closed roots stay closed to the page and attachShadow behaves as before', async () => {
   await open();
-  const seen = await evaluate(conn.client, `({
+  const seen = await evaluate(tw.client, `({
     closed: document.querySelector('closed-box').shadowRoot,
     declarative: document.querySelector('decl-closed').shadowRoot,
     open: document.querySelector('open-box').shadowRoot === roots['open-box'][0],
@@ -116,7 +101,7 @@ test('closed roots stay closed to the page and attachShadow behaves as before', 
 
 test('a snapshot scoped to a closed-root host shows its content', async () => {
   const text = await open();
-  const { snapshot: scoped } = await snapshot(conn.client, { selector: 'closed-box' });
+  const { snapshot: scoped } = await snapshot(tw.client, { selector: 'closed-box' });
   const host = /^- generic \[ref=(e\d+)\]:/.exec(scoped)?.[1];
   assert.ok(host, scoped);
   assert.equal(scoped, [

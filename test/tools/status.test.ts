@@ -1,11 +1,11 @@
 // get_bridge_status end to end: before and after the browser starts, the
 // negotiated protocol revision, and the connection's capabilities.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { call, connect, ROOT, TEST_CONNECTION, unlessConnection, type Connected } from '../fixtures/mcp.js';
-import { startSite, type Site } from '../fixtures/site.js';
+import { useServer } from '../fixtures/harness.js';
+import { call, connect, ROOT, TEST_CONNECTION, unlessConnection } from '../fixtures/mcp.js';
 
 interface Status {
   connection: string;
@@ -28,21 +28,14 @@ interface Status {
 
 const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
-let site: Site;
-let server: Connected;
-
-before(async () => {
-  site = await startSite();
-  site.page('/', '<title>Status</title><p>hello</p>');
-  server = await connect();
-});
-after(async () => {
-  await server?.close();
-  await site?.close();
+const tw = useServer({
+  pages: {
+    '/': '<title>Status</title><p>hello</p>',
+  },
 });
 
 test('before the browser starts: not running, no tabs, and the call does not start it', unlessConnection(['cdp', 'playwright-server'], 'an attached browser runs from the start and reports its own kind, endpoint and profile (test/attach/attach.test.ts checks those)'), async () => {
-  const status = await call<Status>(server.client, 'get_bridge_status');
+  const status = await call<Status>(tw.client, 'get_bridge_status');
   assert.deepEqual(status, {
     connection: 'launch',
     endpoint: null,
@@ -56,41 +49,41 @@ test('before the browser starts: not running, no tabs, and the call does not sta
     headless: true,
     profile: 'isolated',
     capabilities: ['trustedInput', 'screenshot', 'snapshot', 'evaluate', 'webmcp', 'console'],
-    workspace: server.workspace,
+    workspace: tw.workspace,
     // --isolated: a temporary profile nobody can share, so no relay (issue #7).
     role: 'standalone',
-    leaderPid: server.transport.pid,
+    leaderPid: tw.server.transport.pid,
     relayProtocol: 1,
   });
   // Asking again (and listing tabs) still does not start it.
-  await call(server.client, 'list_tabs');
-  assert.equal((await call<Status>(server.client, 'get_bridge_status')).browserRunning, false);
+  await call(tw.client, 'list_tabs');
+  assert.equal((await call<Status>(tw.client, 'get_bridge_status')).browserRunning, false);
 });
 
 test('after the browser starts: running, its version, tab count and active tab', async () => {
-  const nav = await call<{ tabId: number }>(server.client, 'navigate', { url: `${site.origin}/` });
-  const status = await call<Status>(server.client, 'get_bridge_status');
+  const nav = await call<{ tabId: number }>(tw.client, 'navigate', { url: `${tw.origin}/` });
+  const status = await call<Status>(tw.client, 'get_bridge_status');
   assert.equal(status.browserRunning, true);
   assert.match(status.browserVersion ?? '', /^chromium \d+\.\d+\.\d+\.\d+$/);
   assert.equal(status.tabCount, 1);
   assert.equal(status.activeTabId, nav.tabId);
   assert.equal(status.protocolVersion, '2025-11-25');
 
-  const second = await call<{ tabId: number }>(server.client, 'open_tab', { background: true });
-  let now = await call<Status>(server.client, 'get_bridge_status');
+  const second = await call<{ tabId: number }>(tw.client, 'open_tab', { background: true });
+  let now = await call<Status>(tw.client, 'get_bridge_status');
   assert.equal(now.tabCount, 2);
   assert.equal(now.activeTabId, nav.tabId);
-  await call(server.client, 'focus_tab', { tabId: second.tabId });
-  now = await call<Status>(server.client, 'get_bridge_status');
+  await call(tw.client, 'focus_tab', { tabId: second.tabId });
+  now = await call<Status>(tw.client, 'get_bridge_status');
   assert.equal(now.activeTabId, second.tabId);
-  await call(server.client, 'close_tab', { tabId: second.tabId });
-  now = await call<Status>(server.client, 'get_bridge_status');
+  await call(tw.client, 'close_tab', { tabId: second.tabId });
+  now = await call<Status>(tw.client, 'get_bridge_status');
   assert.equal(now.tabCount, 1);
   assert.equal(now.activeTabId, nav.tabId);
 });
 
 test('the text content summarises the same status', async () => {
-  const raw = await server.client.callTool({ name: 'get_bridge_status', arguments: {} });
+  const raw = await tw.client.callTool({ name: 'get_bridge_status', arguments: {} });
   const text = (raw.content as Array<{ type: string; text: string }>)[0]!.text;
   assert.ok(text.includes(VERSION));
   assert.ok(text.includes('2025-11-25'));
@@ -111,7 +104,7 @@ test('a client on the 2026 handshake sees protocolVersion 2026-07-28', async () 
 });
 
 test('get_bridge_status and list_tabs are advertised as read-only', async () => {
-  const { tools } = await server.client.listTools();
+  const { tools } = await tw.client.listTools();
   for (const name of ['get_bridge_status', 'list_tabs']) {
     const tool = tools.find(t => t.name === name);
     assert.ok(tool, name);

@@ -1,11 +1,10 @@
 // list_webmcp_tools and call_webmcp_tool end to end against Chromium's native
 // WebMCP: an imperative tool (document.modelContext.registerTool) and a
 // declarative one (<form toolname>), schema checks before dispatch, and errors.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { call, callError, connect, unlessConnection, type Connected } from '../fixtures/mcp.js';
-import { startSite, type Site } from '../fixtures/site.js';
-import { callRaw, evaluate } from './helpers.js';
+import { useSession } from '../fixtures/harness.js';
+import { call, callError, callRaw, evaluate, unlessConnection } from '../fixtures/mcp.js';
 
 interface ToolInfo {
   tabId: number;
@@ -84,40 +83,37 @@ const OTHER_PAGE = `<!doctype html><title>Clock</title>
   });
 </script>`;
 
-let site: Site;
-let server: Connected;
 let calcTab: number;
 
-before(async () => {
-  site = await startSite();
-  site.page('/calc', TOOLS_PAGE);
-  site.page('/clock', OTHER_PAGE);
-  site.page('/plain', '<!doctype html><title>Plain</title><p>no tools here</p>');
-  server = await connect({ args: ['--auto-allow'] }); // the call path, not the consent gate (test/tools/consent.test.ts)
-});
-after(async () => {
-  await server?.close();
-  await site?.close();
+// the call path, not the consent gate (test/tools/consent.test.ts)
+const tw = useSession({
+  args: ['--auto-allow'],
+  context: 'file',
+  pages: {
+    '/calc': TOOLS_PAGE,
+    '/clock': OTHER_PAGE,
+    '/plain': '<!doctype html><title>Plain</title><p>no tools here</p>',
+  },
 });
 
 async function calls(): Promise<{ add: number; boom: number; refuse: number }> {
-  return await evaluate(server.client, 'window.calls', calcTab);
+  return await evaluate(tw.client, 'window.calls', calcTab);
 }
 
 test('without tabs, list_webmcp_tools answers empty and does not start the browser', unlessConnection(['cdp', 'playwright-server'], 'an attached browser runs from the start, so there is no "not started" state to keep (docs/attach.md)'), async () => {
-  const res = await call<{ tools: ToolInfo[] }>(server.client, 'list_webmcp_tools');
+  const res = await call<{ tools: ToolInfo[] }>(tw.client, 'list_webmcp_tools');
   assert.deepEqual(res.tools, []);
-  assert.equal((await call<{ browserRunning: boolean }>(server.client, 'get_bridge_status')).browserRunning, false);
+  assert.equal((await call<{ browserRunning: boolean }>(tw.client, 'get_bridge_status')).browserRunning, false);
 });
 
 test('lists imperative and declarative tools with schema and annotations', async () => {
-  calcTab = (await call<{ tabId: number }>(server.client, 'navigate', { url: `${site.origin}/calc` })).tabId;
-  const { tools } = await call<{ tools: ToolInfo[] }>(server.client, 'list_webmcp_tools', { tabId: calcTab });
+  calcTab = (await call<{ tabId: number }>(tw.client, 'navigate', { url: `${tw.origin}/calc` })).tabId;
+  const { tools } = await call<{ tools: ToolInfo[] }>(tw.client, 'list_webmcp_tools', { tabId: calcTab });
   assert.deepEqual(tools.map(t => t.name).sort(), ['add', 'add_note', 'boom', 'refuse']);
 
   const add = tools.find(t => t.name === 'add')!;
   assert.equal(add.tabId, calcTab);
-  assert.equal(add.origin, site.origin);
+  assert.equal(add.origin, tw.origin);
   assert.equal(add.frameUrl, undefined);
   assert.equal(add.description, 'Add two numbers');
   assert.deepEqual(add.inputSchema, ADD_SCHEMA);
@@ -137,7 +133,7 @@ test('lists imperative and declarative tools with schema and annotations', async
 });
 
 test('call_webmcp_tool returns the tool\'s content', async () => {
-  const raw = await callRaw(server.client, 'call_webmcp_tool', { name: 'add', arguments: { a: 2, b: 40 } });
+  const raw = await callRaw(tw.client, 'call_webmcp_tool', { name: 'add', arguments: { a: 2, b: 40 } });
   assert.notEqual(raw.isError, true, JSON.stringify(raw));
   const res = raw.structuredContent as { tabId: number; name: string; result: { content: Array<{ type: string; text: string }> } };
   assert.equal(res.tabId, calcTab);
@@ -148,9 +144,9 @@ test('call_webmcp_tool returns the tool\'s content', async () => {
 });
 
 test('a declarative form tool fills and submits the form', async () => {
-  const res = await call<{ result: unknown }>(server.client, 'call_webmcp_tool', { tabId: calcTab, name: 'add_note', arguments: { text: 'buy milk', colour: 'pink' } });
+  const res = await call<{ result: unknown }>(tw.client, 'call_webmcp_tool', { tabId: calcTab, name: 'add_note', arguments: { text: 'buy milk', colour: 'pink' } });
   assert.equal(res.result, 'Added note "buy milk"');
-  assert.deepEqual(await evaluate(server.client, '[...document.querySelectorAll("#board li")].map(li => li.textContent)', calcTab), ['pink: buy milk']);
+  assert.deepEqual(await evaluate(tw.client, '[...document.querySelectorAll("#board li")].map(li => li.textContent)', calcTab), ['pink: buy milk']);
 });
 
 test('arguments that fail the inputSchema are invalid_arguments and never reach the page', async () => {
@@ -162,30 +158,30 @@ test('arguments that fail the inputSchema are invalid_arguments and never reach 
     { a: 1, b: 2, c: 3 },
   ];
   for (const args of bad) {
-    const err = await callError(server.client, 'call_webmcp_tool', { name: 'add', arguments: args });
+    const err = await callError(tw.client, 'call_webmcp_tool', { name: 'add', arguments: args });
     assert.equal(err.type, 'invalid_arguments', JSON.stringify(args));
   }
-  const noText = await callError(server.client, 'call_webmcp_tool', { name: 'add_note', arguments: { colour: 'pink' } });
+  const noText = await callError(tw.client, 'call_webmcp_tool', { name: 'add_note', arguments: { colour: 'pink' } });
   assert.equal(noText.type, 'invalid_arguments');
-  const badColour = await callError(server.client, 'call_webmcp_tool', { name: 'add_note', arguments: { text: 'x', colour: 'green' } });
+  const badColour = await callError(tw.client, 'call_webmcp_tool', { name: 'add_note', arguments: { text: 'x', colour: 'green' } });
   assert.equal(badColour.type, 'invalid_arguments');
   // arguments itself must be an object.
-  assert.equal((await callError(server.client, 'call_webmcp_tool', { name: 'add', arguments: [1, 2] })).type, 'invalid_arguments');
+  assert.equal((await callError(tw.client, 'call_webmcp_tool', { name: 'add', arguments: [1, 2] })).type, 'invalid_arguments');
 
   assert.deepEqual(await calls(), before, 'no execute ran');
-  assert.deepEqual(await evaluate(server.client, 'document.querySelectorAll("#board li").length', calcTab), 1, 'no form was submitted');
+  assert.deepEqual(await evaluate(tw.client, 'document.querySelectorAll("#board li").length', calcTab), 1, 'no form was submitted');
 });
 
 test('an unknown tool name is webmcp_tool_not_found', async () => {
-  const err = await callError(server.client, 'call_webmcp_tool', { name: 'subtract', arguments: {} });
+  const err = await callError(tw.client, 'call_webmcp_tool', { name: 'subtract', arguments: {} });
   assert.equal(err.type, 'webmcp_tool_not_found');
   assert.match(err.hint, /list_webmcp_tools/);
 });
 
 test('a tool whose execute throws, or reports isError, is evaluation_failed', async () => {
-  const thrown = await callError(server.client, 'call_webmcp_tool', { name: 'boom' });
+  const thrown = await callError(tw.client, 'call_webmcp_tool', { name: 'boom' });
   assert.equal(thrown.type, 'evaluation_failed');
-  const refused = await callError(server.client, 'call_webmcp_tool', { name: 'refuse', arguments: {} });
+  const refused = await callError(tw.client, 'call_webmcp_tool', { name: 'refuse', arguments: {} });
   assert.equal(refused.type, 'evaluation_failed');
   assert.ok(refused.message.includes('not today'), refused.message);
   const counts = await calls();
@@ -194,9 +190,9 @@ test('a tool whose execute throws, or reports isError, is evaluation_failed', as
 });
 
 test('without tabId, list_webmcp_tools covers every open tab', async () => {
-  const clock = await call<{ tabId: number }>(server.client, 'open_tab', { url: `${site.origin}/clock` });
-  const plain = await call<{ tabId: number }>(server.client, 'open_tab', { url: `${site.origin}/plain`, background: true });
-  const { tools } = await call<{ tools: ToolInfo[] }>(server.client, 'list_webmcp_tools');
+  const clock = await call<{ tabId: number }>(tw.client, 'open_tab', { url: `${tw.origin}/clock` });
+  const plain = await call<{ tabId: number }>(tw.client, 'open_tab', { url: `${tw.origin}/plain`, background: true });
+  const { tools } = await call<{ tools: ToolInfo[] }>(tw.client, 'list_webmcp_tools');
   const byTab = (id: number) => tools.filter(t => t.tabId === id).map(t => t.name).sort();
   assert.deepEqual(byTab(calcTab), ['add', 'add_note', 'boom', 'refuse']);
   assert.deepEqual(byTab(clock.tabId), ['what_time']);
@@ -204,45 +200,45 @@ test('without tabId, list_webmcp_tools covers every open tab', async () => {
   assert.equal(tools.length, 5);
 
   // call_webmcp_tool defaults to the active tab (the clock); tabId picks another.
-  const time = await call<{ tabId: number; result: { content: Array<{ text: string }> } }>(server.client, 'call_webmcp_tool', { name: 'what_time' });
+  const time = await call<{ tabId: number; result: { content: Array<{ text: string }> } }>(tw.client, 'call_webmcp_tool', { name: 'what_time' });
   assert.equal(time.tabId, clock.tabId);
   assert.equal(time.result.content[0]!.text, 'tea time');
-  assert.equal((await callError(server.client, 'call_webmcp_tool', { name: 'add', arguments: { a: 1, b: 2 } })).type, 'webmcp_tool_not_found');
-  const sum = await call<{ tabId: number }>(server.client, 'call_webmcp_tool', { tabId: calcTab, name: 'add', arguments: { a: 1, b: 2 } });
+  assert.equal((await callError(tw.client, 'call_webmcp_tool', { name: 'add', arguments: { a: 1, b: 2 } })).type, 'webmcp_tool_not_found');
+  const sum = await call<{ tabId: number }>(tw.client, 'call_webmcp_tool', { tabId: calcTab, name: 'add', arguments: { a: 1, b: 2 } });
   assert.equal(sum.tabId, calcTab);
 });
 
 test('tools belong to their document: after navigating away they are gone', async () => {
-  await call(server.client, 'navigate', { tabId: calcTab, url: `${site.origin}/plain` });
-  const { tools } = await call<{ tools: ToolInfo[] }>(server.client, 'list_webmcp_tools', { tabId: calcTab });
+  await call(tw.client, 'navigate', { tabId: calcTab, url: `${tw.origin}/plain` });
+  const { tools } = await call<{ tools: ToolInfo[] }>(tw.client, 'list_webmcp_tools', { tabId: calcTab });
   assert.deepEqual(tools, []);
-  assert.equal((await callError(server.client, 'call_webmcp_tool', { tabId: calcTab, name: 'add', arguments: { a: 1, b: 2 } })).type, 'webmcp_tool_not_found');
-  assert.equal((await callError(server.client, 'list_webmcp_tools', { tabId: 777 })).type, 'tab_not_found');
+  assert.equal((await callError(tw.client, 'call_webmcp_tool', { tabId: calcTab, name: 'add', arguments: { a: 1, b: 2 } })).type, 'webmcp_tool_not_found');
+  assert.equal((await callError(tw.client, 'list_webmcp_tools', { tabId: 777 })).type, 'tab_not_found');
 });
 
 test('a declarative form that submits to another page reports the navigation', async () => {
-  site.page('/subscribe', `<!doctype html><title>Subscribe</title>
+  tw.site.page('/subscribe', `<!doctype html><title>Subscribe</title>
 <form action="/subscribed" method="get" toolname="subscribe" tooldescription="Subscribe to the list" toolautosubmit>
   <label>Email <input name="email" type="email" required></label><button>Subscribe</button>
 </form>`);
-  site.page('/subscribed', '<!doctype html><title>Subscribed</title><p>Thanks</p>');
-  const opened = await call<{ tabId: number; revision: number }>(server.client, 'open_tab', { url: `${site.origin}/subscribe` });
-  const res = await call<{ navigation: { url: string; revision: number; sameDocument: boolean } }>(server.client, 'call_webmcp_tool', {
+  tw.site.page('/subscribed', '<!doctype html><title>Subscribed</title><p>Thanks</p>');
+  const opened = await call<{ tabId: number; revision: number }>(tw.client, 'open_tab', { url: `${tw.origin}/subscribe` });
+  const res = await call<{ navigation: { url: string; revision: number; sameDocument: boolean } }>(tw.client, 'call_webmcp_tool', {
     tabId: opened.tabId, name: 'subscribe', arguments: { email: 'reader@example.org' },
   });
-  assert.equal(res.navigation.url, `${site.origin}/subscribed?email=reader%40example.org`);
+  assert.equal(res.navigation.url, `${tw.origin}/subscribed?email=reader%40example.org`);
   assert.equal(res.navigation.revision, opened.revision + 1);
   assert.equal(res.navigation.sameDocument, false);
-  const ctx = await call<{ title: string; revision: number }>(server.client, 'get_page_context', { tabId: opened.tabId });
+  const ctx = await call<{ title: string; revision: number }>(tw.client, 'get_page_context', { tabId: opened.tabId });
   assert.equal(ctx.title, 'Subscribed');
   assert.equal(ctx.revision, opened.revision + 1);
-  await call(server.client, 'close_tab', { tabId: opened.tabId });
+  await call(tw.client, 'close_tab', { tabId: opened.tabId });
 });
 
 test('the cached tool list follows the page: tools registered, removed or re-registered after a list', async () => {
-  site.page('/dynamic', '<!doctype html><title>Dynamic</title><p>tools come and go</p>');
-  const { tabId } = await call<{ tabId: number }>(server.client, 'open_tab', { url: `${site.origin}/dynamic` });
-  const register = (name: string, type: string) => evaluate(server.client, `(() => {
+  tw.site.page('/dynamic', '<!doctype html><title>Dynamic</title><p>tools come and go</p>');
+  const { tabId } = await call<{ tabId: number }>(tw.client, 'open_tab', { url: `${tw.origin}/dynamic` });
+  const register = (name: string, type: string) => evaluate(tw.client, `(() => {
     window.stops ??= {};
     const stop = new AbortController();
     window.stops[${JSON.stringify(name)}] = stop;
@@ -253,27 +249,27 @@ test('the cached tool list follows the page: tools registered, removed or re-reg
     }, { signal: stop.signal });
     return true;
   })()`, tabId);
-  const text = async (name: string, x: unknown) => (await call<{ result: { content: Array<{ text: string }> } }>(server.client, 'call_webmcp_tool', { tabId, name, arguments: { x } })).result.content[0]!.text;
+  const text = async (name: string, x: unknown) => (await call<{ result: { content: Array<{ text: string }> } }>(tw.client, 'call_webmcp_tool', { tabId, name, arguments: { x } })).result.content[0]!.text;
 
   await register('first', 'number');
-  assert.deepEqual((await call<{ tools: ToolInfo[] }>(server.client, 'list_webmcp_tools', { tabId })).tools.map(t => t.name), ['first']);
+  assert.deepEqual((await call<{ tools: ToolInfo[] }>(tw.client, 'list_webmcp_tools', { tabId })).tools.map(t => t.name), ['first']);
   assert.equal(await text('first', 1), 'first:1');
   // Registered after the list was cached: still found.
   await register('late', 'number');
   assert.equal(await text('late', 2), 'late:2');
   // Removed after the list was cached: not found, never called.
-  await evaluate(server.client, 'window.stops.late.abort(), true', tabId);
-  assert.equal((await callError(server.client, 'call_webmcp_tool', { tabId, name: 'late', arguments: { x: 3 } })).type, 'webmcp_tool_not_found');
+  await evaluate(tw.client, 'window.stops.late.abort(), true', tabId);
+  assert.equal((await callError(tw.client, 'call_webmcp_tool', { tabId, name: 'late', arguments: { x: 3 } })).type, 'webmcp_tool_not_found');
   // Re-registered with another schema: the new schema decides.
   assert.equal(await text('first', 4), 'first:4');
-  await evaluate(server.client, 'window.stops.first.abort(), true', tabId);
+  await evaluate(tw.client, 'window.stops.first.abort(), true', tabId);
   await register('first', 'string');
   assert.equal(await text('first', 'five'), 'first:five');
-  assert.equal((await callError(server.client, 'call_webmcp_tool', { tabId, name: 'first', arguments: { x: 6 } })).type, 'invalid_arguments');
+  assert.equal((await callError(tw.client, 'call_webmcp_tool', { tabId, name: 'first', arguments: { x: 6 } })).type, 'invalid_arguments');
 });
 
 test('page scripts that replace modelContext methods in the main world do not change what a call does', async () => {
-  site.page('/hijack', `<!doctype html><title>Hijack</title>
+  tw.site.page('/hijack', `<!doctype html><title>Hijack</title>
 <script>
   window.hijacked = 0;
   document.modelContext.registerTool({
@@ -289,13 +285,13 @@ test('page scripts that replace modelContext methods in the main world do not ch
     Object.defineProperty(target, 'getTools', { value: async () => { window.hijacked++; return []; }, configurable: true, writable: true });
   }
 </script>`);
-  const { tabId } = await call<{ tabId: number }>(server.client, 'open_tab', { url: `${site.origin}/hijack` });
+  const { tabId } = await call<{ tabId: number }>(tw.client, 'open_tab', { url: `${tw.origin}/hijack` });
   // The page's replacements are in place where its own scripts look.
-  assert.equal(await evaluate(server.client, 'typeof document.modelContext.invokeTool + "/" + (document.modelContext.executeTool === Object.getPrototypeOf(document.modelContext).executeTool)', tabId), 'function/false');
+  assert.equal(await evaluate(tw.client, 'typeof document.modelContext.invokeTool + "/" + (document.modelContext.executeTool === Object.getPrototypeOf(document.modelContext).executeTool)', tabId), 'function/false');
   for (const n of [3, 21]) {
-    const res = await call<{ result: { content: Array<{ text: string }> } }>(server.client, 'call_webmcp_tool', { tabId, name: 'double', arguments: { n } });
+    const res = await call<{ result: { content: Array<{ text: string }> } }>(tw.client, 'call_webmcp_tool', { tabId, name: 'double', arguments: { n } });
     assert.deepEqual(res.result.content, [{ type: 'text', text: String(n * 2) }]);
   }
-  assert.equal(await evaluate(server.client, 'window.hijacked', tabId), 0);
-  await call(server.client, 'close_tab', { tabId });
+  assert.equal(await evaluate(tw.client, 'window.hijacked', tabId), 0);
+  await call(tw.client, 'close_tab', { tabId });
 });

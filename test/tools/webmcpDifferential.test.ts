@@ -6,9 +6,9 @@
 // descriptions, schemas, annotations and results both ways; only `source` differs.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { call, callError, connect, unlessConnection, type Connected } from '../fixtures/mcp.js';
+import { until, useSession, type TestServer } from '../fixtures/harness.js';
+import { call, callError, callRaw, evaluate, unlessConnection } from '../fixtures/mcp.js';
 import { startSite, type Site } from '../fixtures/site.js';
-import { callRaw, evaluate } from './helpers.js';
 import type { WebMcpToolInfo } from '../../src/tools/webmcp.js';
 
 type ToolInfo = WebMcpToolInfo;
@@ -124,7 +124,8 @@ type Mode = (typeof MODES)[number];
 let site: Site;
 /** A second origin (another port), for a popup's opener. */
 let otherSite: Site;
-const servers = {} as Record<Mode, Connected>;
+// The call path, not the consent gate: --auto-allow.
+const servers = Object.fromEntries(MODES.map(mode => [mode, useSession({ args: ['--webmcp', mode, '--auto-allow'], context: 'file' })])) as Record<Mode, TestServer>;
 /** What each mode listed, per page (source stripped), for the cross-mode comparison. */
 const seen: Record<Mode, Record<string, unknown>> = { native: {}, polyfill: {} };
 /** The annotations /imperative declares, per tool (only the true ones, as tabwright reports them). */
@@ -153,10 +154,8 @@ before(async () => {
   site.page('/plain', '<!doctype html><title>Plain</title>');
   otherSite = await startSite();
   otherSite.page('/plain', '<!doctype html><title>Plain</title>');
-  for (const mode of MODES) servers[mode] = await connect({ args: ['--webmcp', mode, '--auto-allow'] }); // the call path, not the consent gate
 });
 after(async () => {
-  for (const mode of MODES) await servers[mode]?.close();
   await site?.close();
   await otherSite?.close();
 });
@@ -182,15 +181,6 @@ async function toolGotSignal(mode: Mode, logExpr: string, tabId?: number): Promi
   const signalled = await evaluate<boolean>(servers[mode].client, `${logExpr}.signalled`, tabId);
   if (mode === 'polyfill') assert.equal(signalled, true, 'the polyfill passes execute an AbortSignal');
   return signalled;
-}
-
-/** Polls `probe` until it returns true (generous bound: the machine is shared). */
-async function until(probe: () => Promise<boolean>, what: string, ms = 20_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await probe())) {
-    if (Date.now() > end) assert.fail(`timed out waiting for ${what}`);
-    await new Promise(r => setTimeout(r, 200));
-  }
 }
 
 for (const mode of MODES) {
@@ -260,7 +250,7 @@ for (const mode of MODES) {
     const slow = await callError(c, 'call_webmcp_tool', { name: 'wait_forever', timeoutSec: 1.5 });
     assert.equal(slow.type, 'timeout');
     assert.equal(await evaluate(c, 'log.started'), 1);
-    if (await toolGotSignal(mode, 'log')) await until(async () => (await evaluate<number>(c, 'log.aborted')) === 1, 'the timeout to abort the tool\'s signal');
+    if (await toolGotSignal(mode, 'log')) await until('the timeout to abort the tool\'s signal', async () => (await evaluate<number>(c, 'log.aborted')) === 1, 20_000);
     const bad = await callError(c, 'call_webmcp_tool', { name: 'add', arguments: { a: 'one', b: 2 } });
     assert.equal(bad.type, 'invalid_arguments');
     assert.match(bad.message, /\/a must be number/);
@@ -272,11 +262,11 @@ for (const mode of MODES) {
     const controller = new AbortController();
     const pending = c.callTool({ name: 'call_webmcp_tool', arguments: { name: 'wait_forever' } }, { signal: controller.signal });
     const settled = pending.then(() => 'resolved', () => 'rejected');
-    await until(async () => (await evaluate<number>(c, 'log.started')) === 2, 'the tool to start');
+    await until('the tool to start', async () => (await evaluate<number>(c, 'log.started')) === 2, 20_000);
     controller.abort();
     assert.equal(await settled, 'rejected');
     if (await toolGotSignal(mode, 'log')) {
-      await until(async () => (await evaluate<number>(c, 'log.aborted')) === 2, 'the tool\'s signal to abort');
+      await until('the tool\'s signal to abort', async () => (await evaluate<number>(c, 'log.aborted')) === 2, 20_000);
       assert.deepEqual(await evaluate(c, '({ started: log.started, aborted: log.aborted, reason: log.reason })'), { started: 2, aborted: 2, reason: 'AbortError' });
     } else {
       assert.deepEqual(await evaluate(c, '({ started: log.started, aborted: log.aborted })'), { started: 2, aborted: 0 });
@@ -309,7 +299,7 @@ for (const mode of MODES) {
     const c = servers[mode].client;
     const tabId = await open(mode, '/timing');
     assert.equal(await evaluate(c, 'window.earlyBeforeDcl', tabId), true);
-    await until(async () => (await list(mode, tabId, 'timing')).length === 2, 'late_tool');
+    await until('late_tool', async () => (await list(mode, tabId, 'timing')).length === 2, 20_000);
     assert.deepEqual((await list(mode, tabId, 'timing')).map(t => [t.name, t.description]), [['early_tool', 'Registered before DOMContentLoaded'], ['late_tool', 'Registered after two seconds']]);
     assert.equal((await call<{ result: unknown }>(c, 'call_webmcp_tool', { tabId, name: 'late_tool' })).result, 'late');
   });
@@ -327,7 +317,7 @@ for (const mode of MODES) {
   test(`${mode}: tools of a same-origin iframe are listed with its URL and called there`, async () => {
     const c = servers[mode].client;
     const tabId = await open(mode, '/frames');
-    await until(async () => (await list(mode, tabId, 'frames')).length === 3, 'the iframe\'s tools');
+    await until('the iframe\'s tools', async () => (await list(mode, tabId, 'frames')).length === 3, 20_000);
     const tools = await list(mode, tabId, 'frames');
     assert.deepEqual(tools.map(t => [t.name, t.frameUrl]), [['parent_tool', undefined], ['child_tool', `${site.origin}/frame-child`], ['child_wait', `${site.origin}/frame-child`]]);
     // A child frame's native tools are listed in tabwright's own world too, title included (issue #5).
@@ -339,22 +329,22 @@ for (const mode of MODES) {
   test(`${mode}: cancelling the MCP call of an iframe's tool aborts the signal that tool got`, async () => {
     const c = servers[mode].client;
     const tabId = await open(mode, '/frames');
-    await until(async () => (await list(mode, tabId, 'frames')).length === 3, 'the iframe\'s tools');
+    await until('the iframe\'s tools', async () => (await list(mode, tabId, 'frames')).length === 3, 20_000);
     const childLog = '(document.querySelector("iframe").contentWindow.childLog)';
     const controller = new AbortController();
     const pending = c.callTool({ name: 'call_webmcp_tool', arguments: { tabId, name: 'child_wait' } }, { signal: controller.signal });
     const settled = pending.then(() => 'resolved', () => 'rejected');
-    await until(async () => (await evaluate<number>(c, `${childLog}.started`, tabId)) === 1, 'the iframe\'s tool to start');
+    await until('the iframe\'s tool to start', async () => (await evaluate<number>(c, `${childLog}.started`, tabId)) === 1, 20_000);
     controller.abort();
     assert.equal(await settled, 'rejected');
     const signalled = await toolGotSignal(mode, childLog, tabId);
     if (signalled) {
-      await until(async () => (await evaluate<number>(c, `${childLog}.aborted`, tabId)) === 1, 'the iframe tool\'s signal to abort');
+      await until('the iframe tool\'s signal to abort', async () => (await evaluate<number>(c, `${childLog}.aborted`, tabId)) === 1, 20_000);
       assert.deepEqual(await evaluate(c, `({ started: ${childLog}.started, aborted: ${childLog}.aborted, reason: ${childLog}.reason })`, tabId), { started: 1, aborted: 1, reason: 'AbortError' });
     }
     // A timeout ends it the same way (and aborts the signal, where the tool got one).
     assert.equal((await callError(c, 'call_webmcp_tool', { tabId, name: 'child_wait', timeoutSec: 1 })).type, 'timeout');
-    if (signalled) await until(async () => (await evaluate<number>(c, `${childLog}.aborted`, tabId)) === 2, 'the timeout to abort the iframe tool\'s signal');
+    if (signalled) await until('the timeout to abort the iframe tool\'s signal', async () => (await evaluate<number>(c, `${childLog}.aborted`, tabId)) === 2, 20_000);
     else assert.equal(await evaluate(c, `${childLog}.aborted`, tabId), 0);
   });
 
@@ -366,12 +356,12 @@ for (const mode of MODES) {
     const before = (await call<{ tabs: Array<{ tabId: number }> }>(c, 'list_tabs')).tabs.map(t => t.tabId);
     await evaluate(c, `void window.open('${site.origin}/closer')`, openerId);
     let popupId = -1;
-    await until(async () => {
+    await until('the popup', async () => {
       const tabs = (await call<{ tabs: Array<{ tabId: number; url: string }> }>(c, 'list_tabs')).tabs;
       popupId = tabs.find(t => !before.includes(t.tabId) && t.url.endsWith('/closer'))?.tabId ?? -1;
       return popupId >= 0;
-    }, 'the popup');
-    await until(async () => (await list(mode, popupId, 'closer')).length === 1, 'the popup\'s tool');
+    }, 20_000);
+    await until('the popup\'s tool', async () => (await list(mode, popupId, 'closer')).length === 1, 20_000);
     const res = await call<{ result: unknown; tabClosed?: boolean; tabId: number }>(c, 'call_webmcp_tool', { tabId: popupId, name: 'close_me' });
     assert.deepEqual([res.tabId, res.tabClosed], [popupId, true]);
     // The polyfill answers in the same evaluation, before the window goes; Chromium's native executeTool

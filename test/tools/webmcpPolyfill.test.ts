@@ -2,11 +2,10 @@
 // registerTool contract (errors, signal), toolchange events, the page-side
 // API, MCP cancellation reaching the tool's signal, and tools that vanish
 // mid-call.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { call, callError, connect, unlessConnection, type Connected } from '../fixtures/mcp.js';
-import { startSite, type Site } from '../fixtures/site.js';
-import { evaluate } from './helpers.js';
+import { useSession } from '../fixtures/harness.js';
+import { call, callError, evaluate, unlessConnection } from '../fixtures/mcp.js';
 
 const EMPTY = { type: 'object', properties: {} };
 
@@ -29,29 +28,26 @@ const PAGE = `<!doctype html><title>Polyfill</title>
 </script>
 <form toolname="ask" tooldescription="Waits for a person to submit"><input name="q"><button>Ask</button></form>`;
 
-let site: Site;
-let server: Connected;
 let tabId: number;
 
-before(async () => {
-  site = await startSite();
-  site.page('/poly', PAGE);
-  site.page('/plain', '<!doctype html><title>Plain</title>');
-  // A user's own switch enabling WebMCP is dropped too under --webmcp polyfill.
-  server = await connect({ args: ['--webmcp', 'polyfill', '--browser-arg', '--enable-features=WebMCP', '--auto-allow'] }); // the call path, not the consent gate
-  tabId = (await call<{ tabId: number }>(server.client, 'navigate', { url: `${site.origin}/poly` })).tabId;
-});
-after(async () => {
-  await server?.close();
-  await site?.close();
+// the call path, not the consent gate
+const tw = useSession({
+  args: ['--webmcp', 'polyfill', '--browser-arg', '--enable-features=WebMCP', '--auto-allow'],
+  context: 'file',
+  setup: async tw => {
+    tw.site.page('/poly', PAGE);
+    tw.site.page('/plain', '<!doctype html><title>Plain</title>');
+    // A user's own switch enabling WebMCP is dropped too under --webmcp polyfill.
+    tabId = (await call<{ tabId: number }>(tw.client, 'navigate', { url: `${tw.site.origin}/poly` })).tabId;
+  },
 });
 
 test('--webmcp polyfill launches without native WebMCP, even when a --browser-arg enables it', unlessConnection(['cdp', 'playwright-server'], 'tabwright cannot switch off the native WebMCP of a browser it did not start; the polyfill shadows it there (docs/attach.md)'), async () => {
-  assert.deepEqual(await evaluate(server.client, '({ native: "modelContext" in Document.prototype, own: Object.getOwnPropertyNames(document).includes("modelContext") })', tabId), { native: false, own: true });
+  assert.deepEqual(await evaluate(tw.client, '({ native: "modelContext" in Document.prototype, own: Object.getOwnPropertyNames(document).includes("modelContext") })', tabId), { native: false, own: true });
 });
 
 test('registerTool rejects bad tools like Chromium does', async () => {
-  const outcomes = await evaluate<string[]>(server.client, `(async () => {
+  const outcomes = await evaluate<string[]>(tw.client, `(async () => {
     const mc = document.modelContext;
     const circular = { type: 'object' }; circular.self = circular;
     const attempts = [
@@ -87,12 +83,12 @@ test('registerTool rejects bad tools like Chromium does', async () => {
     'ok',
     'ok',
   ]);
-  const { tools } = await call<{ tools: Array<{ name: string; source: string }> }>(server.client, 'list_webmcp_tools', { tabId });
+  const { tools } = await call<{ tools: Array<{ name: string; source: string }> }>(tw.client, 'list_webmcp_tools', { tabId });
   assert.deepEqual(tools.map(t => [t.name, t.source]), [['add', 'polyfill'], ['ask', 'polyfill'], ['leave', 'polyfill'], ['ok.name_-1', 'polyfill'], ['vanish', 'polyfill'], ['wait_forever', 'polyfill'], ['y'.repeat(128), 'polyfill']]);
 });
 
 test('aborting the registration signal unregisters; toolchange fires on each change', async () => {
-  const seen = await evaluate<{ listed: string[][]; events: number; handler: number }>(server.client, `(async () => {
+  const seen = await evaluate<{ listed: string[][]; events: number; handler: number }>(tw.client, `(async () => {
     const mc = document.modelContext;
     let events = 0, handler = 0;
     mc.addEventListener('toolchange', () => events++);
@@ -111,12 +107,12 @@ test('aborting the registration signal unregisters; toolchange fires on each cha
     return { listed, events, handler };
   })()`, tabId);
   assert.deepEqual(seen, { listed: [[], ['temp_one', 'temp_two'], []], events: 4, handler: 4 });
-  const { tools } = await call<{ tools: Array<{ name: string }> }>(server.client, 'list_webmcp_tools', { tabId });
+  const { tools } = await call<{ tools: Array<{ name: string }> }>(tw.client, 'list_webmcp_tools', { tabId });
   assert.equal(tools.some(t => t.name.startsWith('temp')), false);
 });
 
 test('the page API: getTools, executeTool, the navigator alias, nothing else reachable', async () => {
-  const api = await evaluate<Record<string, unknown>>(server.client, `(async () => {
+  const api = await evaluate<Record<string, unknown>>(tw.client, `(async () => {
     const mc = document.modelContext;
     const add = (await mc.getTools()).find(t => t.name === 'add');
     return {
@@ -132,7 +128,7 @@ test('the page API: getTools, executeTool, the navigator alias, nothing else rea
     alias: true,
     methods: ['constructor', 'executeTool', 'getTools', 'registerTool', 'unregisterTool'],
     own: ['ontoolchange'],
-    add: { name: 'add', description: 'Add two numbers', origin: site.origin, window: true, inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] } },
+    add: { name: 'add', description: 'Add two numbers', origin: tw.origin, window: true, inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] } },
     result: '{"content":[{"type":"text","text":"9"}]}',
     fromText: '{"content":[{"type":"text","text":"2"}]}',
   });
@@ -140,46 +136,46 @@ test('the page API: getTools, executeTool, the navigator alias, nothing else rea
 
 test('cancelling the MCP call aborts the signal the tool got', async () => {
   const controller = new AbortController();
-  const pending = server.client.callTool({ name: 'call_webmcp_tool', arguments: { tabId, name: 'wait_forever' } }, { signal: controller.signal });
+  const pending = tw.client.callTool({ name: 'call_webmcp_tool', arguments: { tabId, name: 'wait_forever' } }, { signal: controller.signal });
   const settled = pending.then(() => 'resolved', () => 'rejected');
   const end = Date.now() + 20_000;
-  while ((await evaluate<number>(server.client, 'log.started', tabId)) < 1) {
+  while ((await evaluate<number>(tw.client, 'log.started', tabId)) < 1) {
     if (Date.now() > end) assert.fail('the tool never started');
     await new Promise(r => setTimeout(r, 100));
   }
   controller.abort();
   assert.equal(await settled, 'rejected');
-  while ((await evaluate<number>(server.client, 'log.aborted', tabId)) < 1) {
+  while ((await evaluate<number>(tw.client, 'log.aborted', tabId)) < 1) {
     if (Date.now() > end) assert.fail('the tool\'s signal was never aborted');
     await new Promise(r => setTimeout(r, 100));
   }
-  assert.deepEqual(await evaluate(server.client, '({ ...log })', tabId), { started: 1, aborted: 1, reason: 'AbortError' });
+  assert.deepEqual(await evaluate(tw.client, '({ ...log })', tabId), { started: 1, aborted: 1, reason: 'AbortError' });
 });
 
 test('a timeout aborts the tool\'s signal too', async () => {
-  const err = await callError(server.client, 'call_webmcp_tool', { tabId, name: 'wait_forever', timeoutSec: 1 });
+  const err = await callError(tw.client, 'call_webmcp_tool', { tabId, name: 'wait_forever', timeoutSec: 1 });
   assert.equal(err.type, 'timeout');
   const end = Date.now() + 20_000;
-  while ((await evaluate<number>(server.client, 'log.aborted', tabId)) < 2) {
+  while ((await evaluate<number>(tw.client, 'log.aborted', tabId)) < 2) {
     if (Date.now() > end) assert.fail('the tool\'s signal was never aborted');
     await new Promise(r => setTimeout(r, 100));
   }
-  assert.equal(await evaluate(server.client, 'log.started', tabId), 2);
+  assert.equal(await evaluate(tw.client, 'log.started', tabId), 2);
 });
 
 test('a declarative form without toolautosubmit waits for the person, then times out cleanly', async () => {
-  const err = await callError(server.client, 'call_webmcp_tool', { tabId, name: 'ask', arguments: { q: 'why' }, timeoutSec: 1 });
+  const err = await callError(tw.client, 'call_webmcp_tool', { tabId, name: 'ask', arguments: { q: 'why' }, timeoutSec: 1 });
   assert.equal(err.type, 'timeout');
-  assert.equal(await evaluate(server.client, 'document.querySelector("[name=q]").value', tabId), 'why');
+  assert.equal(await evaluate(tw.client, 'document.querySelector("[name=q]").value', tabId), 'why');
 });
 
 test('a tool that unregisters or navigates away mid-call is webmcp_tool_not_found, not a hang', async () => {
-  const vanished = await callError(server.client, 'call_webmcp_tool', { tabId, name: 'vanish', timeoutSec: 60 });
+  const vanished = await callError(tw.client, 'call_webmcp_tool', { tabId, name: 'vanish', timeoutSec: 60 });
   assert.equal(vanished.type, 'webmcp_tool_not_found');
   assert.match(vanished.message, /unregistered during the call/);
-  const left = await callError(server.client, 'call_webmcp_tool', { tabId, name: 'leave', timeoutSec: 60 });
+  const left = await callError(tw.client, 'call_webmcp_tool', { tabId, name: 'leave', timeoutSec: 60 });
   assert.equal(left.type, 'webmcp_tool_not_found');
   assert.match(left.message, /navigated or closed/);
-  const { tools } = await call<{ tools: unknown[] }>(server.client, 'list_webmcp_tools', { tabId });
+  const { tools } = await call<{ tools: unknown[] }>(tw.client, 'list_webmcp_tools', { tabId });
   assert.deepEqual(tools, []);
 });

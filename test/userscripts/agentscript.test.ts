@@ -10,9 +10,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ElicitResult } from '@modelcontextprotocol/client';
-import { call, callError, connect, ROOT, type Connected, type ElicitHandler } from '../fixtures/mcp.js';
+import { call, callError, connect, type Connected, type ElicitHandler, evaluate, ROOT } from '../fixtures/mcp.js';
 import { startSite, type Site } from '../fixtures/site.js';
-import { evaluate } from '../tools/helpers.js';
 
 const FIXTURES = join(ROOT, 'test', 'fixtures', 'userscripts');
 

@@ -7,9 +7,8 @@ import assert from 'node:assert/strict';
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { call, connect, ROOT, type Connected } from '../fixtures/mcp.js';
+import { call, connect, type Connected, evaluate, refOf, ROOT, snapshot } from '../fixtures/mcp.js';
 import { startSite, type Site } from '../fixtures/site.js';
-import { evaluate, refOf, snapshot } from '../tools/helpers.js';
 
 const FIXTURES = join(ROOT, 'test', 'fixtures', 'userscripts');
 

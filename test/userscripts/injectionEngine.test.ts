@@ -13,6 +13,7 @@ import { resolveConfig } from '../../dist/config.js';
 import { Session } from '../../dist/session/session.js';
 import { UserscriptInjector } from '../../dist/userscripts/injection.js';
 import type { Tab } from '../../src/session/tab.js';
+import { until } from '../fixtures/harness.js';
 import { startSite, type Site } from '../fixtures/site.js';
 import { MemorySource } from './memorySource.js';
 
@@ -29,17 +30,6 @@ async function open(path: string): Promise<Tab> {
   const tab = await session.openTab(undefined, true);
   await tab.page.goto(`${site.origin}${path}`, { waitUntil: 'load' });
   return tab;
-}
-
-/** Polls `fn` until it returns a value that is not undefined (bounded: 10 s). */
-async function until<T>(fn: () => T | undefined | Promise<T | undefined>): Promise<T> {
-  const end = Date.now() + 10_000;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error('condition not met within 10 s');
-    await new Promise(r => setTimeout(r, 50));
-  }
 }
 
 before(async () => {
@@ -67,7 +57,7 @@ test('run-at: document-start before the first page script, document-end at DOMCo
   source.add(header('Idle', ['@match http://127.0.0.1/order', '@grant none']) + 'window.idleRan = {dclHandler: !!window.seen.dclHandler};');
   await session.userscripts!.refresh();
   const tab = await open('/order');
-  const state = await until(() => tab.page.evaluate(() => ((window as unknown as { idleRan?: unknown }).idleRan ? { seen: (window as unknown as { seen: unknown }).seen, end: (window as unknown as { endRan: unknown }).endRan, idle: (window as unknown as { idleRan: unknown }).idleRan } : undefined)));
+  const state = await until('the scripts\' effect', () => tab.page.evaluate(() => ((window as unknown as { idleRan?: unknown }).idleRan ? { seen: (window as unknown as { seen: unknown }).seen, end: (window as unknown as { endRan: unknown }).endRan, idle: (window as unknown as { idleRan: unknown }).idleRan } : undefined)));
   assert.deepEqual(state, { seen: { start: true, dclHandler: true, endBeforeParse: false }, end: { dcl: false, p: true }, idle: { dclHandler: true } });
   assert.deepEqual(tab.userscripts.scripts().map(s => s.name).sort(), ['End', 'Idle', 'Start']);
 });
@@ -78,7 +68,7 @@ test('worlds: a @grant none script sees page globals; a granted script\'s GM fun
     'document.body.dataset.granted = [typeof GM_setValue, typeof GM.setValue, typeof GM_addStyle, unsafeWindow === window, GM_info.script.name].join(",");');
   await session.userscripts!.refresh();
   const tab = await open('/plain');
-  const data = await until(() => tab.page.evaluate(() => (document.body.dataset.granted ? { ...document.body.dataset } : undefined)));
+  const data = await until('the scripts\' effect', () => tab.page.evaluate(() => (document.body.dataset.granted ? { ...document.body.dataset } : undefined)));
   assert.deepEqual(data, { secret: '42', gmInNone: 'undefined', granted: 'function,function,undefined,true,Granted' });
   const leaked = await tab.page.evaluate(() => Object.getOwnPropertyNames(window).filter(n => /^GM|__tabwright_us$/.test(n)));
   assert.deepEqual(leaked, []);
@@ -90,18 +80,18 @@ test('GM values: persisted through the source, shared with other tabs at once, s
   await session.userscripts!.refresh();
   const a = await open('/child');
   const b = await open('/child');
-  await until(() => b.page.evaluate(() => (typeof (window as unknown as { bump?: unknown }).bump === 'function' ? true : undefined)));
+  await until('the scripts\' effect', () => b.page.evaluate(() => (typeof (window as unknown as { bump?: unknown }).bump === 'function' ? true : undefined)));
   // GM.setValue resolves once the value is stored and new documents get it.
   await a.page.evaluate(() => (window as unknown as { bump: () => Promise<void> }).bump());
   await a.page.evaluate(() => (window as unknown as { bump: () => Promise<void> }).bump());
   assert.equal(source.getValue(id, 'count'), 2);
-  assert.equal(await until(() => b.page.evaluate(() => ((window as unknown as { readCount: () => number }).readCount() === 2 ? 2 : undefined))), 2);
+  assert.equal(await until('the scripts\' effect', () => b.page.evaluate(() => ((window as unknown as { readCount: () => number }).readCount() === 2 ? 2 : undefined))), 2);
   const c = await open('/child');
-  assert.deepEqual(await until(() => c.page.evaluate(() => (window as unknown as { keys?: () => string[] }).keys?.())), ['count']);
+  assert.deepEqual(await until('the scripts\' effect', () => c.page.evaluate(() => (window as unknown as { keys?: () => string[] }).keys?.())), ['count']);
   assert.equal(await c.page.evaluate(() => (window as unknown as { readCount: () => number }).readCount()), 2);
   await c.page.evaluate(() => (window as unknown as { drop: () => Promise<void> }).drop());
   assert.equal(source.getValue(id, 'count'), undefined);
-  assert.equal(await until(() => a.page.evaluate(() => ((window as unknown as { readCount: () => number }).readCount() === 0 ? 0 : undefined))), 0);
+  assert.equal(await until('the scripts\' effect', () => a.page.evaluate(() => ((window as unknown as { readCount: () => number }).readCount() === 0 ? 0 : undefined))), 0);
 });
 
 test('GM_log and a throwing script land in the tab console with the script name; other scripts still run', async () => {
@@ -109,8 +99,8 @@ test('GM_log and a throwing script land in the tab console with the script name;
   source.add(header('Logger', ['@match http://127.0.0.1/plain?log', '@grant GM_log']) + 'GM_log("hello", {n: 1}); document.body.dataset.logger = "ran";');
   await session.userscripts!.refresh();
   const tab = await open('/plain?log');
-  await until(() => tab.page.evaluate(() => document.body.dataset.logger));
-  const entries = await until(() => {
+  await until('the scripts\' effect', () => tab.page.evaluate(() => document.body.dataset.logger));
+  const entries = await until('the scripts\' effect', () => {
     const e = tab.console.query({}).entries.filter(x => x.script);
     return e.length >= 2 ? e : undefined;
   });
@@ -127,7 +117,7 @@ test('an error thrown later from a script\'s own callback is tagged with the scr
   source.add(header('Late thrower', ['@match http://127.0.0.1/plain?late', '@grant none']) + 'setTimeout(function lateTimer() { throw new Error("late boom"); }, 0);');
   await session.userscripts!.refresh();
   const tab = await open('/plain?late');
-  const entry = await until(() => tab.console.query({}).entries.find(e => e.kind === 'exception' && e.text.includes('late boom')));
+  const entry = await until('the scripts\' effect', () => tab.console.query({}).entries.find(e => e.kind === 'exception' && e.text.includes('late boom')));
   assert.deepEqual(entry.script?.name, 'Late thrower');
   assert.match(entry.text, /^\[Late thrower\] Error: late boom\n\s+at lateTimer \(tabwright-userscripts-\d+\.js:\d+:\d+\)/);
 });
@@ -138,7 +128,7 @@ test('frames: a script runs in same-origin and cross-origin frames, @noframes on
   await session.userscripts!.refresh();
   const tab = await open('/frames');
   const read = () => Promise.all(tab.page.frames().map(f => f.evaluate(() => `${location.host === new URL(document.referrer || location.href).host ? 'same' : 'cross'}:${document.documentElement.dataset.everywhere ?? '-'}${document.documentElement.dataset.toponly ?? '-'}`)));
-  const frames = await until(async () => {
+  const frames = await until('the scripts\' effect', async () => {
     const r = await read();
     return r.length === 3 && r.every(x => x.includes(':1')) ? r : undefined;
   });
@@ -156,7 +146,7 @@ test('a disabled script does not run; enabling it reaches new documents, open on
   await session.userscripts!.refresh();
   assert.equal(await tab.page.evaluate(() => document.body.dataset.toggled ?? 'no'), 'no');
   await tab.page.reload({ waitUntil: 'load' });
-  assert.equal(await until(() => tab.page.evaluate(() => document.body.dataset.toggled)), 'yes');
+  assert.equal(await until('the scripts\' effect', () => tab.page.evaluate(() => document.body.dataset.toggled)), 'yes');
   assert.deepEqual(tab.userscripts.scripts().filter(s => s.id === id), [{ id, name: 'Toggled' }]);
 });
 
@@ -164,7 +154,7 @@ test('menu commands: listed per tab and run in their frame', async () => {
   source.add(header('Menu', ['@match http://127.0.0.1/plain?menu', '@grant GM_registerMenuCommand']) + 'GM_registerMenuCommand("Paint it", () => { document.body.dataset.painted = "red"; });');
   await session.userscripts!.refresh();
   const tab = await open('/plain?menu');
-  const [command] = await until(() => (tab.userscripts.menuCommands().length ? tab.userscripts.menuCommands() : undefined));
+  const [command] = await until('the scripts\' effect', () => (tab.userscripts.menuCommands().length ? tab.userscripts.menuCommands() : undefined));
   assert.equal(command!.caption, 'Paint it');
   assert.equal(command!.scriptName, 'Menu');
   await session.userscripts!.runMenuCommand(tab, command!.commandId);
@@ -175,7 +165,7 @@ test('GM_setClipboard writes the page\'s clipboard', async () => {
   source.add(header('Clip', ['@match http://127.0.0.1/plain?clip', '@grant GM_setClipboard']) + 'window.copy = () => GM.setClipboard("copied by a script");');
   await session.userscripts!.refresh();
   const tab = await open('/plain?clip');
-  await until(() => tab.page.evaluate(() => (typeof (window as unknown as { copy?: unknown }).copy === 'function' ? true : undefined)));
+  await until('the scripts\' effect', () => tab.page.evaluate(() => (typeof (window as unknown as { copy?: unknown }).copy === 'function' ? true : undefined)));
   await tab.page.evaluate(() => (window as unknown as { copy: () => Promise<void> }).copy());
   assert.equal(await tab.page.evaluate(() => navigator.clipboard.readText()), 'copied by a script');
 });
@@ -185,7 +175,7 @@ test('AgentScript (polyfill): its tool is listed with its scriptId and the page 
     'document.modelContext.registerTool({name: "add_note", description: "Add a note", inputSchema: {type: "object"}, execute: async () => ({content: [{type: "text", text: "noted"}]})});');
   await session.userscripts!.refresh();
   const tab = await open('/plain?agent');
-  const tools = await until(() => tab.page.evaluate(() => {
+  const tools = await until('the scripts\' effect', () => tab.page.evaluate(() => {
     const list = (globalThis as unknown as { __tabwright: { webmcp: { list(): Array<{ name: string; scriptId?: string }> } } }).__tabwright.webmcp.list();
     return list.length ? list.map(t => ({ name: t.name, scriptId: t.scriptId })) : undefined;
   }));
