@@ -441,7 +441,7 @@ const MEDIAN_TOKEN_BUDGET = 4_900;
 /** No single corpus page may take more than this by default (the summarised paging keeps even huge pages small). */
 const PAGE_TOKEN_CEILING = 10_000;
 
-test('token budget: every corpus page under the ceiling, the median within issue #3\'s target', { skip: sharedMissing(CORPUS) }, () => {
+test('token budget: every corpus page under the ceiling, the median within the bench target', { skip: sharedMissing(CORPUS) }, () => {
   const measured = rows.filter(r => r.tokens > 0);
   assert.ok(corpusPages.length > 0, 'the corpus has pages');
   assert.equal(measured.length, corpusPages.length, 'every corpus page was measured');

@@ -1,5 +1,5 @@
 /**
- * The demo (`npm run demo`, issue #2 "The demo"): runs the built
+ * The demo (`npm run demo`): runs the built
  * dist/demo/run.js as a child process, as a user would, and checks that it
  * passes and that its transcript names every step.
  */
@@ -13,7 +13,7 @@ import { ROOT } from './fixtures/mcp.js';
 
 const DEMO = join(ROOT, 'dist', 'demo', 'run.js');
 const LIMIT_MS = 180_000;
-/** The steps issue #2 names, in order. */
+/** The demo's steps, in order. */
 const STEPS = ['list_tabs', 'navigate', 'get_page_context', 'type', 'click', 'list_webmcp_tools', 'call_webmcp_tool', 'take_screenshot', 'get_console_context'];
 
 function runDemo(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {

@@ -1,4 +1,4 @@
-// Attaching to a running browser (issue #8): the `cdp` connection on a Chromium
+// Attaching to a running browser: the `cdp` connection on a Chromium
 // started separately with --remote-debugging-port, and the `playwright-server`
 // connection on `playwright-core run-server`. Tabs open before attach, leaving
 // without closing anything, --new-context, get_bridge_status without secrets,

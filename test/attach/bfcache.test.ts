@@ -1,4 +1,4 @@
-// Back and forward with the back-forward cache on (issue #8): a browser
+// Back and forward with the back-forward cache on: a browser
 // tabwright attaches to has bfcache on (playwright-core's own launch turns it
 // off). A page restored from it fires no new load; navigate "back" /
 // "forward" must still return at once with the restored page, its HTTP

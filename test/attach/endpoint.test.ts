@@ -1,4 +1,4 @@
-// Endpoint secrets (issue #8): redaction of URLs and text, header parsing, and
+// Endpoint secrets: redaction of URLs and text, header parsing, and
 // the configuration of the remote connection kinds.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

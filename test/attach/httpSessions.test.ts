@@ -1,4 +1,4 @@
-// Sessions at scale over the daemon's HTTP /mcp (issue #8; docs/daemon.md
+// Sessions at scale over the daemon's HTTP /mcp (docs/daemon.md
 // "One browser context per /mcp session"): 8 MCP sessions at once with the
 // official client (2025-era Streamable HTTP sessions), each in its own
 // browser context, each navigating and snapshotting its own pages 20 times.

@@ -1,4 +1,4 @@
-// Sessions at scale (issue #8): with --isolate-sessions, each MCP session (a
+// Sessions at scale: with --isolate-sessions, each MCP session (a
 // dispatcher sessionKey) gets its own browser context on one shared browser.
 //
 // Tested at the dispatch seam (src/dispatch/dispatcher.ts), which every front

@@ -1,4 +1,4 @@
-// Each exit code of the CLI (issue #7; README "CLI", exit codes table),
+// Each exit code of the CLI (README "CLI", exit codes table),
 // produced for real by `node dist/cli.js` subprocesses against real daemons
 // (headless Chromium): 0 success, 2 usage, 3 unreachable, 4 auth, 5 cap,
 // 6 consent denied, 7 consent expired, 8 rejected by validation, 1 other.
@@ -160,7 +160,7 @@ test('7: consent expired (nobody answers; shortened expiry)', async () => {
   assert.match(run.stderr, /consent needed: /);
 });
 
-test('8: a script validation rejects (script_rejected, diagnostics in the payload)', { skip: tree.tools.some(t => t.name === 'export_script') ? false : 'the script tools (issue #6) are not in this build' }, async () => {
+test('8: a script validation rejects (script_rejected, diagnostics in the payload)', { skip: tree.tools.some(t => t.name === 'export_script') ? false : 'the script tools are not in this build' }, async () => {
   writeFileSync(join(home.cwd, 'broken.user.js'), '// ==UserScript==\n// @name Broken\n// @match http://127.0.0.1/*\n// ==/UserScript==\nfunction (\n');
   const run = await cli(home, ['scripts', 'install', 'broken.user.js']);
   assert.equal(run.code, 8, run.stdout + run.stderr);

@@ -1,4 +1,4 @@
-// Every CLI verb once (issue #7), run as a subprocess: `node dist/cli.js ...`
+// Every CLI verb once, run as a subprocess: `node dist/cli.js ...`
 // with temporary config/data dirs, its own daemon port and a temporary cwd.
 // The first command starts the daemon (headless Chromium); pages come from a
 // loopback fixture site. Asserts the exact JSON fields each verb prints.
@@ -194,7 +194,7 @@ test('a remembered tab that closed is tab_not_found with a hint, never another t
   await ok(home, ['use', '--tab', '1']);
 });
 
-test('scripts install, list, get, trust, disable, enable, rm and sync', { skip: hasScripts ? false : 'the script tools (issue #6) are not in this build' }, async () => {
+test('scripts install, list, get, trust, disable, enable, rm and sync', { skip: hasScripts ? false : 'the script tools are not in this build' }, async () => {
   writeFileSync(join(home.cwd, 'hello.user.js'), '// ==UserScript==\n// @name Hello CLI\n// @match http://127.0.0.1/*\n// ==/UserScript==\nconsole.log("hi");\n');
   const installed = await ok(home, ['scripts', 'install', 'hello.user.js']);
   assert.equal(installed.created, true);

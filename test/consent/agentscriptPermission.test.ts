@@ -1,4 +1,4 @@
-// Unit tests of the AgentScript step of the consent order (issue #6):
+// Unit tests of the AgentScript step of the consent order:
 // override > rules > the script's @webmcp declaration (an agent-written
 // script's `allow` resolves to `prompt`) > defaults.
 import { test } from 'node:test';

@@ -1,4 +1,4 @@
-// Unit tests of the consent gate's pieces (issue #5): rule matching, the
+// Unit tests of the consent gate's pieces: rule matching, the
 // order override > rules > defaults, the overrides file, the audit log, and
 // the terminal channel over fake streams (tests have no TTY).
 import { test } from 'node:test';

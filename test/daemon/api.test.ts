@@ -1,4 +1,4 @@
-// The daemon's HTTP API and /mcp (issue #7; docs/daemon.md), end to end
+// The daemon's HTTP API and /mcp (docs/daemon.md), end to end
 // against the built daemon and real headless Chromium: daemon.json (0600,
 // gone after stop), files land in the caller's workspace, SSE progress +
 // consent + result with the answer posted to /v1/consent, a client
@@ -202,7 +202,7 @@ test('MCP over Streamable HTTP: the official client (2025 session and 2026-07-28
     assert.ok(path.startsWith(join(ws, '.tabwright') + '/'), path);
     assert.ok(existsSync(path));
     // Consent through MCP elicitation: a 2025 session pushes elicitation/create, 2026-07-28 rides input_required.
-    // Read through the client: a 2025 session has a browser context of its own (issue #8), 2026-07-28 the main one.
+    // Read through the client: a 2025 session has a browser context of its own, 2026-07-28 the main one.
     const buys = async () => ((await client.callTool({ name: 'execute', arguments: { code: 'window.counts.buy' } })).structuredContent as { value: number }).value;
     const buysBefore = await buys();
     const buy = await client.callTool({ name: 'call_webmcp_tool', arguments: { name: 'buy', arguments: { item: mode } } });

@@ -1,4 +1,4 @@
-// The daemon's limits (issue #7, "Tests"): 17 concurrent slow requests get
+// The daemon's limits: 17 concurrent slow requests get
 // exactly one 429; an 8 MiB + 1 upload 413 (declared and streamed); a
 // stalled upload 408; a bad token 401; a relative workspace 400; a foreign
 // Host or Origin 403. In every rejection nothing is dispatched: the daemon's

@@ -1,5 +1,5 @@
-// SSE backpressure and the stream cap (issue #7: "Progress streams as SSE
-// with backpressure"; docs/daemon.md "Streaming"), on a real loopback socket:
+// SSE backpressure and the stream cap: progress streams as SSE with
+// backpressure (docs/daemon.md "Streaming"), on a real loopback socket:
 // while the client does not read, the writer waits for 'drain' instead of
 // buffering (at most one frame past Node's high-water mark is queued in the
 // process); once the client reads, every event arrives, in order. A frame

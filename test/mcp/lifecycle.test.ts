@@ -1,6 +1,5 @@
 /**
- * The launch connection's lifecycle and configuration (issue #2, "The launch
- * connection"): Chromium starts lazily; it closes when the server exits for
+ * The launch connection's lifecycle and configuration (docs/connections.md): Chromium starts lazily; it closes when the server exits for
  * any reason (stdin EOF, SIGTERM, SIGINT, the client killed abruptly, the
  * parent gone while stdin stays open, the SDK closing the connection);
  * browser_unavailable names the variable and the install command; the
@@ -23,7 +22,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { installHint } from '../../src/browser/launch/findBrowser.js';
 import { TOOLS } from '../../src/tools/registry.js';
 
-/** The default tool set (`--toolsets core`): what tools/list shows without flags (issue #6). */
+/** The default tool set (`--toolsets core`): what tools/list shows without flags. */
 const CORE_TOOLS = TOOLS.filter(t => (t.toolset ?? 'core') === 'core');
 import { call, callError, CLI, connect, ROOT, serverArgs, TEST_BROWSER_ARGS } from '../fixtures/mcp.js';
 import { eventually } from '../fixtures/harness.js';

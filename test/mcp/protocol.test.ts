@@ -1,5 +1,5 @@
 /**
- * Protocol revisions (issue #2, "Project"): the server negotiates 2026-07-28
+ * Protocol revisions: the server negotiates 2026-07-28
  * with clients that offer it and keeps working with clients on 2025-11-25,
  * 2025-06-18, 2025-03-26 and 2024-11-05. Each is proven with a real client:
  * the SDK v2 client in both eras, and a hand-written stdio session per older
@@ -15,13 +15,13 @@ import { processesWith } from '../fixtures/processes.js';
 import { RawSession } from '../fixtures/raw.js';
 import { startSite, type Site } from '../fixtures/site.js';
 
-/** Every tool tools/list must show (issue #2, "Tools"). */
+/** Every tool tools/list must show. */
 const TOOL_NAMES = [
   'list_tabs', 'open_tab', 'close_tab', 'focus_tab', 'reload_tab', 'navigate', 'get_page_context',
   'click', 'type', 'fill_form', 'select_option', 'press_key', 'hover', 'scroll',
   'take_screenshot', 'execute', 'get_console_context', 'list_webmcp_tools', 'call_webmcp_tool', 'get_bridge_status',
-  'drag', 'upload_file', 'list_downloads', 'handle_dialog', // issue #4
-  'wait_for_call', // issue #13: the outcome of a call that answered pending
+  'drag', 'upload_file', 'list_downloads', 'handle_dialog', // the file, dialog and drag tools
+  'wait_for_call', // the outcome of a call that answered pending
 ].sort();
 
 let site: Site;

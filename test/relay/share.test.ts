@@ -1,5 +1,4 @@
-// Two `tabwright-mcp` servers at once on one managed browser (issue #7,
-// "One browser, many processes"): the first leads and owns the only
+// Two `tabwright-mcp` servers at once on one managed browser (docs/relay.md): the first leads and owns the only
 // Chromium, the second follows and relays through it. Both see the same
 // tabs; get_bridge_status reports the roles; two execute calls on the same
 // tab never interleave, on different tabs they overlap; a follower's call

@@ -1,4 +1,4 @@
-// Takeover (issue #7): three `tabwright-mcp` servers on one profile; the
+// Takeover: three `tabwright-mcp` servers on one profile; the
 // leader is killed with SIGKILL mid-session, with a follower's call in
 // flight. That call fails with `leader_lost`; one follower takes the port
 // and relaunches the browser on the same profile (the old Chromium exits

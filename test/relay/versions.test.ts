@@ -1,4 +1,4 @@
-// Relay versions (issue #7): a process built against other relay frames is
+// Relay versions: a process built against other relay frames is
 // refused with `relay_version_mismatch`, naming both versions and the older
 // process to restart; a leader greeted by a newer package steps down (closes
 // its browser, lets go of the port) and rejoins behind the newer process,

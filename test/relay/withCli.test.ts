@@ -1,5 +1,5 @@
 // Two `tabwright-mcp` servers and the CLI at once on one managed browser
-// (issue #7, Tests): the CLI's daemon joins the relay as a follower like any
+// (Tests): the CLI's daemon joins the relay as a follower like any
 // other process; a tab the CLI opens is listed by both MCP servers and the
 // other way round; one Chromium runs on the profile. The leader is killed
 // with SIGKILL; the CLI's next command and the other server's next call

@@ -1,4 +1,4 @@
-// The consent gate of call_webmcp_tool (issue #5), end to end: the built
+// The consent gate of call_webmcp_tool, end to end: the built
 // server over stdio, the SDK client answering elicitation as the human,
 // native WebMCP tools on fixture pages in headless Chromium. Covers allow,
 // deny, prompt approved / denied / expired (shortened expiry), "always"

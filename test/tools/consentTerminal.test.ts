@@ -1,4 +1,4 @@
-// The consent gate's terminal channel (issue #5), end to end under a real
+// The consent gate's terminal channel, end to end under a real
 // pseudo-terminal: the built server runs under util-linux `script`, which
 // gives it a controlling pty (its /dev/tty), while the MCP stream stays on
 // the test's pipes (passed through as fds 3 and 4). The official client

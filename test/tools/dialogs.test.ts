@@ -1,4 +1,4 @@
-// Dialogs end to end (issue #4): an alert, confirm, prompt or beforeunload
+// Dialogs end to end: an alert, confirm, prompt or beforeunload
 // dialog never hangs a call. The call that opened it returns and reports it,
 // other calls on the tab fail with dialog_open naming handle_dialog, and
 // handle_dialog answers it. A dialog closed by someone else (here another CDP

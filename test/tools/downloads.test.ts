@@ -1,4 +1,4 @@
-// Downloads end to end (issue #4, "Downloads"): a click on an attachment
+// Downloads end to end: a click on an attachment
 // link reports the download (name from filename*, size, state, saved path);
 // files land in <workspace>/.tabwright/downloads/ under their exact names,
 // a second one of the same name gets " (1)", nothing is overwritten; the

@@ -1,4 +1,4 @@
-// drag {fromRef, toRef} end to end (issue #4): real mouse input moves a card
+// drag {fromRef, toRef} end to end: real mouse input moves a card
 // built on pointer events (with intermediate moves, all trusted) and an
 // HTML5 draggable (Chromium runs dragstart / drop / dragend from the real
 // moves); a covered source fails with element_not_actionable. The result

@@ -1,4 +1,4 @@
-// upload_file end to end (issue #4, "Files"): a visible input, a hidden one
+// upload_file end to end: a visible input, a hidden one
 // through its label, a hidden one opened by a button, an input created on
 // click and never attached, one that opens late, a chooser reported by a
 // click and answered by upload_file; byte-exact non-ASCII / emoji / NFD / NFC

@@ -1,4 +1,4 @@
-// Frames end to end (issue #4): same-origin, srcdoc and cross-site
+// Frames end to end: same-origin, srcdoc and cross-site
 // (out-of-process) iframes appear nested under their iframe line with refs
 // unique across frames; click, type, hover and select_option act on refs
 // inside every kind of frame, frames nested in frames included; `execute

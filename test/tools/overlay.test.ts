@@ -1,4 +1,4 @@
-// Covered elements end to end (issue #4): a click or hover on a covered
+// Covered elements end to end: a click or hover on a covered
 // target fails fast with element_not_actionable naming the cover (tag, id,
 // role, accessible name, or text); nothing reaches the target; closing the
 // cover or force: true gets the click through; a pointer-events: none

@@ -1,4 +1,4 @@
-// Tabs the page opens and closes (issue #4): target=_blank links,
+// Tabs the page opens and closes: target=_blank links,
 // window.open, rel=noopener links and window.close(). The action that opened
 // a tab reports it (newTabs with openerTabId) and the active tab, which stays
 // the one the agent was using; a tab that closes itself is reported by the

@@ -1,4 +1,4 @@
-// Real input end to end (issue #4): typing into a framework-controlled input
+// Real input end to end: typing into a framework-controlled input
 // (a plain-JS copy of React's value tracker), a rich-text editor that owns
 // its model (beforeinput), emoji, clear: true / false, and fields that reject
 // what was typed (input_not_applied, with password values never shown);

@@ -1,4 +1,4 @@
-// A save killed at each stage (issue #6, "Tests"): the server is told to stop at the
+// A save killed at each stage: the server is told to stop at the
 // start of a stage (TABWRIGHT_TEST_PAUSE_SAVE_AT, test only) or inside the persist
 // transaction before COMMIT (`commit`), is killed with SIGKILL there, and restarted.
 // The script must be the old or the new version, whole (code and codeHash agree), and

@@ -1,4 +1,4 @@
-// File sync end to end (issue #6, "File sync"): sync_scripts writes one file per
+// File sync end to end: sync_scripts writes one file per
 // script, byte-exact, and the manifest; an edited file is exported; an edit of a
 // stale file is a conflict reported by get_bridge_status (never an overwrite);
 // a new file creates a script.

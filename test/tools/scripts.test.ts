@@ -1,4 +1,4 @@
-// The script tools end to end (issue #6, "Store and saves", "Resources"): the built
+// The script tools end to end ("Resources"): the built
 // server over stdio with `--toolsets all`, no browser. Create, update, list, toggle,
 // delete, import byte-exact (BOM + CRLF), script_rejected with diagnostics, conflict
 // with both hashes, two agents (two servers on one store) editing one script,

@@ -1,4 +1,4 @@
-// Shadow DOM end to end (issue #4): open, nested and slotted shadow content
+// Shadow DOM end to end: open, nested and slotted shadow content
 // appears exactly once and acts by ref; closed roots, made by script
 // (recorded by the runtime's attachShadow wrapper) or declared in HTML
 // (found through CDP), show their controls, which click and type by ref.

@@ -50,7 +50,7 @@ test('before the browser starts: not running, no tabs, and the call does not sta
     profile: 'isolated',
     capabilities: ['trustedInput', 'screenshot', 'snapshot', 'evaluate', 'webmcp', 'console'],
     workspace: tw.workspace,
-    // --isolated: a temporary profile nobody can share, so no relay (issue #7).
+    // --isolated: a temporary profile nobody can share, so no relay.
     role: 'standalone',
     leaderPid: tw.server.transport.pid,
     relayProtocol: 1,

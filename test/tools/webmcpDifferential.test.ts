@@ -1,4 +1,4 @@
-// The WebMCP differential test (issue #5, "WebMCP everywhere"): the same
+// The WebMCP differential test: the same
 // pages served to two servers, one with Chromium's native WebMCP
 // (--webmcp native) and one with tabwright's in-page polyfill
 // (--webmcp polyfill, the browser launched without the WebMCP feature).
@@ -199,7 +199,7 @@ for (const mode of MODES) {
     assert.deepEqual(tools.map(t => t.name), ['add', 'dump_state', 'dup', 'empty_cart', 'explode', 'pixel', 'reviews', 'stats', 'wait_forever']);
     const add = tools.find(t => t.name === 'add')!;
     assert.deepEqual({ ...add, tabId: 0 }, { tabId: 0, origin: site.origin, name: 'add', description: 'Add two numbers', inputSchema: ADD_SCHEMA, annotations: DECLARED_HINTS.add, source: mode, permission: 'allow' });
-    // Playwright's frame.webmcp.tools() drops title and debugging; tabwright reports both (issue #5).
+    // Playwright's frame.webmcp.tools() drops title and debugging; tabwright reports both.
     // Chromium 150's getTools() keeps only some of the hints a page declares (no debugging, no
     // consequentialHint); tabwright reports what the browser holds, and the polyfill all of them.
     if (mode === 'native') {
@@ -320,7 +320,7 @@ for (const mode of MODES) {
     await until('the iframe\'s tools', async () => (await list(mode, tabId, 'frames')).length === 3, 20_000);
     const tools = await list(mode, tabId, 'frames');
     assert.deepEqual(tools.map(t => [t.name, t.frameUrl]), [['parent_tool', undefined], ['child_tool', `${site.origin}/frame-child`], ['child_wait', `${site.origin}/frame-child`]]);
-    // A child frame's native tools are listed in tabwright's own world too, title included (issue #5).
+    // A child frame's native tools are listed in tabwright's own world too, title included.
     assert.equal(tools[1]!.title, 'Child tool');
     assert.deepEqual((await call<{ result: unknown }>(c, 'call_webmcp_tool', { tabId, name: 'child_tool' })).result, { content: [{ type: 'text', text: 'from child' }] });
     assert.equal((await call<{ result: unknown }>(c, 'call_webmcp_tool', { tabId, name: 'parent_tool' })).result, 'from parent');

@@ -1,4 +1,4 @@
-// The in-page WebMCP polyfill (issue #5) under --webmcp polyfill: the
+// The in-page WebMCP polyfill under --webmcp polyfill: the
 // registerTool contract (errors, signal), toolchange events, the page-side
 // API, MCP cancellation reaching the tool's signal, and tools that vanish
 // mid-call.

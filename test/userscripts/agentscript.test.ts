@@ -1,5 +1,4 @@
-// AgentScripts end to end (issue #6, "AgentScripts"; seed 000, the consent
-// rule): an AgentScript the agent writes is saved through export_script,
+// AgentScripts end to end (docs/userscripts.md, "AgentScripts and consent"): an AgentScript the agent writes is saved through export_script,
 // its tools are listed with source `agentscript` and its scriptId, its
 // `allow` tool prompts (the agent cannot grant itself allow), an approval
 // runs it once, "always allow" makes it allow, its `deny` tool is refused,

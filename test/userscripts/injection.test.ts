@@ -1,4 +1,4 @@
-// Userscript injection end to end (issue #6, "Injection" and "GM API"): the
+// Userscript injection end to end (and "GM API"): the
 // built server over stdio with `--toolsets all`, real headless Chromium,
 // every fixture userscript of test/fixtures/userscripts installed through
 // export_script and observed working on the pages of the loopback site.

@@ -1,5 +1,5 @@
 // The userscript engine against a real Chromium, one layer below MCP
-// (issue #6, "Injection"): a Session with an in-memory ScriptSource, pages
+//: a Session with an in-memory ScriptSource, pages
 // from the loopback site. The e2e tests over MCP with the real store are
 // injection.test.ts and agentscript.test.ts.
 import { after, before, test } from 'node:test';

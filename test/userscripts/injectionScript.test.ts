@@ -1,4 +1,4 @@
-// Unit tests of the init script builder (issue #6, "Injection"): @require
+// Unit tests of the init script builder: @require
 // code in header order, data: URLs, and the line map that tags uncaught
 // errors with their script.
 import { test } from 'node:test';

@@ -1,4 +1,4 @@
-// The script store and save pipeline (issue #6, "Store and saves"), in process:
+// The script store and save pipeline, in process:
 // the SQLite file, byte-exact code, identity and hash conflicts, serialized saves,
 // the commit-time hash check, receipts (in memory and durable), the deadline and
 // cancellation before persist, GM values, authorship and change notifications.

@@ -13,7 +13,7 @@ const user = (header: string[], body: string) => ['// ==UserScript==', '// @name
 const agent = (header: string[], body: string) => ['// ==AgentScript==', '// @name t', '// @match http://127.0.0.1/*', ...header, '// ==/AgentScript==', body].join('\n');
 const brief = (code: string, opts?: { maxBytes?: number }) => validateScript(code, opts).diagnostics.map(d => `${d.severity} ${d.code} ${d.line}:${d.column}`);
 
-test('PROVIDED_GRANTS is exactly the issue #6 GM API', () => {
+test('PROVIDED_GRANTS is exactly the GM API docs/userscripts.md documents', () => {
   assert.deepEqual([...PROVIDED_GRANTS].sort(), [
     'GM.addElement', 'GM.addStyle', 'GM.deleteValue', 'GM.getValue', 'GM.info', 'GM.listValues', 'GM.log', 'GM.registerMenuCommand', 'GM.setClipboard', 'GM.setValue',
     'GM_addElement', 'GM_addStyle', 'GM_deleteValue', 'GM_getValue', 'GM_info', 'GM_listValues', 'GM_log', 'GM_registerMenuCommand', 'GM_setClipboard', 'GM_setValue',
