@@ -17,6 +17,7 @@ import type { Session } from './session.js';
 import { takeSnapshot } from './snapshot.js';
 import type { Tab } from './tab.js';
 import { pollUntil, raceTimeout, sleep } from '../util/wait.js';
+import { classifyPlaywrightError } from '../util/playwrightErrors.js';
 
 /** Longest wait for a navigation the action started, in ms. */
 const SETTLE_MS = 10_000;
@@ -295,7 +296,7 @@ async function awaitSelfClose(tab: Tab, known?: boolean): Promise<void> {
   const cdp = tab.cdp;
   if (tab.closed || !cdp || known === false) return;
   const closing = known ?? await raceTimeout(cdp.send('Runtime.evaluate', { expression: 'window.closed', returnByValue: true })
-    .then(r => r.result.value === true, (error: Error) => /closed/i.test(error.message)), { ms: 500, onTimeout: 'undefined' });
+    .then(r => r.result.value === true, (error: Error) => classifyPlaywrightError(error).has('target_closed')), { ms: 500, onTimeout: 'undefined' });
   if (closing) await pollUntil(() => tab.closed, { ms: SELF_CLOSE_MS, intervalMs: 25 });
 }
 

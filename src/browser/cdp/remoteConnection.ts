@@ -31,6 +31,7 @@ import { CAPABILITIES_BY_KIND, type Capability } from '../capabilities.js';
 import type { BrowserConnection } from '../connection.js';
 import { playwright } from '../playwright.js';
 import { redactUrl, Redactor } from './endpoint.js';
+import { classifyPlaywrightError } from '../../util/playwrightErrors.js';
 
 const log = logger('remote');
 
@@ -106,7 +107,7 @@ export class RemoteConnection implements BrowserConnection {
         this.kind === 'cdp'
           ? `Check that a Chromium-family browser runs with --remote-debugging-port and that ${this.endpoint} answers (GET /json/version), or fix --cdp-endpoint.`
             // playwright-core's attach waits on every tab; one showing a JavaScript dialog never answers (docs/attach.md).
-            + (/timeout/i.test(reason) ? ' A tab of that browser showing a dialog (alert, confirm, prompt, leave-page) holds the attach until it is answered: answer it in the browser, then retry.' : '')
+            + (classifyPlaywrightError(error).has('timeout') ? ' A tab of that browser showing a dialog (alert, confirm, prompt, leave-page) holds the attach until it is answered: answer it in the browser, then retry.' : '')
           : `Check that the Playwright server at ${this.endpoint} runs and accepts this client (version, --cdp-header tokens), or fix --ws-endpoint.`,
       );
     }
