@@ -104,8 +104,12 @@ export class Downloads {
     return this.count;
   }
 
-  /** Records a download `tabId` started and saves it when it finishes. */
-  add(tabId: number, download: Download): DownloadRecord {
+  /**
+   * Records a download `tabId` started and saves it when it finishes, into
+   * `dir` (default: the session's): the downloads folder of the workspace of
+   * the call that last acted on the tab (Tab.workspace).
+   */
+  add(tabId: number, download: Download, dir: string = this.dir): DownloadRecord {
     const suggestedName = download.suggestedFilename();
     const record: DownloadRecord = {
       id: ++this.count,
@@ -119,17 +123,17 @@ export class Downloads {
       startedAt: new Date().toISOString(),
     };
     this.records.push(record);
-    this.done.set(record.id, this.save(record, download));
+    this.done.set(record.id, this.save(record, download, dir));
     return record;
   }
 
-  private async save(record: DownloadRecord, download: Download): Promise<void> {
-    const tmp = join(this.dir, `.tabwright-download-${process.pid}-${record.id}.part`);
+  private async save(record: DownloadRecord, download: Download, dir: string): Promise<void> {
+    const tmp = join(dir, `.tabwright-download-${process.pid}-${record.id}.part`);
     try {
-      mkdirSync(this.dir, { recursive: true });
+      mkdirSync(dir, { recursive: true });
       await download.saveAs(tmp);
-      const path = claimName(this.dir, safeFileName(record.suggestedName), tmp);
-      Object.assign(record, { path, name: path.slice(this.dir.length + 1), size: statSync(path).size, state: 'completed' });
+      const path = claimName(dir, safeFileName(record.suggestedName), tmp);
+      Object.assign(record, { path, name: path.slice(dir.length + 1), size: statSync(path).size, state: 'completed' });
     } catch (error) {
       const reason = (await download.failure().catch(() => null)) ?? (error instanceof Error ? error.message.split('\n')[0] : String(error));
       Object.assign(record, { state: 'failed', error: reason });

@@ -155,7 +155,8 @@ export class Session {
     this.tabOfPage.set(page, tab);
     tab.onDocument(old => this.refs.dropDocument(old));
     page.on('close', () => this.forget(tab));
-    page.on('download', download => this.downloads.add(tab.id, download));
+    // Into the workspace of the call that last acted on the tab (a daemon or relay leader serves many workspaces).
+    page.on('download', download => this.downloads.add(tab.id, download, tab.workspace ? join(tab.workspace, '.tabwright', 'downloads') : undefined));
     const opener = await page.opener().catch(() => null);
     if (opener) tab.openerTabId = (await this.register(opener)).id;
     await tab.attach();

@@ -56,6 +56,11 @@ export class Tab {
   readonly fileChoosers = new FileChoosers();
   /** Userscripts that ran in the current document and their menu commands. */
   readonly userscripts = new TabScripts();
+  /**
+   * The workspace (absolute folder) of the call that last acted on the tab:
+   * downloads the tab starts are saved under it. Undefined: the session's.
+   */
+  workspace: string | undefined;
   /** Names the userscript an uncaught error's stack comes from (set by the session). */
   scriptOfStack: ((stack: string | undefined) => { id: string; name: string } | undefined) | undefined;
   instanceId = 'pending';

@@ -155,6 +155,7 @@ export function defineTabTool<Input extends z.ZodObject>(def: TabToolDef<Input>)
     async handle(input, ctx, res) {
       def.check?.(input, ctx);
       const tab = await resolveTab(def, input, ctx.session);
+      tab.workspace = ctx.config.workspace; // files the tab writes meanwhile (downloads) go to this caller
       await def.handle(tab, input, ctx, res);
     },
   };

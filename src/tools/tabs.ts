@@ -47,8 +47,9 @@ export const openTab = defineTool({
     waitUntil: waitUntilField,
     timeoutMs: timeoutMsField(30_000),
   }),
-  async handle({ url, background, waitUntil, timeoutMs }, { session }, res) {
+  async handle({ url, background, waitUntil, timeoutMs }, { session, config }, res) {
     const tab = await session.openTab(undefined, background ?? false);
+    tab.workspace = config.workspace;
     let status: number | undefined;
     if (url) {
       try {

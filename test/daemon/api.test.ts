@@ -45,6 +45,11 @@ const SHOP = `<!doctype html><title>Shop</title><h1>Shop</h1>
 before(async () => {
   site = await startSite();
   site.page('/shop', SHOP);
+  site.page('/dl', '<!doctype html><title>Downloads</title><a id="d" download="report.txt" href="/report">Get the report</a>');
+  site.route('/report', (_req, res) => {
+    res.setHeader('content-type', 'application/octet-stream');
+    res.end('report data');
+  });
   site.route('/started', (_req, res) => {
     started++;
     res.end('ok');
@@ -102,6 +107,23 @@ test('a screenshot lands in the calling workspace: two workspaces, two files, no
   assert.ok(existsSync(pathA) && existsSync(pathB));
   assert.deepEqual(readdirSync(join(a, '.tabwright', 'screenshots')).length, 1);
   assert.deepEqual(readdirSync(join(b, '.tabwright', 'screenshots')).length, 1);
+  assert.equal(existsSync(join(daemon.workspace, '.tabwright')), false);
+});
+
+test('a download lands in the workspace of the call that started it, not the daemon\'s', async () => {
+  const a = mkdtempSync(join(tmpdir(), 'tabwright-ws-dl-a-'));
+  const b = mkdtempSync(join(tmpdir(), 'tabwright-ws-dl-b-'));
+  extraDirs.push(a, b);
+  await tool('navigate', { url: `${site.origin}/dl` }, a);
+  // The call of workspace b clicks the link: the file is b's.
+  await tool('execute', { code: 'document.getElementById("d").click()' }, b);
+  const saved = await until('the download to be saved', async () => {
+    const { downloads } = (await tool('list_downloads', {}, b)).structuredContent as { downloads: Array<{ suggestedName: string; state: string; path: string | null }> };
+    return downloads.find(d => d.suggestedName === 'report.txt' && d.state === 'completed');
+  });
+  assert.ok(saved.path!.startsWith(join(b, '.tabwright', 'downloads') + '/'), saved.path!);
+  assert.equal(readFileSync(saved.path!, 'utf8'), 'report data');
+  assert.equal(existsSync(join(a, '.tabwright', 'downloads')), false);
   assert.equal(existsSync(join(daemon.workspace, '.tabwright')), false);
 });
 
