@@ -19,7 +19,7 @@ import { consentGate } from '../consent/gate.js';
 import { ConsentPolicy, type ConsentSubject } from '../consent/rules.js';
 import type { UserscriptInjector } from '../userscripts/injection.js';
 import type { Tab } from '../session/tab.js';
-import { raceTimeout } from '../util/wait.js';
+import { pollUntil, raceTimeout } from '../util/wait.js';
 import { stuckPageError } from './actionErrors.js';
 import { reportAction } from './actionReport.js';
 import { defineTabTool, defineTool } from './define.js';
@@ -315,7 +315,7 @@ export const callWebmcpTool = defineTabTool({
       // evaluation tells whether the tool closed the window, so Tab.act does not ask the page again.
       reportAction(res, await tab.act(async () => {
         if (found!.polyfilled) result = await polyfillSource.call(frame, name, input, { timeoutMs: timeout, signal, report });
-        else result = await callWebMcpTool(tab, frame, name, input, timeout, signal, report);
+        else result = await nativeCall(tab, frame, () => callWebMcpTool(tab, frame, name, input, timeout, signal, report));
         ms = Date.now() - started;
       }, { windowClosed: () => report.windowClosed }));
     } catch (error) {
@@ -360,3 +360,25 @@ export const callWebmcpTool = defineTabTool({
 });
 
 export const webmcpTools = [listWebmcpTools, callWebmcpTool];
+
+/** How long a native call whose evaluation died with its document waits to see the tab's new document, in ms. */
+const NAVIGATED_MS = 2_000;
+
+/**
+ * Runs a native call of a main-frame tool. When the call's evaluation dies
+ * because its document went away and the tab meanwhile shows a new document
+ * (a declarative form's submit to another page can replace the document
+ * before the browser answers: seen on Chromium 150), the call did its work:
+ * it resolves with no result, and the action report shows the navigation.
+ * Other errors pass through.
+ */
+async function nativeCall(tab: Tab, frame: Frame, run: () => Promise<unknown>): Promise<unknown> {
+  const before = tab.instanceId;
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof ToolError || error instanceof WebMcpPageError || frame !== tab.page.mainFrame() || !classifyPlaywrightError(error).has('document_gone')) throw error;
+    if (!(await pollUntil(() => tab.instanceId !== before || tab.closed, { ms: NAVIGATED_MS, intervalMs: 25 })) || tab.closed) throw error;
+    return undefined;
+  }
+}

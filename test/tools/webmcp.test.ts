@@ -235,6 +235,20 @@ test('a declarative form that submits to another page reports the navigation', a
   await call(tw.client, 'close_tab', { tabId: opened.tabId });
 });
 
+test('a native tool whose document navigates away before it answers reports the navigation, not an error', async () => {
+  tw.site.page('/leaver', `<!doctype html><title>Leaver</title><script>
+document.modelContext.registerTool({ name: 'leave', description: 'Goes to another page and never answers', inputSchema: { type: 'object', properties: {} },
+  execute: () => { location.href = '/left'; return new Promise(() => {}); } });
+</script>`);
+  tw.site.page('/left', '<!doctype html><title>Left</title><p>gone</p>');
+  const opened = await call<{ tabId: number; revision: number }>(tw.client, 'open_tab', { url: `${tw.origin}/leaver` });
+  const res = await call<{ navigation: { url: string; revision: number; sameDocument: boolean } }>(tw.client, 'call_webmcp_tool', { tabId: opened.tabId, name: 'leave' });
+  assert.equal(res.navigation.url, `${tw.origin}/left`);
+  assert.equal(res.navigation.sameDocument, false);
+  assert.equal((await call<{ title: string }>(tw.client, 'get_page_context', { tabId: opened.tabId })).title, 'Left');
+  await call(tw.client, 'close_tab', { tabId: opened.tabId });
+});
+
 test('the cached tool list follows the page: tools registered, removed or re-registered after a list', async () => {
   tw.site.page('/dynamic', '<!doctype html><title>Dynamic</title><p>tools come and go</p>');
   const { tabId } = await call<{ tabId: number }>(tw.client, 'open_tab', { url: `${tw.origin}/dynamic` });
