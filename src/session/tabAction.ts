@@ -51,6 +51,8 @@ export interface ActOptions {
   targets?: ReadonlyArray<{ ref: string; resolved: ResolvedRef }>;
   /** Describe the focused element before the action (press_key). */
   focused?: boolean;
+  /** The action clicks its targets (click): a target that is an `<a download>` makes the report wait for its download. */
+  clicks?: boolean;
 }
 
 /** A navigation during the action: the `navigation` field of its result. */
@@ -136,6 +138,9 @@ export async function actOnTab(tab: Tab, action: () => Promise<void>, opts: ActO
     if (focused) elements.push(focused);
   }
   const files = markFiles(session, tab);
+  // Asked before the action, while the element is there and no navigation can hold the evaluation: a click on an
+  // `<a download>` starts its download in the browser process, which may report it after the click returned.
+  const clicksDownloadLink = opts.clicks === true && elements.some(e => e.role === 'link') && (await downloadLink(opts.targets ?? []));
   // A navigation the action asked for (a form submit, location.assign) may commit
   // after the action returns; Playwright's own wait covers clicks, not page tools.
   let navigation: Request | undefined;
@@ -221,12 +226,7 @@ export async function actOnTab(tab: Tab, action: () => Promise<void>, opts: ActO
     report.newTabs = { tabs, activeTabId: session.activeTabId, dialogs };
   }
   // A page held by a dialog answers no round trip, so file choosers and downloads are not looked for then.
-  if (!heldByDialog) {
-    // A click on `<a download>` starts its download in the browser process, which may report it after the
-    // click returned: such a target makes the report wait for the download to start (bounded).
-    const expectDownload = session.downloads.lastId === files.downloadId && elements.some(e => e.role === 'link') && (await downloadLink(opts.targets ?? []));
-    report.files = await awaitFiles(session, tab, files, navigation, opts.ref, expectDownload);
-  }
+  if (!heldByDialog) report.files = await awaitFiles(session, tab, files, navigation, opts.ref, clicksDownloadLink);
   if (opts.snapshot && !tab.closed && !heldByDialog) report.snapshot = (await takeSnapshot(session, tab)).text;
   else if (pageReport) report.page = pageReport;
   return report;

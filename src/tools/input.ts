@@ -61,7 +61,7 @@ export const click = defineTabTool({
       if (force) return forceClick(el.locator, { button: button ?? 'left', clickCount: doubleClick ? 2 : 1, modifiers: mods ?? [] }, opts.timeout);
       await assertNotCovered(el.locator, ref, `click ${ref}`, true, opts.timeout);
       await (doubleClick ? el.locator.dblclick(opts) : el.locator.click(opts));
-    }), { snapshot, ref, diff: true, targets: [{ ref, resolved: el }] });
+    }), { snapshot, ref, diff: true, targets: [{ ref, resolved: el }], clicks: true });
     reportAction(res, report, ([e]) => `${doubleClick ? 'Double-clicked' : 'Clicked'} ${e ? formatElement(e) : ref}${force ? ' (force: events dispatched from script)' : ''}.`);
   },
 });
