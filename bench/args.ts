@@ -3,7 +3,8 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { SERVER_IDS, type ServerId } from './types.js';
+import { DEFAULT_TRANSPORT_ROUNDS, QUICK_TRANSPORT_ROUNDS, TRANSPORTS } from './transports.js';
+import { SERVER_IDS, type ServerId, type TransportId } from './types.js';
 
 export interface Options {
   rounds: number;
@@ -17,6 +18,9 @@ export interface Options {
   /** Timeout of one tool call (ms); large-page and corpus calls get 3×. */
   timeoutMs: number;
   outDir?: string;
+  /** The transports section (bench/transportRun.ts): which transports (empty: skip it) and how many timed rounds. */
+  transports: TransportId[];
+  transportRounds: number;
 }
 
 export const USAGE = `npm run bench -- [options]
@@ -27,6 +31,8 @@ export const USAGE = `npm run bench -- [options]
   --chromium PATH    browser for all three servers (default /usr/bin/chromium)
   --only a,b         only these servers: ${SERVER_IDS.join(', ')}
   --timeout-ms N     timeout of one tool call (default 60000; large pages get 3×)
+  --transports LIST  tabwright per transport, against the managed browser: ${TRANSPORTS.map(t => t.id).join(',')} (default), or none
+  --transport-rounds N  timed rounds of the transports section (default ${DEFAULT_TRANSPORT_ROUNDS}; --quick ${QUICK_TRANSPORT_ROUNDS})
   --out DIR          where results go (default bench/results)
   --help             this text`;
 
@@ -34,8 +40,9 @@ export const DEFAULT_ROUNDS = 5;
 
 /** Parses argv; throws with a message on a bad option. */
 export function parseArgs(argv: string[]): Options | 'help' {
-  const o: Options = { rounds: DEFAULT_ROUNDS, quick: false, chromium: '/usr/bin/chromium', servers: [...SERVER_IDS], timeoutMs: 60_000 };
+  const o: Options = { rounds: DEFAULT_ROUNDS, quick: false, chromium: '/usr/bin/chromium', servers: [...SERVER_IDS], timeoutMs: 60_000, transports: TRANSPORTS.map(t => t.id), transportRounds: DEFAULT_TRANSPORT_ROUNDS };
   let roundsGiven = false;
+  let transportRoundsGiven = false;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     const value = () => {
@@ -71,6 +78,17 @@ export function parseArgs(argv: string[]): Options | 'help' {
         o.timeoutMs = Number(value());
         if (!(o.timeoutMs >= 1000)) throw new Error('--timeout-ms must be at least 1000');
         break;
+      case '--transports': {
+        const list = value();
+        o.transports = list === 'none' ? [] : (list.split(',').map(s => s.trim()) as TransportId[]);
+        for (const t of o.transports) if (!TRANSPORTS.some(x => x.id === t)) throw new Error(`--transports: unknown transport ${t} (${TRANSPORTS.map(x => x.id).join(', ')}, or none)`);
+        break;
+      }
+      case '--transport-rounds':
+        o.transportRounds = Number(value());
+        transportRoundsGiven = true;
+        if (!Number.isInteger(o.transportRounds) || o.transportRounds < 1) throw new Error('--transport-rounds must be a positive integer');
+        break;
       case '--out':
         o.outDir = resolve(value());
         break;
@@ -79,5 +97,6 @@ export function parseArgs(argv: string[]): Options | 'help' {
     }
   }
   if (o.quick && !roundsGiven) o.rounds = 1;
+  if (o.quick && !transportRoundsGiven) o.transportRounds = QUICK_TRANSPORT_ROUNDS;
   return o;
 }

@@ -6,8 +6,10 @@
  */
 import { formatValue, headlines, LENS_ROW_KINDS, lensHeadlines, lensRow, lensSummaries, pagedPage, roundSummary, verdict, type Headline } from './headline.js';
 import { BENCH_LENSES, type BenchLens } from './lens.js';
+import { table } from './markdown.js';
 import { PAGING_CALL_CAP } from './paging.js';
 import { summarize, type Summary } from './stats.js';
+import { transportSection } from './transportReport.js';
 import type { LensMeasure, Measure, Results, Sample, ServerId } from './types.js';
 
 /** Column order everywhere: the peers, then tabwright. */
@@ -20,11 +22,6 @@ function cell(s: Summary | undefined, unit: string): string {
   const bare = (v: number) => (unit === 'bytes' ? formatValue(v, unit) : formatValue(v, unit).replace(/ .*/, ''));
   if (bare(s.min) === bare(s.max)) return formatValue(s.median, unit);
   return `${formatValue(s.median, unit)} (${bare(s.min)}–${bare(s.max)})`;
-}
-
-function table(head: string[], rows: string[][]): string {
-  const line = (r: string[]) => `| ${r.map(c => c.replace(/\|/g, '\\|')).join(' | ')} |`;
-  return [line(head), line(head.map(() => '---')), ...rows.map(line)].join('\n');
 }
 
 function label(results: Results, id: ServerId): string {
@@ -344,6 +341,7 @@ export function renderMarkdown(results: Results, svgFile: string): string {
     `## Targets (issue #3)\n\nMedians (min–max). The issue's targets were set on another machine, so each is read as a ratio to the better peer measured in this run ("target in this run").\n\n${targetsSection(results, rows)}\n\n![tabwright ÷ better peer](${svgFile})${missesSection(rows) ? `\n\n${missesSection(rows)}` : ''}`,
     `## What the model sees (issue 13)\n\n${lensSection(results)}`,
     `## Per server\n\n${serverSection(results)}`,
+    ...(results.transports ? [`## Transports (issue 15)\n\n${transportSection(results.transports, results.errors)}`] : []),
     `## Per page\n\n${results.pages.map(p => `- \`${p.id}\`: ${p.description} (${formatValue(p.htmlBytes, 'bytes')} HTML)`).join('\n')}\n\n${pageSection(results)}`,
     `## Servers and flags\n\n${serversSection(results)}`,
     `## Method\n\n${METHOD}`,

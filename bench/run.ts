@@ -20,6 +20,7 @@ import { TreeSampler } from './procs.js';
 import { writeReport } from './output.js';
 import { checkMapping, installedVersion, SPECS, type ServerSpec } from './servers.js';
 import type { Session } from './session.js';
+import { measureTransports, type Closer } from './transportRun.js';
 import type { Results, ServerId, ServerInfo } from './types.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -28,6 +29,8 @@ const log = (line: string) => process.stderr.write(`${line}\n`);
 
 /** Sessions alive right now, closed on any exit path. */
 const live = new Set<Session>();
+/** What the transports phase has running (servers, browsers), stopped on any exit path too. */
+const liveTransports = new Set<Closer>();
 /** Set by Ctrl-C / SIGTERM: stop measuring, close everything, write nothing. */
 let aborted = false;
 
@@ -37,7 +40,9 @@ let closing: Promise<void> = Promise.resolve();
 function closeAll(): Promise<void> {
   const sessions = [...live];
   live.clear();
-  const now = Promise.all(sessions.map(s => s.close().catch(() => 0))).then(killed => {
+  const transports = [...liveTransports];
+  liveTransports.clear();
+  const now = Promise.all([...sessions.map(s => s.close().catch(() => 0)), ...transports.map(close => close().then(() => 0, () => 0))]).then(killed => {
     const n = killed.reduce((a, b) => a + b, 0);
     if (n) log(`  (had to SIGKILL ${n} leftover process${n === 1 ? '' : 'es'})`);
   });
@@ -203,6 +208,11 @@ async function main(): Promise<number> {
     results.servers = await prepareServers(opts, isRoot);
     const specs = SPECS.filter(s => results.servers.some(i => i.id === s.id && i.status === 'ok'));
     for (let r = 1; r <= opts.rounds && !aborted; r++) await round(r, specs, pages, ctx);
+    // tabwright per transport, after the peers' rounds (it measures tabwright alone: bench/transportRun.ts).
+    if (!aborted && opts.transports.length && specs.some(s => s.id === 'tabwright')) {
+      log(`transports: ${opts.transportRounds} round(s) of ${opts.transports.join(', ')}`);
+      results.transports = await measureTransports(ctx, { rounds: opts.transportRounds, transports: opts.transports, live: liveTransports, aborted: () => aborted });
+    }
   } finally {
     await closeAll();
     await site.close();

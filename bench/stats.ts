@@ -1,5 +1,5 @@
 /**
- * Summary statistics for benchmark samples: median with min and max.
+ * Summary statistics for benchmark samples: median with min and max, quantiles.
  * Pure functions, no I/O (unit-tested in test/bench/stats.test.ts).
  */
 
@@ -24,4 +24,14 @@ export function summarize(values: readonly number[]): Summary | undefined {
   const finite = values.filter(v => Number.isFinite(v));
   if (!finite.length) return undefined;
   return { median: median(finite), min: Math.min(...finite), max: Math.max(...finite), n: finite.length };
+}
+
+/**
+ * The value at quantile `q` (0..1) of the finite values, by nearest rank (the smallest value with at least
+ * `q` of the values at or below it: q = 0.9 of 30 values is the 27th smallest); NaN when there are none.
+ */
+export function quantile(values: readonly number[], q: number): number {
+  const finite = values.filter(v => Number.isFinite(v)).sort((a, b) => a - b);
+  if (!finite.length) return NaN;
+  return finite[Math.min(finite.length - 1, Math.max(0, Math.ceil(q * finite.length) - 1))]!;
 }

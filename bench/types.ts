@@ -159,4 +159,60 @@ export interface Results {
   pages: PageInfo[];
   samples: Sample[];
   errors: BenchError[];
+  /** The transports phase (bench/transportRun.ts): tabwright on each connection transport; absent in older runs. */
+  transports?: TransportResults;
+}
+
+/**
+ * How tabwright reaches the browser, as the transports phase measures it (bench/transports.ts): `launch` (the
+ * managed headless Chromium, the reference), `cdp` (for comparison: a running Chromium over a plain DevTools
+ * WebSocket), `own-chrome` (a running Chromium through the in-process CDP relay), `extension` (the companion
+ * extension; listed once it is built).
+ */
+export type TransportId = 'launch' | 'cdp' | 'own-chrome' | 'extension';
+
+/** The operations timed per transport and round, in the order they run. */
+export type TransportOp = 'navigate' | 'snapshot' | 'click' | 'type' | 'screenshot';
+
+export const TRANSPORT_OPS: readonly TransportOp[] = ['navigate', 'snapshot', 'click', 'type', 'screenshot'];
+
+/** One timed tool call of the transports phase. */
+export interface TransportSample {
+  round: number;
+  transport: TransportId;
+  op: TransportOp;
+  /** Client send → result parsed, in ms. */
+  ms: number;
+  /** click and type: the effect was seen in the DOM afterwards (checked outside the timed call). */
+  verified?: boolean;
+  /** screenshot: bytes of the image returned. */
+  bytes?: number;
+}
+
+export interface TransportInfo {
+  id: TransportId;
+  label: string;
+  status: 'ok' | 'start_failed';
+  error?: string;
+  /** The tabwright command line (after `node`), paths shortened. */
+  command: string[];
+  /** How the transport was set up, for the report. */
+  notes: string[];
+  /** The browser process's argv as it ran (from /proc). */
+  browserCommandLine?: string[];
+  /** Shown for comparison only: divided by the reference, but no target (the `cdp` row). */
+  comparison?: boolean;
+  /** The page's viewport (innerWidth × innerHeight) as the transport's tab has it, e.g. "1280x720". */
+  viewport?: string;
+}
+
+export interface TransportResults {
+  /** Timed rounds (each transport once a round, order rotated); an untimed warm-up pass comes first. */
+  rounds: number;
+  /** The transport the others are divided by (launch). */
+  reference: TransportId;
+  /** Target: each other transport's median at most `targetRatio` × the reference's. */
+  targetRatio: number;
+  transports: TransportInfo[];
+  samples: TransportSample[];
 }

@@ -1,6 +1,6 @@
-// Builds dist/: TypeScript for Node (tsc) and the in-page runtime (esbuild, one IIFE).
+// Builds dist/: TypeScript for Node (tsc), the in-page runtime (esbuild, one IIFE) and the companion extension.
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, chmodSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, chmodSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { createRequire } from 'node:module';
 import { build } from 'esbuild';
@@ -19,16 +19,41 @@ await build({
   minify: true,
   legalComments: 'none',
 });
-// The userscript engine: its own bundle, injected only when scripts are enabled.
+// The userscript engine: its own bundle, injected only when scripts are enabled. Two builds: with the
+// Public Suffix List (tldts, ~130 KB) for when an enabled script has a `.tld` glob, and without it
+// (src/userscripts/publicSuffixStub.ts in its place) for every other set of scripts.
+const withoutPublicSuffixList = {
+  name: 'public-suffix-stub',
+  setup(b) {
+    b.onResolve({ filter: /\/publicSuffix\.js$/ }, () => ({ path: resolve('src/userscripts/publicSuffixStub.ts') }));
+  },
+};
+for (const [outfile, plugins] of [['dist/page/userscripts.js', [withoutPublicSuffixList]], ['dist/page/userscripts-psl.js', []]]) {
+  await build({
+    entryPoints: ['src/userscripts/pageEntry.ts'],
+    outfile,
+    bundle: true,
+    format: 'iife',
+    target: 'chrome110',
+    minify: true,
+    legalComments: 'none',
+    plugins,
+  });
+}
+// The companion extension (extension/): a load-unpacked folder, dist/extension (`tabwright extension path`).
+mkdirSync('dist/extension', { recursive: true });
 await build({
-  entryPoints: ['src/userscripts/pageEntry.ts'],
-  outfile: 'dist/page/userscripts.js',
+  entryPoints: ['worker', 'popup', 'pair', 'consent'].map(name => `extension/src/${name}.ts`),
+  outdir: 'dist/extension',
   bundle: true,
   format: 'iife',
-  target: 'chrome110',
-  minify: true,
+  target: 'chrome120',
   legalComments: 'none',
 });
+const manifest = JSON.parse(readFileSync('extension/manifest.json', 'utf8'));
+manifest.version = JSON.parse(readFileSync('package.json', 'utf8')).version.replace(/[^0-9.].*$/, '');
+writeFileSync('dist/extension/manifest.json', `${JSON.stringify(manifest, null, 2)}\n`);
+for (const page of ['popup.html', 'pair.html', 'consent.html']) cpSync(`extension/${page}`, `dist/extension/${page}`);
 // The agents' handbooks (src/userscripts/handbooks.ts reads them beside itself).
 cpSync('src/userscripts/handbooks', 'dist/userscripts/handbooks', { recursive: true });
 for (const bin of ['dist/cli.js', 'dist/mcpMain.js']) chmodSync(bin, 0o755);

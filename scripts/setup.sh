@@ -7,6 +7,14 @@ cd "$(dirname "$0")/.."
 
 node -e 'const [maj] = process.versions.node.split(".").map(Number); if (maj < 20) { console.error(`setup: Node ${process.versions.node} is too old; tabwright needs Node 20 or newer`); process.exit(1); }'
 
+# apt-get update, then install the packages named (sudo when not root); the output goes to /tmp/tabwright-apt.log.
+apt_install() {
+  local sudo=""
+  if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+  $sudo apt-get update -qq
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/tmp/tabwright-apt.log 2>&1
+}
+
 have_browser() {
   if [ -n "${TABWRIGHT_BROWSER:-}" ]; then [ -x "${TABWRIGHT_BROWSER}" ]; return; fi
   for b in chromium chromium-browser google-chrome google-chrome-stable microsoft-edge brave-browser; do
@@ -39,13 +47,31 @@ for t in python3 make g++; do command -v "$t" >/dev/null 2>&1 || missing="$missi
 if [ -n "$missing" ]; then
   if command -v apt-get >/dev/null 2>&1; then
     echo "setup: installing build tools for better-sqlite3:$missing" >&2
-    SUDO=""
-    [ "$(id -u)" -ne 0 ] && SUDO="sudo"
-    $SUDO apt-get update -qq
-    $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3 make g++ >/tmp/tabwright-apt.log 2>&1 || { tail -n 20 /tmp/tabwright-apt.log >&2; exit 1; }
+    apt_install python3 make g++ || { tail -n 20 /tmp/tabwright-apt.log >&2; exit 1; }
   else
     echo "setup: missing$missing, needed to build better-sqlite3; install them and run again" >&2
     exit 1
+  fi
+fi
+
+# The own-Chrome tests (test/fixtures/ownChrome.ts, issue #15) run a headed Chromium on a virtual display and
+# answer its "Allow remote debugging?" dialog with xdotool: Debian's xvfb and xdotool. Without them those tests
+# skip, except under CI (CI=true), where setup fails instead.
+xmissing=""
+command -v Xvfb >/dev/null 2>&1 || xmissing="$xmissing xvfb"
+command -v xdotool >/dev/null 2>&1 || xmissing="$xmissing xdotool"
+if [ -n "$xmissing" ]; then
+  if command -v apt-get >/dev/null 2>&1; then
+    echo "setup: installing$xmissing for the own-Chrome tests" >&2
+    # shellcheck disable=SC2086 # one word per package
+    if ! apt_install $xmissing; then
+      tail -n 20 /tmp/tabwright-apt.log >&2
+      echo "setup: could not install$xmissing with apt-get; the own-Chrome tests will skip" >&2
+      if [ -n "${CI:-}" ]; then exit 1; fi
+    fi
+  else
+    echo "setup: missing$xmissing (Xvfb and xdotool) and no apt-get here; the own-Chrome tests will skip" >&2
+    if [ -n "${CI:-}" ]; then exit 1; fi
   fi
 fi
 

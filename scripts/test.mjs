@@ -3,7 +3,8 @@
 // other file beside them: the reason is written next to each. Each file's output is printed in one piece when
 // it ends; a summary at the end gives the totals and the slowest files.
 // Extra arguments are file filters: `npm test -- corpus` runs the files whose path contains "corpus".
-// `--connection cdp|playwright-server` runs them against a remote browser (TABWRIGHT_TEST_CONNECTION, docs/attach.md):
+// `--connection cdp|playwright-server|own-chrome|own-chrome-approval` runs them against a browser tabwright attaches to
+// (TABWRIGHT_TEST_CONNECTION, docs/attach.md):
 // `npm test -- --connection cdp test/tools test/smoke`.
 // `--times FILE` writes each file's duration (ms) and counts to FILE as JSON.
 import { spawn } from 'node:child_process';
@@ -36,7 +37,12 @@ const option = name => {
   return value;
 };
 const connection = option('--connection');
-if (connection) env.TABWRIGHT_TEST_CONNECTION = connection;
+// `own-chrome-approval`: the own-chrome tests against a headed Chromium in approval mode under Xvfb, every
+// "Allow remote debugging?" answered by xdotool (test/fixtures/ownChrome.ts).
+if (connection === 'own-chrome-approval') {
+  env.TABWRIGHT_TEST_CONNECTION = 'own-chrome';
+  env.TABWRIGHT_TEST_OWN_CHROME = 'approval';
+} else if (connection) env.TABWRIGHT_TEST_CONNECTION = connection;
 const timesFile = option('--times');
 // The suite reads the tools' fields through structuredContent, so its servers run with --structured-content
 // (a superset of the text). test/tools/clientLens.test.ts runs the default (content only) and both through the

@@ -6,9 +6,14 @@ import { ToolError } from './errors.js';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
-/** Adds the browser and output options shared by every serving command. */
+/**
+ * Adds the browser and output options shared by every serving command. A usage error (an unknown option, a value
+ * outside the choices) prints commander's message on stderr and exits 2, like a bad flag value (serveFromFlags)
+ * and the CLI's other usage errors; stdout stays untouched (an MCP stdio server's stdout is protocol only).
+ */
 export function addServerOptions(cmd: Command): Command {
   return cmd
+    .exitOverride(error => process.exit(error.exitCode === 0 ? 0 : 2))
     .option('--browser <path>', 'browser executable (env TABWRIGHT_BROWSER; default: auto-detect on PATH)')
     .option('--headless', 'run the browser headless (default when there is no display)')
     .option('--headed', 'show the browser window (default when a display exists)')
@@ -32,6 +37,9 @@ export function addServerOptions(cmd: Command): Command {
     .option('--cdp-endpoint <url>', 'attach to a running Chromium: http://host:port of --remote-debugging-port, or its ws:// URL (env TABWRIGHT_CDP_ENDPOINT)')
     .option('--ws-endpoint <url>', 'attach to a Playwright server (playwright run-server, hosted services) (env TABWRIGHT_WS_ENDPOINT)')
     .option('--cdp-header <header>', '"Name: value" header sent when attaching, repeatable; values are never logged (env TABWRIGHT_CDP_HEADERS, one a line)', collect)
+    .addOption(new Option('--connection <kind>', 'how to reach the browser: launch one, the user\'s own Chrome by its approval prompt, or the companion extension (env TABWRIGHT_CONNECTION; default launch)').choices(['launch', 'own-chrome', 'extension']))
+    .option('--own-chrome', 'drive the user\'s running Chrome after they click "Allow remote debugging?" (same as --connection own-chrome; docs/own-browser.md)')
+    .option('--own-chrome-profile <dir>', 'with --own-chrome: the Chrome user data dir whose DevToolsActivePort to read (env TABWRIGHT_OWN_CHROME_PROFILE; default: the OS\'s Chrome, then Chromium folder)')
     .option('--new-context', 'with --cdp-endpoint: use a context of our own, closed on exit, instead of the browser\'s tabs (env TABWRIGHT_NEW_CONTEXT=1)')
     .option('--isolate-sessions', 'give each MCP session its own browser context, closed when the session ends (env TABWRIGHT_ISOLATE_SESSIONS=1)');
 }

@@ -50,6 +50,11 @@ export interface Config {
   /** A remote browser to attach to instead of launching one; undefined = launch. */
   remote?: RemoteConfig;
   /**
+   * The user's own browser instead of a launched or attached one (docs/own-browser.md): `--own-chrome`
+   * (Chrome's approval prompt) or `--connection extension` (the companion extension); undefined = neither.
+   */
+  own?: OwnBrowserConfig;
+  /**
    * `--isolate-sessions` / `TABWRIGHT_ISOLATE_SESSIONS=1`: each
    * MCP session (a dispatcher `sessionKey`) gets its own browser context,
    * closed when the session ends. With the launch connection it implies `--isolated`.
@@ -173,6 +178,25 @@ export interface RemoteConfig {
 /** How long attaching to a remote browser may take, in ms (nothing hangs). */
 export const CONNECT_TIMEOUT_MS = 15_000;
 
+/** The connection kinds a user picks with `--connection` (cdp and playwright-server come from their endpoint flags). */
+export const CONNECTION_FLAG_KINDS = ['launch', 'own-chrome', 'extension'] as const;
+
+/** The user's own browser (docs/own-browser.md). */
+export interface OwnBrowserConfig {
+  /** `own-chrome`: Chrome's approval-based remote debugging; `extension`: the companion extension's link. */
+  kind: 'own-chrome' | 'extension';
+  /**
+   * own-chrome: the user data dir whose `DevToolsActivePort` names the running browser (`--own-chrome-profile`,
+   * `TABWRIGHT_OWN_CHROME_PROFILE`); undefined = the first default folder of this OS that has one.
+   */
+  profileDir?: string;
+  /** own-chrome: how long to wait for the user's "Allow", in ms (120 s; `TABWRIGHT_APPROVAL_TIMEOUT_MS`, at least 1 s). */
+  approvalTimeoutMs: number;
+}
+
+/** 120 s: how long `--own-chrome` waits for the user to answer Chrome's "Allow remote debugging?". */
+export const APPROVAL_TIMEOUT_MS = 120_000;
+
 /** How the consent gate answers and waits. */
 export interface ConsentConfig {
   /** Fixed answer to every `prompt` (`--auto-allow` / `--auto-deny`, for CI and unattended runs); undefined = ask a human. */
@@ -231,6 +255,9 @@ export interface ConfigFlags {
   wsEndpoint?: string;
   cdpHeader?: string[];
   newContext?: boolean;
+  connection?: string;
+  ownChrome?: boolean;
+  ownChromeProfile?: string;
   isolateSessions?: boolean;
   toolsets?: string;
   structuredContent?: boolean;
@@ -310,6 +337,7 @@ export function resolveConfig(flags: ConfigFlags = {}, env: Env = process.env): 
   const saveDeadline = Number(env.TABWRIGHT_SAVE_DEADLINE_MS);
   const data = dataDir(env);
   const remote = resolveRemote(flags, env);
+  const own = resolveOwnBrowser(flags, env, remote !== undefined);
   const isolateSessions = Boolean(flags.isolateSessions) || env.TABWRIGHT_ISOLATE_SESSIONS === '1';
   if (isolateSessions && !remote && flags.userDataDir) {
     throw new ToolError('invalid_arguments', '--isolate-sessions and --user-data-dir exclude each other.', 'Session contexts are temporary; drop --user-data-dir (the launch then uses a temporary profile).');
@@ -335,6 +363,7 @@ export function resolveConfig(flags: ConfigFlags = {}, env: Env = process.env): 
       terminal: env.TABWRIGHT_CONSENT_TTY !== '0',
     },
     remote,
+    own,
     isolateSessions,
     toolsets: parseToolsets(flags.toolsets ?? env.TABWRIGHT_TOOLSETS ?? 'core'),
     saveDeadlineMs: Number.isFinite(saveDeadline) && saveDeadline > 0 ? saveDeadline : SAVE_DEADLINE_MS,
@@ -342,6 +371,56 @@ export function resolveConfig(flags: ConfigFlags = {}, env: Env = process.env): 
     structuredContent: Boolean(flags.structuredContent) || env.TABWRIGHT_STRUCTURED_CONTENT === '1' || env.TABWRIGHT_STRUCTURED_CONTENT === 'true',
     screenshot: resolveScreenshot(flags, env),
   };
+}
+
+/**
+ * The user's own browser from `--connection own-chrome|extension` or `--own-chrome` (else `TABWRIGHT_CONNECTION`),
+ * `--own-chrome-profile` (else `TABWRIGHT_OWN_CHROME_PROFILE`) and `TABWRIGHT_APPROVAL_TIMEOUT_MS`; undefined for
+ * `launch` or nothing.
+ * @throws ToolError invalid_arguments for an unknown kind, `--connection cdp|playwright-server` (their endpoint flags
+ *   choose them), a contradiction (`--own-chrome` with another `--connection`, or with an endpoint flag), or
+ *   `--own-chrome-profile` without own-chrome.
+ */
+export function resolveOwnBrowser(flags: ConfigFlags, env: Env, hasRemote: boolean): OwnBrowserConfig | undefined {
+  const named = flags.connection ?? (flags.ownChrome ? undefined : env.TABWRIGHT_CONNECTION || undefined);
+  if (flags.ownChrome && named !== undefined && named !== 'own-chrome') {
+    throw new ToolError('invalid_arguments', `--own-chrome and --connection ${named} exclude each other.`, 'Pass one of them.');
+  }
+  const kind = flags.ownChrome ? 'own-chrome' : named?.trim().toLowerCase();
+  if (kind === 'cdp' || kind === 'playwright-server') {
+    throw new ToolError('invalid_arguments', `--connection ${kind} is chosen by its endpoint flag.`, kind === 'cdp' ? 'Pass --cdp-endpoint URL instead.' : 'Pass --ws-endpoint URL instead.');
+  }
+  if (kind !== undefined && !(CONNECTION_FLAG_KINDS as readonly string[]).includes(kind)) {
+    throw new ToolError('invalid_arguments', `Connection "${named}" is unknown.`, `Use ${CONNECTION_FLAG_KINDS.join(', ')} (--connection or TABWRIGHT_CONNECTION), or --cdp-endpoint / --ws-endpoint to attach.`);
+  }
+  const profileText = flags.ownChromeProfile ?? (env.TABWRIGHT_OWN_CHROME_PROFILE || undefined);
+  if (kind === undefined || kind === 'launch') {
+    if (flags.ownChromeProfile !== undefined) throw new ToolError('invalid_arguments', '--own-chrome-profile needs --own-chrome.', 'Add --own-chrome, or drop --own-chrome-profile.');
+    return undefined;
+  }
+  if (hasRemote) {
+    throw new ToolError('invalid_arguments', `--connection ${kind} and --cdp-endpoint / --ws-endpoint exclude each other.`, 'Pass one way to reach the browser.');
+  }
+  if (kind === 'extension' && flags.ownChromeProfile !== undefined) {
+    throw new ToolError('invalid_arguments', '--own-chrome-profile needs --own-chrome, not --connection extension.', 'Drop --own-chrome-profile: the extension dials in from whichever profile it is installed in.');
+  }
+  const timeout = Number(env.TABWRIGHT_APPROVAL_TIMEOUT_MS);
+  return {
+    kind: kind as OwnBrowserConfig['kind'],
+    profileDir: kind === 'own-chrome' && profileText ? resolve(profileText) : undefined,
+    approvalTimeoutMs: Number.isFinite(timeout) && timeout >= 1000 ? timeout : APPROVAL_TIMEOUT_MS,
+  };
+}
+
+/**
+ * What the relay shares among the processes of one config dir (docs/relay.md): the profile dir of a launched
+ * browser, `own-chrome:<profile dir or "default">` for the user's Chrome in approval mode, `extension` for the
+ * companion extension's link. Processes whose keys differ run their own browsers.
+ */
+export function sharedBrowserKey(config: Config): string {
+  if (config.own?.kind === 'own-chrome') return `own-chrome:${config.own.profileDir ?? 'default'}`;
+  if (config.own?.kind === 'extension') return 'extension';
+  return config.userDataDir;
 }
 
 /**

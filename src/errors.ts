@@ -2,12 +2,15 @@
  * Tool errors with stable `type` strings (docs/errors.md).
  * Numbers and messages may change between releases; types do not.
  */
-import { classifyPlaywrightError } from './util/playwrightErrors.js';
+import { classifyPlaywrightError, protocolErrorOf } from './util/playwrightErrors.js';
 
 /** Every error type a tool can return. Adding one means documenting it in docs/errors.md. */
 export const ERROR_TYPES = [
   'browser_unavailable',
   'browser_disconnected',
+  'browser_error',
+  'approval_denied',
+  'approval_timeout',
   'tab_not_found',
   'stale_ref',
   'element_not_actionable',
@@ -29,6 +32,7 @@ export const ERROR_TYPES = [
   'consent_unavailable',
   'unknown_tool',
   'relay_version_mismatch',
+  'extension_denied',
   'leader_lost',
   'script_not_found',
   'script_rejected',
@@ -69,14 +73,58 @@ export class ToolError extends Error {
   }
 }
 
-/** Converts anything thrown by a handler to a ToolError; unknown errors become `internal`. */
+/**
+ * Converts anything thrown by a handler to a ToolError: the extension's
+ * refusals are `extension_denied`, a closed page `tab_not_found`, any other
+ * error the browser answered a protocol command with `browser_error`
+ * (browserError), unknown errors `internal`.
+ */
 export function toToolError(error: unknown): ToolError {
   if (error instanceof ToolError) return error;
   const message = error instanceof Error ? error.message : String(error);
-  if (classifyPlaywrightError(error).has('target_closed')) {
+  const denied = extensionDenial(message);
+  if (denied) return denied;
+  const kinds = classifyPlaywrightError(error);
+  if (kinds.has('target_closed')) {
     return new ToolError('tab_not_found', 'The tab or browser closed during the call.', 'Call list_tabs to see the open tabs.');
   }
+  if (kinds.has('protocol_error')) return browserError(error, 'the call');
   return new ToolError('internal', firstLine(message), 'This is a tabwright bug if it repeats; run with TABWRIGHT_LOG=debug and report the log.');
+}
+
+/**
+ * `browser_error` for an error the browser answered a DevTools protocol
+ * command with (`Protocol error (<method>): <reason>`), during `what` ("the
+ * call", "the call of WebMCP tool \"x\""): the message names the method
+ * and quotes the browser's reason, never as the page's own error. `hint`
+ * replaces the default one (which says to check the tab and call again).
+ */
+export function browserError(error: unknown, what: string, hint?: string): ToolError {
+  const found = protocolErrorOf(error);
+  const reason = found ? `${found.method} failed: ${found.reason.replace(/\.$/, '') || 'no reason given'}` : firstLine(error instanceof Error ? error.message : String(error));
+  return new ToolError('browser_error', `The browser failed a protocol command during ${what} (${reason.slice(0, 500)}); this is the browser's error, not the page's.`,
+    hint ?? 'Check the tab (list_tabs, get_page_context) and call again; if it repeats, run with TABWRIGHT_LOG=debug and report the log.', found ? { method: found.method } : undefined);
+}
+
+/** What to do after each refusal of the companion extension's policy gate (extension/src/gate.ts). */
+const EXTENSION_DENIAL_HINTS: Record<string, string> = {
+  not_shared: 'The user has not shared that tab with tabwright: ask them to click "Share this tab" in the tabwright extension\'s popup, or open a tab with open_tab.',
+  not_debuggable: 'tabwright drives web pages only: not chrome:// pages, extension pages, or file: pages without the extension\'s file access.',
+  method_denied: 'Through the extension tabwright reaches the shared tabs only; this operation would reach beyond them (docs/own-browser.md lists what the extension allows).',
+  cookie_scope: 'Through the extension, cookies can be read and written only for the origins the shared tabs show.',
+  scheme_denied: 'Use an http(s), about:blank or data: URL.',
+  consent_pending: 'Input waits while the extension\'s consent window about this tab is open: the user answers it first.',
+};
+
+/**
+ * A refusal of the companion extension's gate inside a Playwright/CDP error (`tabwright extension [<code>]: ...`)
+ * as `extension_denied`, with the gate's stable code in `details.code`; undefined for any other error.
+ */
+export function extensionDenial(message: string): ToolError | undefined {
+  const match = /tabwright extension \[(\w+)\]: ([^\n]*)/.exec(message);
+  if (!match) return undefined;
+  const [, code, reason] = match;
+  return new ToolError('extension_denied', `The tabwright extension refused: ${reason}`, EXTENSION_DENIAL_HINTS[code!] ?? 'See docs/own-browser.md.', { code });
 }
 
 /** The first line of a (Playwright) error message, without its call log. */

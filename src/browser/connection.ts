@@ -4,7 +4,7 @@
  * Each connection kind (launch, cdp, playwright-server, extension, userscript)
  * implements it: src/browser/launch, src/browser/cdp (both remote kinds).
  */
-import type { BrowserContext } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import type { Capability, ConnectionKind } from './capabilities.js';
 
 export interface BrowserConnection {
@@ -29,9 +29,98 @@ export interface BrowserConnection {
   /** The remote endpoint with its secrets redacted; undefined for a launched browser. */
   readonly endpoint?: string;
   /**
+   * True when connecting asks the user first (own-chrome: Chrome's "Allow remote debugging?"): status calls do
+   * not connect, only tools that need the browser do.
+   */
+  readonly asksToConnect?: boolean;
+  /** What the agent may reach through this connection, when the kind limits or widens it (get_bridge_status). */
+  readonly scope?: string;
+  /**
+   * Calls `listener` with `{expiresAt}` (epoch ms) while connecting waits for the user to approve it (own-chrome:
+   * Chrome's "Allow remote debugging?"), then with undefined. A call that connects reports it as what it waits for.
+   * @returns a function that removes the listener again.
+   */
+  onApproval?(listener: (pending: { expiresAt: number } | undefined) => void): () => void;
+  /** The user's tabs and which of them tabwright may drive (own-chrome; the `shareTabs` capability). */
+  readonly sharing?: TabSharing;
+  /**
    * True when the connection to the browser dropped at or after `since`
    * (ms since the epoch): a call that started then and failed reports
    * `browser_disconnected`. Absent: never.
    */
   disconnectedSince?(since: number): boolean;
+  /**
+   * The browser's own userscript API (the extension's chrome.userScripts), when the kind can have one
+   * (docs/userscripts.md, "Through the extension").
+   */
+  readonly userScripts?: UserScriptsHost;
+}
+
+/** Whether the browser's userscript API can be used now, and if not why (`reason` is a stable code). */
+export interface UserScriptsAvailability {
+  available: boolean;
+  /** `allow-user-scripts-off` (the per-extension toggle, Chrome 138+), `developer-mode-off` (before 138), `no-link`, `failed`. */
+  reason?: string;
+  /** Chrome's major version, when known. */
+  chromeMajor?: number;
+}
+
+/**
+ * What the extension registers (chrome.userScripts.register, docs/userscripts.md "Through the extension"): one
+ * MAIN-world script holding tabwright's engine and the enabled scripts, and one USER_SCRIPT-world messenger.
+ */
+export interface UserScriptsRegistration {
+  /** The MAIN-world code: the userscript engine's init script built for the extension. */
+  code: string;
+  /** Chrome match patterns the two scripts are registered for (a coarse filter: the engine matches each script). */
+  matches: string[];
+  /** The name of the DOM events that carry the engine's messages between the two worlds (a per-process secret). */
+  event: string;
+  /** The global the extension sets over CDP in shared tabs it is attached to: present at document start, the tab is shared. */
+  flag: string;
+}
+
+/** Where a message of a page's userscript engine came from, as the extension saw its sender. */
+export interface UserScriptsOrigin {
+  /** Chrome's tab id (a shared tab: the extension answers no other). */
+  tabId: number;
+  /** Chrome's frame id: 0 is the tab's main frame. */
+  frameId: number;
+  /** The sending frame's URL. */
+  url: string;
+}
+
+/** The browser-side userscript API of a connection (the extension's chrome.userScripts). */
+export interface UserScriptsHost {
+  /** Asks the browser now. Never throws: a failure is `{available: false, reason: 'failed' | 'no-link'}`. */
+  availability(): Promise<UserScriptsAvailability>;
+  /**
+   * Registers `registration` (replacing what was registered), or unregisters everything when undefined.
+   * @throws Error when the browser refuses it (the caller falls back to its CDP injector).
+   */
+  sync(registration: UserScriptsRegistration | undefined): Promise<void>;
+  /** Calls `handler` with every engine message of a shared tab; its result is the message's answer. One handler. */
+  onMessage(handler: (origin: UserScriptsOrigin, msg: unknown) => Promise<unknown>): void;
+  /** The Playwright page of Chrome's tab `tabId` (waits up to `waitMs` for it to be attached), or undefined. */
+  pageOf(tabId: number, waitMs?: number): Promise<Page | undefined>;
+}
+
+/** One of the user's browser tabs, whether or not tabwright may drive it. */
+export interface UserTab {
+  /** The browser's target id (stable while the tab lives). */
+  targetId: string;
+  title: string;
+  url: string;
+  /** `shared`: the user shared it; `agent`: tabwright opened it; undefined: out of scope, never attached. */
+  scope?: 'shared' | 'agent';
+}
+
+/** Selective attach over a browser the user owns (docs/own-browser.md, "Sharing tabs"). */
+export interface TabSharing {
+  /** The browser's tabs, connecting first when needed (which may ask the user). @throws ToolError as context(). */
+  tabs(): Promise<UserTab[]>;
+  /** Puts tabs in scope; they are attached and appear as tabwright tabs. @throws ToolError tab_not_found for an unknown id. */
+  share(targetIds: readonly string[]): Promise<void>;
+  /** Takes tabs out of scope: detached, left open in the browser as they are. */
+  unshare(targetIds: readonly string[]): Promise<void>;
 }

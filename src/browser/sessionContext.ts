@@ -16,6 +16,9 @@ export class SessionContextConnection implements BrowserConnection {
   readonly kind: ConnectionKind;
   readonly capabilities: ReadonlySet<Capability>;
   readonly endpoint: string | undefined;
+  readonly asksToConnect: boolean | undefined;
+  readonly scope: string | undefined;
+  readonly onApproval: BrowserConnection['onApproval'];
   private starting: Promise<BrowserContext> | undefined;
   private ctx: BrowserContext | undefined;
   private readonly listeners = new Set<() => void>();
@@ -30,6 +33,9 @@ export class SessionContextConnection implements BrowserConnection {
     this.kind = base.kind;
     this.capabilities = base.capabilities;
     this.endpoint = base.endpoint;
+    this.asksToConnect = base.asksToConnect;
+    this.scope = base.scope;
+    this.onApproval = base.onApproval?.bind(base);
     this.offBase = base.onDisconnect(() => {
       if (this.ctx || this.starting) this.dropped();
     });

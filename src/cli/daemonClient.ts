@@ -222,6 +222,20 @@ async function answers(info: DaemonInfo): Promise<boolean> {
 }
 
 /**
+ * `: <what the daemon said last>` for a daemon that exited at start (its last `tabwright daemon: ` line in the log, e.g. a bad
+ * setting; else the log's last line), or '' when the log has nothing. Ends without a period.
+ */
+function lastLogLine(log: string): string {
+  try {
+    const lines = readFileSync(log, 'utf8').trimEnd().split('\n').filter(line => line.trim());
+    const said = lines.filter(line => /^tabwright( daemon)?: /.test(line)).at(-1) ?? lines.at(-1);
+    return said ? `: ${said.replace(/^tabwright( daemon)?: /, '').replace(/\.$/, '').slice(0, 300)}` : '';
+  } catch {
+    return '';
+  }
+}
+
+/**
  * The live daemon's endpoint, starting the daemon (detached, stdio to
  * `<data dir>/daemon.log`, with the server flags `args`) when there is none
  * and `autostart` allows it.
@@ -251,7 +265,7 @@ export async function ensureDaemon(configDir: string, dataDir: string, autostart
         if (release && !readEndpoint(configDir)) child = startDetached(log, args);
       }
       if (child && child.exitCode !== null && !readEndpoint(configDir)) {
-        throw cliError('daemon_unavailable', `The daemon exited with code ${child.exitCode} while starting.`, `See ${log}; \`tabwright doctor\` checks the setup.`);
+        throw cliError('daemon_unavailable', `The daemon exited with code ${child.exitCode} while starting${lastLogLine(log)}.`, `See ${log}; \`tabwright doctor\` checks the setup.`);
       }
       return undefined;
     }, { ms: START_TIMEOUT_MS, intervalMs: 40 });

@@ -1,14 +1,20 @@
 /**
  * `tabwright doctor`: what a command needs, checked without
  * starting anything: Node version, a browser, writable config and data
- * dirs, the daemon, the ports. Prints the report; exits 3 when no browser
+ * dirs, the daemon, the ports, the companion extension's folder and pairing key. Prints the report; exits 3 when no browser
  * can be found (nothing could run), else 0 with `healthy` saying whether
  * every check passed.
  */
-import { accessSync, constants, mkdirSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { PAIRING_KEY_FILE } from '../browser/extension/pairingKey.js';
+import { EXTENSION_ID } from '../browser/extension/protocol.js';
+import { extensionFolder } from './extensionCommands.js';
+import { allowUserScriptsHint } from '../userscripts/extensionScripts.js';
 import { createServer } from 'node:net';
-import { configDir, dataDir } from '../config.js';
+import { configDir, dataDir, resolveConfig } from '../config.js';
 import { findBrowser } from '../browser/launch/findBrowser.js';
+import { ENABLE_HINT, findActivePort } from '../browser/ownChrome/activePort.js';
 import { VERSION } from '../version.js';
 import { daemonRequest, endpointPath, readEndpoint } from './daemonClient.js';
 import { EXIT } from './exitCodes.js';
@@ -60,11 +66,46 @@ export async function doctor(): Promise<Record<string, unknown>> {
     http: { port: httpPort, inUse: httpPort ? await portInUse(httpPort) : false, by: info && info.port === httpPort ? 'the tabwright daemon' : undefined },
     bridge: { port: wsPort, inUse: wsPort ? await portInUse(wsPort) : false },
   };
-  const healthy = node.ok && Boolean(browser.ok) && config.ok && data.ok && (!info || daemon.answers === true);
-  const report = { version: VERSION, healthy, node, browser, configDir: config, dataDir: data, daemon, ports };
+  // The server settings from the environment, as the daemon would read them (a bad TABWRIGHT_* value stops it at start).
+  let settings: { ok: boolean; error?: { type: string; message: string; hint: string } } = { ok: true };
+  try {
+    resolveConfig({}, process.env);
+  } catch (error) {
+    const e = error as { type?: string; message: string; hint?: string };
+    settings = { ok: false, error: { type: e.type ?? 'invalid_arguments', message: e.message, hint: e.hint ?? '' } };
+  }
+  const ownChrome = await ownChromeCheck();
+  const wantsOwnChrome = process.env.TABWRIGHT_CONNECTION === 'own-chrome';
+  const healthy = node.ok && Boolean(browser.ok) && config.ok && data.ok && (!info || daemon.answers === true) && (!wantsOwnChrome || ownChrome.found) && settings.ok;
+  // The companion extension (docs/own-browser.md): where to load it from, and whether a pairing key exists yet.
+  const extensionPath = extensionFolder();
+  const extension = {
+    path: extensionPath, id: EXTENSION_ID, built: existsSync(join(extensionPath, 'manifest.json')),
+    pairingKey: process.env.TABWRIGHT_PAIRING_KEY ? 'TABWRIGHT_PAIRING_KEY' : existsSync(process.env.TABWRIGHT_PAIRING_KEY_FILE || join(configDir(), PAIRING_KEY_FILE)) ? 'file' : 'none yet (`tabwright pairing-key` makes one)',
+    // Userscripts go through chrome.userScripts only when the user allowed it; the browser is not asked from here.
+    userScripts: {
+      uses: 'chrome.userScripts when "Allow User Scripts" is on for the extension, else tabwright\'s CDP injector (shared tabs only either way)',
+      enable: allowUserScriptsHint(),
+      check: 'get_bridge_status → userscripts.path (`tabwright tool get_bridge_status` with --connection extension)',
+    },
+  };
+  const report = { version: VERSION, healthy, node, browser, configDir: config, dataDir: data, daemon, ports, settings, ownChrome, extension };
   if (!browser.ok) {
     const error = browser.error as { type: string; message: string; hint: string };
     throw new CliError(error, EXIT.unreachable, { report });
   }
   return report;
+}
+
+/**
+ * Whether `--own-chrome` would find a Chrome with remote debugging on: its DevToolsActivePort, checked by a TCP
+ * connect only (a WebSocket would raise Chrome's "Allow remote debugging?" dialog; docs/own-browser.md).
+ */
+async function ownChromeCheck(): Promise<{ found: boolean; profileDir?: string; port?: number; error?: string; hint?: string }> {
+  try {
+    const found = await findActivePort(process.env.TABWRIGHT_OWN_CHROME_PROFILE || undefined);
+    return { found: true, profileDir: found.profileDir, port: found.port };
+  } catch (error) {
+    return { found: false, error: (error as Error).message, hint: (error as { hint?: string }).hint ?? ENABLE_HINT };
+  }
 }

@@ -9,6 +9,7 @@ import type { ConfigFlags } from '../config.js';
 import { VERSION } from '../version.js';
 import { addDaemonCommands } from './daemonCommands.js';
 import { doctor } from './doctor.js';
+import { addExtensionCommands } from './extensionCommands.js';
 import { EXIT } from './exitCodes.js';
 import { writeAgentsSection } from './init.js';
 import { CLIENTS, mcpConfig, type McpClient } from './mcpConfig.js';
@@ -54,10 +55,11 @@ export async function buildProgram(argv: string[]): Promise<Command> {
   program.command('init').description('write (or update) the tabwright section of ./AGENTS.md for the next agent')
     .action(() => respond(async () => writeAgentsSection(process.cwd())));
 
-  program.command('doctor').description('check Node, the browser, the config and data dirs, the daemon and the ports')
+  program.command('doctor').description('check Node, the browser, the config and data dirs, the daemon, the ports, and whether --own-chrome finds Chrome')
     .action(() => respond(doctor));
 
   addDaemonCommands(program);
+  addExtensionCommands(program);
 
   if (everything || first === 'permissions') {
     const { addPermissionsCommand } = await import('../cliPermissions.js');
@@ -65,7 +67,7 @@ export async function buildProgram(argv: string[]): Promise<Command> {
   }
 
   // Usage errors print the JSON envelope and exit 2; help and --version keep commander's own output.
-  // `mcp` keeps commander's defaults, exactly as `tabwright-mcp` (message on stderr, exit 1): its stdout is protocol only.
+  // `mcp` keeps commander's message on stderr and exits 2, exactly as `tabwright-mcp` (addServerOptions): its stdout is protocol only.
   const configure = (cmd: Command) => {
     if (cmd.name() === 'mcp' && cmd.parent === program) return;
     cmd.exitOverride().configureOutput({ writeErr: text => { if (!/^error:/i.test(text)) process.stderr.write(text); } });

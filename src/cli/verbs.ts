@@ -109,6 +109,11 @@ export function addToolVerbs(program: Command, allTools = true): void {
   addToolVerb(program, 'call', callSpec);
   addToolVerb(program, 'shot', shotSpec([]));
   addToolVerb(program, 'exec', execSpec);
+  addToolVerb(program, 'share', {
+    tool: 'share_tabs',
+    description: "with --own-chrome: list the user's Chrome tabs, share tabs N... (numbers, ids or URL/title text) with the agent, or stop sharing them with --stop (tool share_tabs)",
+    positionals: [{ arg: '[tabs...]', field: 'tabs' }],
+  });
   program.command('use').description('remember a tab for later commands run in this directory (and TABWRIGHT_CLI_SCOPE)')
     .requiredOption('--tab <n>', 'the tab to remember (from `tabwright tabs`)', parseIntArg)
     .action((opts: { tab: number }) => respond(() => useTab(opts.tab)));

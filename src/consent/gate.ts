@@ -37,6 +37,8 @@ export interface GatedCall extends ConsentSubject {
   description: string;
   tabId?: number;
   arguments: unknown;
+  /** The prompt of the browser the tab lives in (the companion extension's consent window): asked first when present. */
+  browserPrompt?: PromptChannel;
 }
 
 /** What the gate tells the call's front while a prompt waits (one state of src/tools/waiting.ts's WaitingFor); times are epoch ms. */
@@ -121,7 +123,7 @@ export async function consentGate(call: GateCall, gated: GatedCall): Promise<Gat
     if (config.consent.auto === 'allow') return { channel: 'auto' };
     throw new ToolError('consent_denied', `Calling the ${what} needs the user's approval and the server runs with --auto-deny.`, 'Do not retry; the server refuses every call that would ask the user.');
   }
-  const channel = pickChannel(call);
+  const channel = gated.browserPrompt ?? pickChannel(call);
   if (!channel) {
     audit('unavailable', 'none');
     throw new ToolError('consent_unavailable', `Calling the ${what} needs the user's approval, and there is no way to ask: the caller offers no channel (an MCP client without elicitation, a daemon HTTP call without \`Accept: text/event-stream\`) and the server has no terminal.`, `Add a rule to ${rulesPath(config.configDir)} (e.g. {"rules":[{"origin":"${gated.origin}","tool":"${gated.name}","permission":"allow"}]}), or start the server with --auto-allow (unattended runs), or call from an MCP client with elicitation (or the CLI, which asks on its terminal).`);
@@ -132,7 +134,7 @@ export async function consentGate(call: GateCall, gated: GatedCall): Promise<Gat
     origin: gated.origin,
     tool: gated.name,
     description: gated.description,
-    annotations: gated.annotations,
+    annotations: gated.annotations ?? {},
     source: gated.source,
     scriptId: gated.scriptId,
     tabId: gated.tabId,

@@ -49,7 +49,8 @@ export interface ConsentSubject {
   origin: string;
   /** The tool's name as the page registered it. */
   name: string;
-  annotations: ToolHints;
+  /** The hints the tool declared; absent when it declared none (every hint then counts as false). */
+  annotations?: ToolHints;
   /** Who registered it: the browser's native WebMCP, the polyfill, or an AgentScript. */
   source: 'native' | 'polyfill' | 'agentscript' | string;
   /** The AgentScript that registered the tool, when one did (overrides can be per script). */
@@ -119,7 +120,7 @@ export function ruleMatches(rule: Rule, subject: ConsentSubject): boolean {
   if (!globMatches(rule.scriptId, subject.scriptId)) return false;
   if (rule.source !== undefined && rule.source !== subject.source) return false;
   for (const [key, want] of Object.entries(rule.annotations ?? {})) {
-    if (Boolean(subject.annotations[key as keyof ToolHints]) !== want) return false;
+    if (Boolean(subject.annotations?.[key as keyof ToolHints]) !== want) return false;
   }
   return true;
 }
@@ -186,7 +187,7 @@ export class ConsentPolicy {
     const index = this.rules.findIndex(rule => ruleMatches(rule, subject));
     if (index >= 0) return { permission: this.rules[index]!.permission, source: 'rules', rule: index };
     if (subject.declared) return { permission: subject.declared === 'allow' && subject.author !== 'human' ? 'prompt' : subject.declared, source: 'script' };
-    return { permission: defaultPermission(subject.annotations), source: 'default' };
+    return { permission: defaultPermission(subject.annotations ?? {}), source: 'default' };
   }
 }
 

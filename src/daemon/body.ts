@@ -3,7 +3,7 @@
  * `maxBytes` (a declared Content-Length over it is refused before reading;
  * a streamed body is counted) and complete within `timeoutMs` of the call.
  */
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { DaemonError } from './httpErrors.js';
 
 /**
@@ -51,6 +51,37 @@ export function readBody(req: IncomingMessage, maxBytes: number, timeoutMs: numb
     req.on('aborted', onAborted);
     req.on('error', onAborted);
   });
+}
+
+/** How much of a refused (413) body the daemon reads and drops before it closes the connection, in bytes. */
+const DISCARD_MAX_BYTES = 64 * 1024 * 1024;
+/** How long it reads a refused body before it closes the connection, in ms. */
+const DISCARD_MAX_MS = 10_000;
+
+/**
+ * After a 413 is answered: reads and drops the rest of the body (at most DISCARD_MAX_BYTES, DISCARD_MAX_MS), then
+ * closes the connection. Closing at once would reset it while the client still writes, and a client that meets
+ * the reset (EPIPE) before it reads the answer reports the daemon unreachable instead of the 413 (RFC 9110
+ * §15.5.14 lets the server close; reading on keeps the answer readable).
+ */
+export function discardRest(req: IncomingMessage, res: ServerResponse): void {
+  let read = 0;
+  const close = () => {
+    clearTimeout(timer);
+    res.socket?.destroy();
+  };
+  const timer = setTimeout(close, DISCARD_MAX_MS);
+  timer.unref();
+  req.on('data', (chunk: Buffer) => {
+    read += chunk.length;
+    if (read > DISCARD_MAX_BYTES) close();
+  });
+  req.once('end', () => {
+    clearTimeout(timer);
+    res.socket?.end();
+  });
+  req.once('error', close);
+  req.resume();
 }
 
 /**

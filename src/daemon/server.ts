@@ -11,7 +11,7 @@ import type { Dispatcher } from '../dispatch/dispatcher.js';
 import { logger } from '../log.js';
 import { ToolError } from '../errors.js';
 import { VERSION } from '../version.js';
-import { parseArguments, readBody } from './body.js';
+import { discardRest, parseArguments, readBody } from './body.js';
 import { CallRunner } from './calls.js';
 import { isConsentAnswer, PendingQuestions } from './consentChannel.js';
 import { checkHostAndOrigin, checkToken } from './guard.js';
@@ -191,8 +191,9 @@ export class DaemonServer {
       throw new DaemonError(404, 'not_found', `No route ${method} ${path.slice(0, 100)}.`, 'See docs/daemon.md for the routes (POST /v1/tools/{name}, GET /v1/status, POST /v1/shutdown, /mcp).');
     } catch (error) {
       if (error instanceof DaemonError) {
-        // 408/413: the rest of the body is not read; close the connection after answering.
-        sendNotDispatched(res, error, error.status === 408 || error.status === 413);
+        // 408: the rest of the body may never come: close after answering. 413: read and drop the rest, then close.
+        sendNotDispatched(res, error, error.status === 408);
+        if (error.status === 413) discardRest(req, res);
       } else {
         log.error('request failed:', error);
         if (!res.headersSent) sendJson(res, 500, { outcome: 'not_dispatched', error: { type: 'internal', message: String(error), hint: 'This is a tabwright bug if it repeats; see the daemon log.' } });

@@ -4,6 +4,8 @@
  * browser) or follows (relays to the leader). An `--isolated` process has a
  * temporary profile nobody else can share: it runs alone, off the relay;
  * so does a process attached to a remote browser (each attaches itself).
+ * The user's own browser (`--own-chrome`, the extension) is shared through the relay like a
+ * launched profile: one upstream connection, held by the leader (docs/own-browser.md).
  */
 import type { Config } from '../config.js';
 import { RelayDispatcher } from '../relay/relayDispatcher.js';
@@ -19,6 +21,7 @@ import { localDispatcher } from './local.js';
  */
 export async function createDispatcher(config: Config): Promise<Dispatcher> {
   // A remote browser is shared by attaching to it, and an --isolated profile cannot be shared: both run alone.
-  if (config.remote || config.isolated) return localDispatcher(config);
+  // The extension dials the relay port whatever the profile: its connection always sits behind the relay.
+  if (config.remote || (config.isolated && config.own?.kind !== 'extension')) return localDispatcher(config);
   return RelayDispatcher.start(config, relayPort());
 }

@@ -24,12 +24,42 @@ export function inputJsonSchema(tool: AnyTool): Record<string, unknown> {
   return schema;
 }
 
+/** A `maximum` at or above this is a sanity cap (tab ids, ms, offsets), not guidance for the model. */
+const SANITY_MAXIMUM = 100_000;
+
+/**
+ * The schema tools/list advertises: `inputJsonSchema` without the sanity bounds a model never needs to see (every
+ * byte of tools/list is paid in each agent's context, docs/clients.md): `maxLength` (length caps), `minLength: 1`
+ * (non-empty strings), a `maximum` of SANITY_MAXIMUM or more, and the `minimum` of such a field when it is 0 or 1.
+ * The bounds that guide a call (a quality of 1..100, a limit of 50, timeoutSec up to 300) stay. invokeTool still
+ * validates every bound, and an out-of-bound value is `invalid_arguments` naming it; docs/tools.md and
+ * `tabwright schema` show them all.
+ */
+export function leanJsonSchema(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(leanJsonSchema);
+  if (!schema || typeof schema !== 'object') return schema;
+  const out: Record<string, unknown> = {};
+  const node = schema as Record<string, unknown>;
+  const capped = typeof node.maximum === 'number' && node.maximum >= SANITY_MAXIMUM;
+  for (const [key, value] of Object.entries(node)) {
+    if (key === 'maxLength' || (key === 'minLength' && value === 1)) continue;
+    if (capped && (key === 'maximum' || (key === 'minimum' && (value === 0 || value === 1)))) continue;
+    // `properties` maps names to schemas (a property may be called "maxLength"); the other keys hold schemas.
+    if (key === 'properties') out[key] = Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, leanJsonSchema(v)]));
+    else out[key] = SUBSCHEMA_KEYS.has(key) ? leanJsonSchema(value) : value;
+  }
+  return out;
+}
+
+/** The JSON Schema keys whose value is a schema or a list of schemas (zod's output uses these). */
+const SUBSCHEMA_KEYS = new Set(['items', 'prefixItems', 'anyOf', 'oneOf', 'allOf', 'not', 'additionalProperties']);
+
 const jsonSchemas = new WeakMap<AnyTool, Record<string, unknown>>();
 
-/** inputJsonSchema, converted once per process and only when first asked for (tools/list), not before `initialize` answers. */
+/** The advertised (lean) schema, converted once per process and only when first asked for (tools/list), not before `initialize` answers. */
 function cachedJsonSchema(tool: AnyTool): Record<string, unknown> {
   let json = jsonSchemas.get(tool);
-  if (!json) jsonSchemas.set(tool, (json = inputJsonSchema(tool)));
+  if (!json) jsonSchemas.set(tool, (json = leanJsonSchema(inputJsonSchema(tool)) as Record<string, unknown>));
   return json;
 }
 
@@ -71,7 +101,7 @@ export function buildServer(dispatcher: Dispatcher, config: Config, request: Mcp
   const server = new McpServer({ name: 'tabwright', version: VERSION }, { capabilities: { tools: {}, resources: {} }, instructions: INSTRUCTIONS, requestState: { verify: consentStateCodec.verify } });
   registerResources(server, dispatcher);
   // Only the configured tool sets are listed; the dispatcher still runs any tool by name.
-  for (const tool of TOOLS.filter(t => config.toolsets.includes(t.toolset ?? 'core'))) {
+  for (const tool of TOOLS.filter(t => !t.humanOnly && config.toolsets.includes(t.toolset ?? 'core'))) {
     server.registerTool(
       tool.name,
       {

@@ -10,8 +10,8 @@
  * `execute` harness (runs the code, serialises the value with DOM nodes
  * described and cycles marked, and measures its UTF-8 size against
  * `maxBytes` in the page, so an oversized value never crosses the wire),
- * the snapshot walker and ref lookup (./snapshot.ts; docs/snapshot.md), the
- * hit test and input helpers of the element tools (./actions.ts), the action
+ * the snapshot walker and ref lookup (./snapshot.ts; docs/snapshot.md), `find`
+ * (./find.ts), the hit test and input helpers of the element tools (./actions.ts), the action
  * descriptions (./describe.ts), closed shadow roots (./shadow.ts),
  * `census()` (the count of visible links, buttons and controls that
  * snapshot coverage is measured against), and `webmcp`, the bridge of the
@@ -27,10 +27,14 @@ export interface RunResult {
   json?: string;
   /** UTF-8 size of `json` in bytes. */
   bytes?: number;
-  /** Size in bytes of a result over the cap (not ok). */
+  /** Size in bytes of a result over the cap (not ok; with `truncate`, ok and the full size). */
   tooLarge?: number;
+  /** With `truncate`, a result over the cap: where it was cut (`json` is its first `maxBytes`). */
+  cuts?: JsonCut[];
   /** The page's own error (not ok). */
   error?: { name: string; message: string };
+  /** The code's value was `undefined` (`json` is `null`): a function body without `return`, or an expression of nothing. */
+  undefined?: true;
 }
 
 function describeNode(node: Node): string {
@@ -69,6 +73,8 @@ import { adoptClosedRoot, recordClosedRoots, shadowRootOf, takeCandidates } from
 import { byId, idOf, nonce, snapshot } from './snapshot.js';
 import { dispatchClick, fieldState, focusEditable, hitTest } from './actions.js';
 import { ancestorId, describe, focused } from './describe.js';
+import { find } from './find.js';
+import { truncateJson, type JsonCut } from './truncateJson.js';
 import { installWebMcp, type WebMcpMode } from './webmcp.js';
 
 /**
@@ -142,9 +148,11 @@ const makeApi = (webmcp: ReturnType<typeof installWebMcp>) => Object.freeze({
   webmcp,
   /**
    * Runs `fn` and returns its value as JSON, capped at `maxBytes`
-   * (`execute`). Page exceptions come back as `error`.
+   * (`execute`): over it, `tooLarge`, and with `truncate` also the first
+   * `maxBytes` as valid JSON and its cuts (./truncateJson.ts). Page
+   * exceptions come back as `error`.
    */
-  async run(fn: () => unknown, maxBytes: number): Promise<RunResult> {
+  async run(fn: () => unknown, maxBytes: number, truncate = false): Promise<RunResult> {
     let value: unknown;
     try {
       value = await fn();
@@ -159,8 +167,12 @@ const makeApi = (webmcp: ReturnType<typeof installWebMcp>) => Object.freeze({
       return { ok: false, error: { name: 'SerializationError', message: e instanceof Error ? e.message : String(e) } };
     }
     const bytes = new TextEncoder().encode(json).length;
-    if (bytes > maxBytes) return { ok: false, tooLarge: bytes };
-    return { ok: true, json, bytes };
+    if (bytes > maxBytes) {
+      if (!truncate) return { ok: false, tooLarge: bytes };
+      const cut = truncateJson(json, maxBytes);
+      return { ok: true, json: cut.json, bytes: cut.bytes, tooLarge: bytes, cuts: cut.cuts };
+    }
+    return value === undefined ? { ok: true, json, bytes, undefined: true } : { ok: true, json, bytes };
   },
   /**
    * Every visible link, button and form control of this document, its open
@@ -179,6 +191,12 @@ const makeApi = (webmcp: ReturnType<typeof installWebMcp>) => Object.freeze({
    * as `[ref=@ID]` placeholders the server turns into process-unique refs.
    */
   snapshot,
+  /**
+   * The elements of this document (or of one element) that match a query by
+   * text, role and name, or CSS selector (the `find` tool, ./find.ts), with
+   * ids the server turns into refs.
+   */
+  find,
   /** The element of a snapshot id, if it is still in the document (the `tabwright-ref` selector engine). */
   byRef: byId,
   /** The snapshot id of an element, if it has one (used to find an iframe's node). */

@@ -119,6 +119,13 @@ function setValue(el: Control, value: string): void {
   Object.getOwnPropertyDescriptor(proto, 'value')!.set!.call(el, value);
 }
 
+/** What a fill can change: checkedness, the selected options of a multiple select, else the value. */
+function stateOf(el: Control): string {
+  if (el.localName === 'input' && /^(checkbox|radio)$/.test((el as HTMLInputElement).type)) return String((el as HTMLInputElement).checked);
+  if (el.localName === 'select' && (el as HTMLSelectElement).multiple) return Array.from((el as HTMLSelectElement).options, o => (o.selected ? '1' : '0')).join('');
+  return el.value;
+}
+
 /** Fills the form's controls from tool arguments and fires input/change on the ones that changed. */
 export function fillForm(form: HTMLFormElement, input: Record<string, unknown>): void {
   for (const [name, controls] of groups(form)) {
@@ -126,7 +133,7 @@ export function fillForm(form: HTMLFormElement, input: Record<string, unknown>):
     const value = input[name];
     const values = Array.isArray(value) ? value.map(String) : [String(value)];
     for (const el of controls) {
-      const before = el.localName === 'input' && /^(checkbox|radio)$/.test((el as HTMLInputElement).type) ? String((el as HTMLInputElement).checked) : el.value;
+      const before = stateOf(el);
       if (el.localName === 'select' && (el as HTMLSelectElement).multiple) {
         for (const o of Array.from((el as HTMLSelectElement).options)) o.selected = values.includes(o.value);
       } else if (el.localName === 'input' && (el as HTMLInputElement).type === 'checkbox') {
@@ -136,8 +143,8 @@ export function fillForm(form: HTMLFormElement, input: Record<string, unknown>):
       } else {
         setValue(el, values[0] ?? '');
       }
-      const after = el.localName === 'input' && /^(checkbox|radio)$/.test((el as HTMLInputElement).type) ? String((el as HTMLInputElement).checked) : el.value;
-      if (after !== before || el.localName === 'select') {
+      // As Chromium 156: input then change, once each, on a control whose state changed; none on one that did not.
+      if (stateOf(el) !== before) {
         el.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
         el.dispatchEvent(new Event('change', { bubbles: true }));
       }

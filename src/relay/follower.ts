@@ -10,7 +10,7 @@
  */
 import WebSocket from 'ws';
 import { ConsentPending, TerminalChannel, terminalAvailable, type PromptChannel } from '../consent/channel.js';
-import type { Config } from '../config.js';
+import { sharedBrowserKey, type Config } from '../config.js';
 import type { CallHooks } from '../dispatch/dispatcher.js';
 import { logger } from '../log.js';
 import { toToolError, ToolError } from '../errors.js';
@@ -86,7 +86,7 @@ export class RelayFollower {
       socket.once('close', () => finish({ kind: 'unreachable', reason: 'closed during the handshake' }));
       socket.once('open', () => {
         const { version, relayProtocol } = advertised();
-        const hello: FollowerFrame = { t: 'hello', token, version, relayProtocol, pid: process.pid, profile: config.userDataDir };
+        const hello: FollowerFrame = { t: 'hello', token, version, relayProtocol, pid: process.pid, profile: sharedBrowserKey(config) };
         socket.send(JSON.stringify(hello));
       });
       socket.once('message', data => {

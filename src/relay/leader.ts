@@ -16,6 +16,8 @@ import { ToolError, type ToolErrorData } from '../errors.js';
 import { removeLeaderFile, writeLeaderFile } from './leaderFile.js';
 import { advertised, compareVersions, MAX_FRAME_BYTES, parseFrame, RELAY_PROTOCOL, type FollowerFrame, type LeaderFrame } from './protocol.js';
 import { versionMismatch } from './errors.js';
+import { extensionBridgeOf } from '../browser/extension/extensionConnection.js';
+import { LINK_PATH } from '../browser/extension/protocol.js';
 
 const log = logger('relay');
 
@@ -75,7 +77,17 @@ export class RelayLeader {
     private readonly profile: string,
     private readonly events: LeaderEvents,
   ) {
-    this.wss = new WebSocketServer({ server, maxPayload: MAX_FRAME_BYTES });
+    this.wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
+    server.on('upgrade', (req, socket, head) => {
+      // The companion extension dials the same port at /extension (docs/own-browser.md); its connection takes it.
+      if (req.url === LINK_PATH || req.url?.startsWith(`${LINK_PATH}?`)) {
+        const bridge = extensionBridgeOf(local.session.connection);
+        if (bridge) bridge.handleUpgrade(req, socket, head);
+        else socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+        return;
+      }
+      this.wss.handleUpgrade(req, socket, head, ws => this.wss.emit('connection', ws, req));
+    });
     this.wss.on('connection', (socket, req) => {
       // A browser page always sends Origin; tabwright processes never do.
       if (req.headers.origin !== undefined) {

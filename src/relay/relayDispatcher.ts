@@ -13,7 +13,7 @@
  */
 import type { Server } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Config } from '../config.js';
+import { sharedBrowserKey, type Config } from '../config.js';
 import type { CallHooks, Dispatcher, LocalDispatcher } from '../dispatch/dispatcher.js';
 import { localDispatcher } from '../dispatch/local.js';
 import { readScriptResource, type ResourceText } from '../userscripts/resources.js';
@@ -133,7 +133,7 @@ export class RelayDispatcher implements Dispatcher {
       }
       const file = readLeaderFile(this.config.configDir);
       if (file && file.port === this.port) {
-        if (file.profile !== this.config.userDataDir) {
+        if (file.profile !== sharedBrowserKey(this.config)) {
           this.standalone(`the leader (pid ${file.pid}) runs its browser on another profile (${file.profile})`);
           return;
         }
@@ -169,10 +169,13 @@ export class RelayDispatcher implements Dispatcher {
 
   private async lead(server: Server, takeover: boolean): Promise<void> {
     // A killed leader's Chromium exits when its CDP pipe closes; wait for it to let go of the profile.
-    const free = await waitForProfileRelease(this.config.userDataDir, takeover ? PROFILE_RELEASE_MS : 0);
-    if (!free && takeover) log.warn(`the previous browser still holds ${this.config.userDataDir}`);
+    // Only a browser we launch holds a profile lock; the user's own browser is theirs and stays.
+    if (!this.config.own) {
+      const free = await waitForProfileRelease(this.config.userDataDir, takeover ? PROFILE_RELEASE_MS : 0);
+      if (!free && takeover) log.warn(`the previous browser still holds ${this.config.userDataDir}`);
+    }
     const local = this.localDispatcher();
-    const leader = new RelayLeader(server, local, this.config.configDir, this.port, this.config.userDataDir, {
+    const leader = new RelayLeader(server, local, this.config.configDir, this.port, sharedBrowserKey(this.config), {
       stepDown: () => void this.stepDown(),
     });
     if (this.closed) {

@@ -26,8 +26,12 @@ export interface FilesMark {
   instanceId: string;
 }
 
-/** Records where the file events stand before an action. */
-export function markFiles(session: Session, tab: Tab): FilesMark {
+/**
+ * Records where the file events stand before an action on `target.ref` (undefined: none), which clicks it when
+ * `target.clicks` (a chooser opening from now on is attributed to that ref, ./fileChooser.ts).
+ */
+export function markFiles(session: Session, tab: Tab, target: { ref?: string; clicks?: boolean } = {}): FilesMark {
+  tab.fileChoosers.acting(target.ref, target.clicks === true, tab.instanceId);
   return { chooserSeq: tab.fileChoosers.lastSeq, signals: { ...tab.fileSignals }, downloadId: session.downloads.lastId, instanceId: tab.instanceId };
 }
 
@@ -35,18 +39,22 @@ export function markFiles(session: Session, tab: Tab): FilesMark {
 export interface ActionFiles {
   /** Downloads the action started, saved or failed or still in progress (within DOWNLOAD_SAVE_MS). */
   downloads?: DownloadRecord[];
-  /** A file chooser the action opened and nothing answered yet: upload_file answers it, naming `ref`. */
-  fileChooser?: { multiple: boolean; ref?: string };
+  /**
+   * A file chooser nothing has answered or reported yet: one the action opened, or (`late`) one that opened after
+   * the previous action returned. upload_file answers it, naming `ref`.
+   */
+  fileChooser?: { multiple: boolean; ref?: string; late?: boolean };
 }
 
 /**
- * Waits for the choosers and downloads the action caused and returns them:
- * a chooser is marked as opened by `ref` (the element acted on), so
- * upload_file with that ref answers it.
+ * Waits for the choosers and downloads the action caused and returns them,
+ * with a chooser no result has told of yet (opened during the action, or
+ * late, after the previous one): it is named by the ref of the action it
+ * opened under, so upload_file with that ref answers it.
  * @param navigation  the main-frame navigation request the action started, if any.
  * @param expectDownload  the action clicked an `<a download>`: wait up to DOWNLOAD_START_MS for its download to start.
  */
-export async function awaitFiles(session: Session, tab: Tab, mark: FilesMark, navigation: Request | undefined, ref?: string, expectDownload = false): Promise<ActionFiles> {
+export async function awaitFiles(session: Session, tab: Tab, mark: FilesMark, navigation: Request | undefined, expectDownload = false): Promise<ActionFiles> {
   // The action clicked an `<a download>`: its download starts a moment later, reported by the browser process.
   if (expectDownload && session.downloads.lastId === mark.downloadId) await session.downloads.started(mark.downloadId, DOWNLOAD_START_MS);
   if (!tab.closed) {
@@ -75,10 +83,9 @@ export async function awaitFiles(session: Session, tab: Tab, mark: FilesMark, na
     await session.downloads.settle(mark.downloadId, DOWNLOAD_SAVE_MS);
     files.downloads = session.downloads.since(mark.downloadId);
   }
-  const chooser = tab.closed ? undefined : tab.fileChoosers.pending(tab.instanceId);
-  if (chooser && chooser.seq > mark.chooserSeq) {
-    chooser.openedBy = ref;
-    files.fileChooser = { multiple: chooser.chooser.isMultiple(), ref };
+  const chooser = tab.closed ? undefined : tab.fileChoosers.takeUnreported(tab.instanceId);
+  if (chooser) {
+    files.fileChooser = { multiple: chooser.chooser.isMultiple(), ref: chooser.openedBy, ...(chooser.seq <= mark.chooserSeq ? { late: true } : {}) };
   }
   return files;
 }

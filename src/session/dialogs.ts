@@ -13,11 +13,20 @@
  * phantom dialog stays behind. Per CDP session the events come strictly
  * opening, closed, opening, ...; a CDP dialog is paired with the Playwright
  * one of the same type and message, so a late `Closed` of an earlier dialog
- * never drops a newer one.
+ * never drops a newer one, and a Playwright dialog whose CDP pair has
+ * closed already (answered before Playwright's event reached us) is never
+ * recorded as open.
+ *
+ * The browser sends `Closed` to every CDP session before it answers the
+ * client that closed the dialog, and a session's events and answers arrive
+ * in order: so one round trip on the tab's session (`settle`) is enough for
+ * a call that comes right after someone else answered a dialog to see it
+ * closed (CDP Page domain, `javascriptDialogClosed`).
  */
 import type { CDPSession, Dialog } from 'playwright-core';
 import { logger } from '../log.js';
 import { ToolError } from '../errors.js';
+import { raceTimeout } from '../util/wait.js';
 
 const log = logger('dialogs');
 
@@ -41,6 +50,8 @@ interface CdpEntry {
   type: string;
   message: string;
   paired?: Open;
+  /** When `Page.javascriptDialogClosed` came for it before its Playwright dialog did (ms since the epoch). */
+  closedAt?: number;
 }
 
 /** The outcome of answering a dialog. */
@@ -67,6 +78,9 @@ export class TabDialogs {
   private readonly open: Open[] = [];
   /** Dialogs the CDP session reports open, oldest first. */
   private readonly cdpOpen: CdpEntry[] = [];
+  /** Dialogs the CDP session saw open and close before their Playwright dialog came (at most a few; oldest first). */
+  private readonly cdpGone: CdpEntry[] = [];
+  private cdp: CDPSession | undefined;
   private readonly waiters = new Set<(info: DialogInfo) => void>();
   private seq = 0;
 
@@ -86,6 +100,13 @@ export class TabDialogs {
     const type = dialog.type() as DialogType;
     const entry: Open = { seq: ++this.seq, type, message: dialog.message(), dialog };
     if (type === 'prompt') entry.defaultValue = dialog.defaultValue();
+    const gone = this.cdpGone.findIndex(c => c.type === type && c.message === entry.message && Date.now() - c.closedAt! < GONE_MS);
+    if (gone >= 0) {
+      // Closed in the browser (by someone else) before Playwright told us it opened: nothing waits for an answer.
+      this.cdpGone.splice(gone, 1);
+      log.debug(`dialog ${entry.seq} (${type}) was closed outside tabwright before it was reported`);
+      return;
+    }
     const cdp = this.cdpOpen.find(c => !c.paired && c.type === type && c.message === entry.message);
     if (cdp) {
       cdp.paired = entry;
@@ -100,6 +121,7 @@ export class TabDialogs {
 
   /** Listens on the tab's CDP session (after `Page.enable`) for dialogs closed outside tabwright. */
   attach(cdp: CDPSession): void {
+    this.cdp = cdp;
     cdp.on('Page.javascriptDialogOpening', event => {
       const entry: CdpEntry = { type: event.type, message: event.message };
       const open = this.open.find(o => !o.cdp && o.type === event.type && o.message === event.message);
@@ -111,14 +133,37 @@ export class TabDialogs {
     });
     cdp.on('Page.javascriptDialogClosed', () => {
       const closed = this.cdpOpen.shift();
-      const open = closed?.paired;
-      const index = open ? this.open.indexOf(open) : -1;
+      if (!closed) return;
+      const open = closed.paired;
+      if (!open) {
+        // Its Playwright dialog has not come yet (or was answered by us and already dropped): remember it closed.
+        closed.closedAt = Date.now();
+        this.cdpGone.push(closed);
+        if (this.cdpGone.length > GONE_KEPT) this.cdpGone.shift();
+        return;
+      }
+      const index = this.open.indexOf(open);
       if (index >= 0) {
         this.open.splice(index, 1);
         openInProcess -= 1;
-        log.debug(`dialog ${open!.seq} was closed outside tabwright`);
+        log.debug(`dialog ${open.seq} was closed outside tabwright`);
       }
     });
+  }
+
+  /**
+   * The open dialog once the tab's CDP session has caught up with the
+   * browser: when one is recorded open, a round trip on that session (the
+   * browser answers it while the page is blocked) delivers a
+   * `javascriptDialogClosed` the browser already sent, so a dialog someone
+   * else has just answered is not reported. Bounded by SETTLE_MS; without a
+   * CDP session, `current` as it is.
+   */
+  async settle(): Promise<DialogInfo | undefined> {
+    const cdp = this.cdp;
+    if (!this.open.length || !cdp) return this.current;
+    await raceTimeout(cdp.send('Target.getTargetInfo').catch(() => undefined), { ms: SETTLE_MS, onTimeout: 'undefined' });
+    return this.current;
   }
 
   /**
@@ -163,8 +208,19 @@ export class TabDialogs {
     openInProcess -= this.open.length;
     this.open.length = 0;
     this.cdpOpen.length = 0;
+    this.cdpGone.length = 0;
   }
 }
+
+/** How many dialogs closed before their Playwright event a tab remembers (in practice one at a time). */
+const GONE_KEPT = 4;
+/**
+ * How long such a dialog is remembered, in ms: Playwright's event trails the CDP session's by far less; a later
+ * dialog with the same type and message is a new one.
+ */
+const GONE_MS = 2_000;
+/** Longest wait for the round trip of `TabDialogs.settle`, in ms. */
+const SETTLE_MS = 500;
 
 function infoOf(d: Open): DialogInfo {
   return d.type === 'prompt' ? { type: d.type, message: d.message, defaultValue: d.defaultValue ?? '' } : { type: d.type, message: d.message };

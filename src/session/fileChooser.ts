@@ -4,6 +4,13 @@
  * blocks the page; the tab keeps the newest one so that `upload_file` can
  * fill it later, even when its `<input type=file>` was never attached to
  * the document.
+ *
+ * A chooser may open after the action that caused it returned (a handler
+ * that calls `input.click()` after a timer or a fetch): it is then named
+ * after the ref of the action that was last run on the tab, and the next
+ * action's report carries it (docs/actions.md, "Choosers in action
+ * results"). Each chooser is reported at most once, and never after
+ * upload_file answered it or a newer one.
  */
 import type { FileChooser } from 'playwright-core';
 import { raceTimeout } from '../util/wait.js';
@@ -17,19 +24,79 @@ export interface OpenChooser {
   instanceId: string;
   /** Whether upload_file has filled (or dropped) it. */
   used: boolean;
-  /** The ref whose action (a click) reported it, if known. */
+  /** Whether an action's result has told of it already. */
+  reported: boolean;
+  /** The ref of the action running (or last run) on the tab when it opened, if that action named one. */
   openedBy?: string;
 }
+
+/** How long after a click a chooser that has not opened yet is still expected from it, in ms (upload_file). */
+export const LATE_CHOOSER_MS = 10_000;
 
 export class FileChoosers {
   private latest: OpenChooser | undefined;
   private count = 0;
   private waiters: Array<() => void> = [];
+  /** The ref of the action running or last run on the tab (what a chooser opening now is attributed to). */
+  private actionRef: string | undefined;
+  /** The last click by ref: which ref, in which document, when, and how many choosers had opened before it. */
+  private lastClick: { ref: string; instanceId: string; at: number; seq: number } | undefined;
+  /** A chooser expected from upload_file's own click, to be dropped when it opens: its document and deadline. */
+  private drop: { instanceId: string; until: number } | undefined;
 
   /** Records a chooser the page opened (the tab's `filechooser` listener). */
   opened(chooser: FileChooser, instanceId: string): void {
-    this.latest = { seq: ++this.count, chooser, instanceId, used: false };
+    const entry: OpenChooser = { seq: ++this.count, chooser, instanceId, used: false, reported: false, openedBy: this.actionRef };
+    if (this.drop && this.drop.instanceId === instanceId && Date.now() < this.drop.until) {
+      // The duplicate of a chooser upload_file answered already (its own click and an earlier one both opened one).
+      entry.used = true;
+      this.drop = undefined;
+    }
+    this.latest = entry;
     for (const wake of this.waiters.splice(0)) wake();
+  }
+
+  /**
+   * An action starts on the tab: `ref` is the element it acts on (undefined: none), `clicks` whether it clicks it.
+   * A chooser that opens from now until the next action is attributed to `ref`.
+   */
+  acting(ref: string | undefined, clicks: boolean, instanceId: string): void {
+    this.actionRef = ref;
+    if (ref && clicks) this.lastClick = { ref, instanceId, at: Date.now(), seq: this.count };
+  }
+
+  /**
+   * Whether the last click was on `ref` in document `instanceId`, less than LATE_CHOOSER_MS ago, and no chooser has
+   * opened since: a chooser from it may still come (a handler that opens it late).
+   */
+  owedTo(ref: string, instanceId: string): boolean {
+    const c = this.lastClick;
+    return !!c && c.ref === ref && c.instanceId === instanceId && c.seq === this.count && Date.now() - c.at < LATE_CHOOSER_MS;
+  }
+
+  /**
+   * upload_file answered a chooser after clicking the element itself while an earlier click's chooser was still
+   * owed: the next chooser of document `instanceId` within LATE_CHOOSER_MS of that earlier click is the other
+   * click's, and is dropped.
+   */
+  dropNext(instanceId: string): void {
+    this.drop = { instanceId, until: (this.lastClick?.at ?? Date.now()) + LATE_CHOOSER_MS };
+  }
+
+  /**
+   * The chooser of document `instanceId` that no result has told of and nothing answered (it opened after the
+   * last action returned), marked as told now; undefined when there is none.
+   */
+  takeUnreported(instanceId: string): OpenChooser | undefined {
+    const c = this.pending(instanceId);
+    if (!c || c.reported) return undefined;
+    c.reported = true;
+    return c;
+  }
+
+  /** Marks every chooser opened so far as answered (upload_file chose the files: none of them is still a question). */
+  answeredAll(): void {
+    if (this.latest) this.latest.used = true;
   }
 
   /** Sequence number of the newest chooser (0 when none opened). */

@@ -16,6 +16,7 @@ import { diffCounts, diffSnapshots, renderDiff, scopeNow, type SnapshotDiff } fr
 import { ancestorsOf, containerLabel, formatLabel, type SnapLine } from './snapshotLines.js';
 import type { Session } from './session.js';
 import type { SnapshotBaseline, Tab } from './tab.js';
+import { plural } from '../util/plural.js';
 
 /** Characters per o200k token of snapshot text in a diff: the median on the corpus pages (scripts/diff-budget.ts). */
 const CHARS_PER_TOKEN = 3.5;
@@ -147,9 +148,9 @@ export async function readPage(session: Session, tab: Tab, before: PageBefore): 
   if (navigated) {
     if (snap.cut) out.lines.push({ text: 'The new page is over the snapshot budget: get_page_context reads it in pages.' });
     else if (snap.text.length <= DIFF_BUDGET) {
-      out.lines.push({ text: `Snapshot of the new page (${snap.refCount} refs):` }, { text: snap.text, mirrors: 'snapshot' });
+      out.lines.push({ text: `Snapshot of the new page (${plural(snap.refCount, 'ref')}):` }, { text: snap.text, mirrors: 'snapshot' });
       out.fields.snapshot = snap.text;
-    } else out.lines.push({ text: `get_page_context reads the new page (${snap.refCount} refs, about ${tokens(snap.text.length)} tokens).` });
+    } else out.lines.push({ text: `get_page_context reads the new page (${plural(snap.refCount, 'ref')}, about ${tokens(snap.text.length)} tokens).` });
     return out;
   }
   if (snap.cut) return say('No snapshot diff: the page is now over the snapshot budget; get_page_context reads it in pages.');
@@ -157,7 +158,7 @@ export async function readPage(session: Session, tab: Tab, before: PageBefore): 
   if (!base || base.instanceId !== snap.instanceId) return say('No earlier snapshot of this page to compare with; get_page_context reads it.');
   const diff = diffSnapshots(base.text, snap.text);
   out.fields.changes = { added: diff.added, removed: diff.removed, changed: diff.changed, moved: diff.moved, refsAdded: diff.refsAdded, refsRemoved: diff.refsRemoved, refsKept: diff.refsKept, ...(diff.tooMany ? { tooMany: true } : {}) };
-  if (!diff.tooMany && !diff.entries?.length) return say(`Snapshot unchanged (${diff.refsKept} refs).`);
+  if (!diff.tooMany && !diff.entries?.length) return say(`Snapshot unchanged (${plural(diff.refsKept, 'ref')}).`);
   // The diff, or what reads shorter and says as much: the changed part as it now reads, or the whole page (a search
   // that replaces a result list pairs old and new items line by line, which costs more than the list itself).
   const text = renderDiff(diff);

@@ -8,11 +8,14 @@
  * Within one document an element keeps its ref across snapshots (the
  * in-page runtime keeps one id per element, and we map ids one to one).
  *
- * Resolving a ref (below the registry) goes through the `tabwright-ref`
- * selector engine, which asks the frame's runtime for the element of an id,
- * so resolving needs no snapshot of its own (./snapshot.ts issues the refs).
+ * Resolving a ref (below the registry) asks the frame's runtime for the
+ * element of an id (`byRef`), so it needs no snapshot of its own
+ * (./snapshot.ts issues the refs) and no selector engine: the element tools
+ * act on the ElementHandle `elementOf` gives. The `tabwright-ref` selector
+ * engine, which asks the runtime the same way, serves what needs a Locator
+ * (drag, and selectors scoped under a ref).
  */
-import type { Frame, Locator } from 'playwright-core';
+import type { ElementHandle, Frame, Locator } from 'playwright-core';
 import { playwright } from '../browser/playwright.js';
 import { ToolError } from '../errors.js';
 import { classifyPlaywrightError } from '../util/playwrightErrors.js';
@@ -108,6 +111,7 @@ export function registerRefEngine(): Promise<void> {
   return engineRegistered;
 }
 
+
 /**
  * Each document's runtime prefixes its ids with a random nonce; refs carry
  * the id, and the nonce finds the frame (learned from the walks, or by
@@ -194,11 +198,56 @@ export async function resolveRef(session: Session, ref: string): Promise<Resolve
   const frame = await frameOf(tab, id, ref);
   await registerRefEngine();
   const locator = frame.locator(`${REF_ENGINE}=${id}`);
-  if ((await locator.count()) === 0) throw goneError(ref);
+  // Asked of the runtime by id, not through the locator: no frame's selector engines are involved (a document
+  // whose injected script was made before the engine was registered cannot fail the lookup).
+  const present = await frame.evaluate(runtimeId => !!(globalThis as unknown as RuntimeLookup).__tabwright?.byRef(runtimeId), id).catch(() => false);
+  if (!present) throw goneError(ref);
   return { tab, locator, frame, id };
+}
+
+/** The page runtime's lookup of an element by its id (src/page/runtime.ts `byRef`). */
+interface RuntimeLookup {
+  __tabwright?: { byRef(id: string): Element | null };
+}
+
+/**
+ * The element of a resolved ref as an ElementHandle: one evaluation by the runtime's id, no selector engine. The
+ * caller disposes it.
+ * @param ref  the ref, for the error.
+ * @throws ToolError stale_ref when the element is no longer on the page.
+ */
+export async function elementOf(resolved: ResolvedRef, ref: string): Promise<ElementHandle<Element>> {
+  const found = await resolved.frame.evaluateHandle(id => (globalThis as unknown as RuntimeLookup).__tabwright?.byRef(id) ?? null, resolved.id);
+  const handle = found.asElement() as ElementHandle<Element> | null;
+  if (!handle) {
+    void found.dispose().catch(() => undefined);
+    throw goneError(ref);
+  }
+  return handle;
 }
 
 /** The tab a ref belongs to (defineTabTool resolves a ref tool's tab with it). @throws as lookupRef. */
 export async function tabOfRef(session: Session, ref: string, opts: { dialogOk?: boolean } = {}): Promise<Tab> {
   return (await lookupRef(session, ref, opts)).tab;
+}
+
+/**
+ * What a ref names, for the tools that search or snapshot under it
+ * (`find`, `get_page_context {ref, selector}`): its element, and when that
+ * is an iframe (a `- iframe [ref=…]` line), the frame inside it (same-origin
+ * or cross-site), whose document is what lies under it.
+ * @throws ToolError stale_ref when the element is gone, or is an iframe that shows no document (yet); as resolveRef.
+ */
+export async function refScope(session: Session, ref: string): Promise<ResolvedRef & { content?: Frame }> {
+  const resolved = await resolveRef(session, ref);
+  const handle = await elementOf(resolved, ref);
+  try {
+    const tag = await handle.evaluate(el => el.localName);
+    if (tag !== 'iframe' && tag !== 'frame') return resolved;
+    const content = await handle.contentFrame();
+    if (!content || content.isDetached()) throw new ToolError('stale_ref', `The iframe of ref ${ref} shows no document (it is loading, or was emptied).`, 'Wait for the frame to load, then try again.');
+    return { ...resolved, content };
+  } finally {
+    void handle.dispose();
+  }
 }

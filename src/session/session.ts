@@ -68,8 +68,12 @@ export class Session {
     if (runtime) await ctx.addInitScript({ content: runtime });
     else log.warn(`in-page runtime missing at ${RUNTIME_PATH}; run npm run build`);
     // After the runtime: in each document the engine runs second (it claims the polyfill's AgentScript registrar).
-    await this.userscripts?.install(ctx, page => this.register(page));
-    ctx.on('page', page => void this.register(page));
+    await this.userscripts?.install(ctx, page => this.register(page), this.connection.userScripts);
+    ctx.on('page', page => {
+      void this.register(page);
+      // A tab of an attached browser that comes into view later (a tab the user shares) has its document loaded already.
+      if (runtime && this.connection.endpoint !== undefined) void this.injectIntoLoaded([page]);
+    });
     // Dialogs are taken at the context, not the page: a popup's page object reaches
     // us after its first script may have run, and Playwright dismisses a dialog
     // nobody listens for (an alert on a popup's load stays open).
@@ -134,7 +138,7 @@ export class Session {
    * @throws ToolError browser_unavailable when the endpoint does not answer.
    */
   async attachRemote(): Promise<void> {
-    if (this.connection.endpoint !== undefined) await this.context();
+    if (this.connection.endpoint !== undefined && !this.connection.asksToConnect) await this.context();
   }
 
   /** Returns the Tab for a page, creating it on first sight. */
@@ -210,8 +214,10 @@ export class Session {
    */
   async tab(tabId?: number, opts: { dialogOk?: boolean } = {}): Promise<Tab> {
     const tab = await this.pick(tabId);
-    const dialog = tab.dialogs.current;
-    if (dialog && !opts.dialogOk) throw dialogOpenError(tab.id, dialog);
+    if (opts.dialogOk || !tab.dialogs.current) return tab;
+    // A dialog answered elsewhere a moment ago (another CDP client, the user) is closed once the tab's session has caught up.
+    const dialog = await tab.dialogs.settle();
+    if (dialog) throw dialogOpenError(tab.id, dialog);
     return tab;
   }
 
@@ -233,7 +239,8 @@ export class Session {
    * a background tab leaves the active one in front of the window.
    */
   async openTab(ctx?: BrowserContext, background = false): Promise<Tab> {
-    const page = await (ctx ?? (await this.context())).newPage();
+    const context = ctx ?? (await this.context());
+    const page = this.userscripts ? await this.userscripts.creatingPage(() => context.newPage()) : await context.newPage();
     const tab = await this.register(page);
     const active = this.activeId !== undefined ? this.tabs.get(this.activeId) : undefined;
     if (!background || !active || active === tab) this.activeId = tab.id;

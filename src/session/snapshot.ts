@@ -15,7 +15,7 @@ import { classifyPlaywrightError, isTimeoutError } from '../util/playwrightError
 import { firstLine, ToolError } from '../errors.js';
 import { adoptClosedRoots } from './closedShadow.js';
 import { raceTimeout } from '../util/wait.js';
-import { frameOf, goneError, lookupRef, REF_ENGINE, registerRefEngine, rememberFrame } from './refs.js';
+import { frameOf, goneError, lookupRef, refScope, REF_ENGINE, registerRefEngine, rememberFrame } from './refs.js';
 import { warmRefActions } from './refWarmup.js';
 import type { SnapshotResult } from '../page/snapshot.js';
 import type { Session } from './session.js';
@@ -40,7 +40,7 @@ export interface Snapshot {
 }
 
 export interface SnapshotOptions {
-  /** CSS or Playwright selector: snapshot the first match only. */
+  /** CSS or Playwright selector: snapshot the first match only (with `ref`: under that element, or in that iframe's document). */
   selector?: string;
   /** A ref: snapshot that element only (and page through its children with offset). */
   ref?: string;
@@ -92,18 +92,43 @@ interface PageOptions {
 }
 
 const PLACEHOLDER = /\u0001([^\u0001]+)\u0001/g;
-/** Child frames worth a walk of their own: cross-origin documents (same-origin ones are walked inline by their parent). */
-function foreignFrames(frame: Frame): Frame[] {
+/** Every frame below `frame`, at any depth (the ones the walk lists as cross-origin are among them). */
+function descendantFrames(frame: Frame): Frame[] {
   const out: Frame[] = [];
   const visit = (f: Frame) => {
     for (const child of f.childFrames()) {
-      const url = child.url();
-      if (!/^(about:|chrome-error:|javascript:)/.test(url) && url !== '') out.push(child);
+      out.push(child);
       visit(child);
     }
   };
   visit(frame);
   return out;
+}
+
+/** The runtime id of `frame`'s iframe element in its parent's document (null when that runtime has none). */
+async function frameElementId(frame: Frame): Promise<string | null> {
+  const handle = await frame.frameElement();
+  try {
+    return await (handle as ElementHandle<Element>).evaluate(el => (globalThis as { __tabwright?: { idOf?(el: Element): string | null } }).__tabwright?.idOf?.(el) ?? null);
+  } finally {
+    void handle.dispose();
+  }
+}
+
+/** Whether `frame` holds a document worth a walk of its own (not an error page, about:blank or a javascript: URL). */
+function walkable(frame: Frame): boolean {
+  const url = frame.url();
+  return !/^(about:|chrome-error:|javascript:)/.test(url) && url !== '';
+}
+
+/**
+ * The state an iframe line shows for a frame whose document is not there to walk (docs/snapshot.md, "Frames"):
+ * ` [loading]`, ` [failed=net::ERR_…]` (` [failed]` when the browser gave no error), else ''.
+ */
+function loadMark(tab: Tab, frame: Frame): string {
+  const load = tab.frameLoads.of(frame);
+  if (!load) return '';
+  return load.state === 'loading' ? ' [loading]' : ` [failed${load.error ? `=${load.error}` : ''}]`;
 }
 
 /** The walk of one frame, or a TimeoutError after `ms`. */
@@ -151,13 +176,14 @@ async function expand(session: Session, tab: Tab, instanceId: string, frame: Fra
   // Ref actions on this document will follow: get Playwright ready for them meanwhile (./refWarmup.ts).
   if (refs) warmRefActions(frame, result.nonce, () => registerRefEngine().then(() => REF_ENGINE));
   const inserts = new Map<number, string[]>();
+  const marks = new Map<number, string>();
+  const lineOf = (id: string) => result.lines.findIndex(l => l.includes(`\u0001${id}\u0001`));
+  const descendants = descendantFrames(frame);
   if (result.frames.length) {
     const wanted = new Set(result.frames);
-    const children = await Promise.all(foreignFrames(frame).map(async child => {
+    const children = await Promise.all(descendants.filter(walkable).map(async child => {
       try {
-        const handle = await child.frameElement();
-        const id = await (handle as ElementHandle<Element>).evaluate(el => (globalThis as { __tabwright?: { idOf?(el: Element): string | null } }).__tabwright?.idOf?.(el) ?? null);
-        void handle.dispose();
+        const id = await frameElementId(child);
         if (!id || !wanted.has(id)) return undefined;
         const budget = Math.max(2_000, Math.floor((result.budgetLeft ?? Infinity) / wanted.size));
         const sub = await walkWithin(timeout, session, child, { limit: opts.limit, urls: opts.urls, maxText: opts.maxText, budget });
@@ -169,15 +195,24 @@ async function expand(session: Session, tab: Tab, instanceId: string, frame: Fra
     }));
     for (const c of children) {
       if (!c) continue;
-      const at = result.lines.findIndex(l => l.includes(`\u0001${c.id}\u0001`));
+      const at = lineOf(c.id);
       if (at !== -1 && c.lines.length) inserts.set(at, c.lines);
     }
   }
+  // Frames still loading or failed show it on their iframe line when it has nothing under it: a cross-origin
+  // frame not walked, or the empty initial document of a frame whose own document has not come yet (walked inline).
+  await Promise.all(descendants.map(async child => {
+    const mark = loadMark(tab, child);
+    if (!mark) return;
+    const id = await frameElementId(child).catch(() => null);
+    const at = id ? lineOf(id) : -1;
+    if (at !== -1 && !inserts.has(at) && !result.lines[at]!.endsWith(':')) marks.set(at, mark);
+  }));
   const out: string[] = [];
   own.forEach((text, i) => {
     const sub = inserts.get(i);
     if (!sub) {
-      out.push(text);
+      out.push(text + (marks.get(i) ?? ''));
       return;
     }
     const indent = `${/^\s*/.exec(text)![0]}  `;
@@ -189,8 +224,9 @@ async function expand(session: Session, tab: Tab, instanceId: string, frame: Fra
 
 /**
  * Takes a snapshot of the whole page, of the first element matching
- * `selector` (a CSS or Playwright selector), or of the element of `ref`
- * (from `offset` on among its children).
+ * `selector` (a CSS or Playwright selector; with `ref`, under its element or
+ * in its iframe's document), or of the element of `ref` (from `offset` on
+ * among its children).
  * @throws ToolError invalid_arguments when `selector` is malformed or matches nothing; stale_ref for a gone `ref`.
  */
 export async function takeSnapshot(session: Session, tab: Tab, opts: SnapshotOptions = {}): Promise<Snapshot> {
@@ -240,23 +276,26 @@ async function snapshotOnce(session: Session, tab: Tab, instanceId: string, opts
   let frame: Frame;
   let root: ElementHandle | undefined;
   let base: PageOptions;
-  if (opts.ref) {
+  if (opts.ref && !opts.selector) {
     const { target } = await lookupRef(session, opts.ref);
     const id = target.ariaRef;
     frame = await frameOf(tab, id, opts.ref);
     base = { rootId: id, offset: opts.offset ?? 0, urls, maxText: SCOPED_MAX_TEXT, budget };
   } else if (opts.selector) {
-    const locator = tab.page.locator(opts.selector);
+    const scope = opts.ref ? await refScope(session, opts.ref) : undefined;
+    const locator = scope ? (scope.content ?? scope.locator).locator(opts.selector) : tab.page.locator(opts.selector);
     let count: number;
     try {
       count = await locator.count();
     } catch (error) {
       throw new ToolError('invalid_arguments', `The selector is not valid: ${firstLine(String(error))}`, 'Pass a CSS selector such as "main" or "#results", or omit selector for the whole page.');
     }
-    if (count === 0) throw new ToolError('invalid_arguments', 'The selector matches no element on the page.', 'Check the selector against the page, or omit it for the whole page.');
+    const none = () => new ToolError('invalid_arguments', `The selector matches no element ${scope ? `under ${opts.ref}` : 'on the page'}.`,
+      `Check the selector against the page${scope ? ` (it is matched ${scope.content ? 'inside that iframe' : 'under that element'} only)` : ' (it does not reach into iframes: pass with it the ref of the iframe)'}; find {selector} searches every frame.`);
+    if (count === 0) throw none();
     root = (await locator.first().elementHandle({ timeout })) ?? undefined;
-    if (!root) throw new ToolError('invalid_arguments', 'The selector matches no element on the page.', 'Check the selector against the page, or omit it for the whole page.');
-    frame = (await root.ownerFrame()) ?? tab.page.mainFrame();
+    if (!root) throw none();
+    frame = (await root.ownerFrame()) ?? scope?.content ?? tab.page.mainFrame();
     base = { offset: opts.offset ?? 0, urls, maxText: SCOPED_MAX_TEXT, budget };
   } else {
     frame = tab.page.mainFrame();

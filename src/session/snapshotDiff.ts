@@ -23,6 +23,7 @@
  * No browser, no I/O.
  */
 import { ancestorsOf, containerLabel, formatLabel, parseSnapshot, type NodeLabel, type SnapLine } from './snapshotLines.js';
+import { plural } from '../util/plural.js';
 
 /** One changed line. `at` indexes the new lines (added, changed, moved) or the old ones (removed); `was` the old line of a changed or moved one. */
 export interface DiffEntry {
@@ -301,7 +302,7 @@ function removedSummary(lines: readonly SnapLine[], tops: readonly number[], bef
   });
   const named = labels.slice(0, REMOVED_NAMED).join(' · ');
   const more = labels.length > REMOVED_NAMED ? ` · … ${labels.length - REMOVED_NAMED} more` : '';
-  return `${lines.length} lines${refs ? `, ${refs} ref${refs === 1 ? '' : 's'} gone` : ''}${named ? `: ${named}${more}` : ''}`;
+  return `${plural(lines.length, 'line')}${refs ? `, ${plural(refs, 'ref')} gone` : ''}${named ? `: ${named}${more}` : ''}`;
 }
 
 /** The `[…]` states of a line, its ref left out. */
@@ -331,7 +332,7 @@ const HEAD: Record<DiffEntry['kind'], string> = { added: 'Added', removed: 'Remo
 
 /** The first line of a rendered diff, without its period: `Since last snapshot: 2 lines added, 1 removed; 7 refs still valid`. */
 export function diffHeader(diff: SnapshotDiff): string {
-  return `Since last snapshot: ${diffCounts(diff).replace(/^(\d+) /, (_, n: string) => `${n} line${n === '1' ? '' : 's'} `)}; ${diff.refsKept} refs still valid`;
+  return `Since last snapshot: ${diffCounts(diff).replace(/^(\d+) /, (_, n: string) => `${n} line${n === '1' ? '' : 's'} `)}; ${plural(diff.refsKept, 'ref')} still valid`;
 }
 
 /**

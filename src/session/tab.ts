@@ -21,6 +21,8 @@ import { actOnTab, type ActionReport, type ActOptions } from './tabAction.js';
 import { ConsoleBuffer, levelOf } from './consoleBuffer.js';
 import { anyDialogOpen, TabDialogs, type DialogInfo } from './dialogs.js';
 import { FileChoosers } from './fileChooser.js';
+import { FrameLoads } from './frameLoads.js';
+import { LeavingTracker } from './leaving.js';
 import { TabScripts, type MenuCommand, type RanScript } from './tabScripts.js';
 
 const log = logger('tab');
@@ -32,7 +34,13 @@ export interface TabInfo {
   active: boolean;
   instanceId: string;
   revision: number;
+  /** The tab that opened this one (window.open, a target=_blank link), when it is known. */
   openerTabId?: number;
+  /**
+   * True for a popup: a window opened with window.open that keeps
+   * `window.opener` (the browser's `canAccessOpener`); absent for a plain tab.
+   */
+  popup?: boolean;
   /** The open dialog the page waits for; absent when none. */
   dialog?: DialogInfo;
   /** Userscripts that ran in the current document, in any frame; absent when none. */
@@ -52,10 +60,14 @@ export class Tab {
   readonly console = new ConsoleBuffer();
   /** JavaScript dialogs (fed by the session's context-level listener): the open one stays open until handle_dialog answers it. */
   readonly dialogs = new TabDialogs();
+  /** What the open beforeunload dialog holds up: a navigation, reload, history step or the closing of the tab. */
+  readonly leaving = new LeavingTracker();
   /** File choosers the page opened, kept for upload_file. */
   readonly fileChoosers = new FileChoosers();
   /** Userscripts that ran in the current document and their menu commands. */
   readonly userscripts = new TabScripts();
+  /** Child frames whose documents are still loading or failed to load (the snapshot marks them). */
+  readonly frameLoads: FrameLoads;
   /**
    * The workspace (absolute folder) of the call that last acted on the tab:
    * downloads the tab starts are saved under it. Undefined: the session's.
@@ -97,6 +109,7 @@ export class Tab {
     /** The session the tab belongs to (its other tabs, refs and downloads). */
     readonly session: Session,
   ) {
+    this.frameLoads = new FrameLoads(page);
     page.on('console', msg => {
       const loc = msg.location();
       if (isFaviconNoise(msg.text(), loc.url)) return;
@@ -149,10 +162,12 @@ export class Tab {
         this.fileSignals.downloads += 1;
       });
       this.dialogs.attach(cdp);
+      this.leaving.attach(cdp);
       await cdp.send('Page.enable');
       // Playwright intercepts choosers on its own session; intercepting here too only adds the event to ours.
       if (await cdp.send('Page.setInterceptFileChooserDialog', { enabled: true }).then(() => true, () => false)) this.fileSignals = { choosers: 0, downloads: 0 };
       const { frameTree } = await cdp.send('Page.getFrameTree');
+      this.leaving.setMainFrame(frameTree.frame.id);
       if (this.instanceId === 'pending') this.instanceId = frameTree.frame.loaderId;
     } catch (error) {
       if (!this.closed) log.warn(`tab ${this.id}: CDP attach failed:`, error);
@@ -214,11 +229,11 @@ export class Tab {
   }
 
   async info(active: boolean): Promise<TabInfo> {
-    const { url, title } = await this.urlAndTitle();
+    const [{ url, title, canAccessOpener }, dialog] = await Promise.all([this.urlAndTitle(), this.dialogs.settle()]);
     const scripts = this.userscripts.scripts();
     const menuCommands = this.userscripts.menuCommands();
     return {
-      tabId: this.id, url, title, active, instanceId: this.instanceId, revision: this.revision, openerTabId: this.openerTabId, dialog: this.dialogs.current,
+      tabId: this.id, url, title, active, instanceId: this.instanceId, revision: this.revision, openerTabId: this.openerTabId, popup: canAccessOpener || undefined, dialog,
       scripts: scripts.length ? scripts : undefined, menuCommands: menuCommands.length ? menuCommands : undefined,
     };
   }
@@ -238,11 +253,18 @@ export class Tab {
    * evaluations in a row each get no answer within `STUCK_PROBE_MS`. A page
    * that is merely slow (a long task, a snapshot of a huge page under load)
    * answers one of them and is not stuck.
+   * @param early  see stopIfStuck
    */
-  async isStuck(): Promise<boolean> {
+  async isStuck(early?: MainThreadProbe): Promise<boolean> {
     const cdp = this.cdp;
     // A page waiting for a dialog (its own or a popup's) is not stuck, and answers nothing until the dialog closes.
     if (!cdp || this.closed || anyDialogOpen()) return false;
+    // A probe unanswered for a whole probe window says as much as the probes below would: wait out its window.
+    if (early && !early.answered) {
+      const left = early.sentAt + STUCK_PROBE_MS * STUCK_PROBES - Date.now();
+      if (left > 0) await raceTimeout(early.answer, { ms: left, onTimeout: 'undefined' });
+      if (!early.answered) return !this.closed;
+    }
     for (let i = 0; i < STUCK_PROBES; i++) {
       // Any answer, an error included (a context torn down by a navigation), means the thread is not stuck.
       const answered = await raceTimeout(cdp.send('Runtime.evaluate', { expression: '1', returnByValue: true }).then(() => true, () => true), { ms: STUCK_PROBE_MS, onTimeout: 'undefined' });
@@ -262,15 +284,66 @@ export class Tab {
   }
 
   /**
-   * When the page's main thread is stuck (`isStuck`: a script in an endless
-   * loop), stops that script. Returns whether the page was stuck. A page
-   * that answered a probe is never terminated.
+   * Sends one probe of the page's main thread now (a `Runtime.evaluate` of `1`), for a caller that asks
+   * `stopIfStuck(probe)` at a deadline of its own: a probe still unanswered a whole probe window
+   * (STUCK_PROBE_MS × STUCK_PROBES) after it was sent settles the question at once, so a call that times out on
+   * a stuck page answers at its deadline instead of a probe window later.
+   * @returns the probe; `answered` turns true when the page answers (an error counts as an answer)
    */
-  async stopIfStuck(): Promise<boolean> {
-    if (!(await this.isStuck())) return false;
-    await raceTimeout(this.cdp!.send('Runtime.terminateExecution').catch(error => log.debug('terminateExecution failed', error)), { ms: 2000, onTimeout: 'undefined' });
-    return true;
+  probeMainThread(): MainThreadProbe {
+    const sent = this.cdp ? this.cdp.send('Runtime.evaluate', { expression: '1', returnByValue: true }) : Promise.resolve();
+    const probe: MainThreadProbe = {
+      sentAt: Date.now(),
+      answered: false,
+      answer: sent.then(() => undefined, () => undefined).then(() => void (probe.answered = true)),
+    };
+    return probe;
   }
+
+  /**
+   * When the page's main thread is stuck (`isStuck`: a script in an endless
+   * loop), stops that script. Returns what it found and did (StuckOutcome). A
+   * page that answered a probe is never terminated.
+   * @param early  a probe sent earlier (probeMainThread): waited for until it is a whole probe window old; still
+   *   unanswered then, the page counts as stuck without probing again
+   */
+  async stopIfStuck(early?: MainThreadProbe): Promise<StuckOutcome> {
+    if (!(await this.isStuck(early))) return false;
+    const refused = await raceTimeout(this.cdp!.send('Runtime.terminateExecution').then(() => undefined, (error: Error) => {
+      log.debug('terminateExecution failed', error);
+      return error.message;
+    }), { ms: 2000, onTimeout: 'undefined' });
+    // Chrome 156 answers an extension's chrome.debugger "Runtime.terminateExecution is not allowed for untrusted
+    // clients": through the companion extension a stuck script cannot be stopped (docs/own-browser.md).
+    return refused && /not allowed/i.test(refused) ? 'not_stopped' : 'stopped';
+  }
+}
+
+/** One probe of a page's main thread (Tab.probeMainThread): when it was sent (ms since the epoch), and whether the page answered. */
+export interface MainThreadProbe {
+  readonly sentAt: number;
+  answered: boolean;
+  /** Settles when the page answers. */
+  readonly answer: Promise<void>;
+}
+
+/**
+ * What stopIfStuck found and did: `false` the page was not stuck; `'stopped'` its script was stuck and has been
+ * terminated; `'not_stopped'` it is stuck and the browser refused to terminate it (an extension's debugger).
+ */
+export type StuckOutcome = false | 'stopped' | 'not_stopped';
+
+/** The clause an error adds for a stuck page, after "; " (empty when it was not stuck). */
+export function stuckClause(outcome: StuckOutcome): string {
+  if (outcome === 'stopped') return 'the page\'s script was stuck (an endless loop) and has been stopped';
+  if (outcome === 'not_stopped') return 'the page\'s script is stuck (an endless loop) and could not be stopped: Chrome does not let an extension stop a page\'s script';
+  return '';
+}
+
+/** The hint for a stuck page's error: how to leave a page that could not be stopped, `fallback` for one that was, '' when it was not stuck. */
+export function stuckHint(outcome: StuckOutcome, fallback: string): string {
+  if (outcome === 'not_stopped') return 'The tab stays stuck until it leaves the page: navigate it elsewhere (or close_tab); reload_tab runs the same script again.';
+  return outcome ? fallback : '';
 }
 
 const stuckProbeEnv = Number(process.env.TABWRIGHT_STUCK_PROBE_MS);

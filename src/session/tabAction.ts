@@ -11,11 +11,12 @@ import { ToolError } from '../errors.js';
 import { awaitFiles, markFiles, type ActionFiles } from './actionFiles.js';
 import { untilDialog, type DialogInfo } from './dialogs.js';
 import { describeFocused, describeRefs, type ElementInfo } from './elementInfo.js';
+import type { Leaving } from './leaving.js';
 import { currentBaseline, ensureBaseline, readPage, type PageReport } from './pageReport.js';
 import type { ResolvedRef } from './refs.js';
 import type { Session } from './session.js';
 import { takeSnapshot } from './snapshot.js';
-import type { Tab } from './tab.js';
+import { stuckClause, stuckHint, type Tab } from './tab.js';
 import { pollUntil, raceTimeout, sleep } from '../util/wait.js';
 import { classifyPlaywrightError } from '../util/playwrightErrors.js';
 
@@ -25,6 +26,8 @@ const SETTLE_MS = 10_000;
 const NEW_TAB_MS = 5_000;
 /** Longest wait for a tab the action opened to load its first document (its URL and title), in ms. */
 const NEW_TAB_LOAD_MS = 3_000;
+/** Longest wait for a tab the action opened blank to commit a page (its opener navigates it a moment later), in ms. */
+const NEW_TAB_BLANK_MS = 1_500;
 /** Longest wait for the responses to fetch / XHR requests the action started, before the page is read for its diff, in ms. */
 const REQUESTS_MS = 1_000;
 /** Pause after those responses, for the page's handlers to read and apply them, in ms. */
@@ -80,6 +83,8 @@ export interface NewTabInfo {
    * Chromium opens without an opener).
    */
   popup: boolean;
+  /** The tab still showed no page of its own (about:blank) when the report was made: its page may load later. */
+  blank?: boolean;
   dialog?: DialogInfo;
 }
 
@@ -99,6 +104,8 @@ export interface ActionReport {
   revision?: number;
   /** The dialog the tab waits for: one the action opened (the action returned when it opened). */
   dialog?: DialogInfo;
+  /** For a beforeunload `dialog`: what it holds up (the link's navigation, a reload, the closing of the tab), when known. */
+  leaving?: Leaving;
   /** Console errors logged during the action (texts cut at 500 characters). */
   consoleErrors?: Array<{ seq: number; text: string }>;
   /** Tabs the action opened, the active tab then, and the dialogs those tabs wait for. */
@@ -137,7 +144,7 @@ export async function actOnTab(tab: Tab, action: () => Promise<void>, opts: ActO
     const focused = await describeFocused(session, tab);
     if (focused) elements.push(focused);
   }
-  const files = markFiles(session, tab);
+  const files = markFiles(session, tab, opts);
   // Asked before the action, while the element is there and no navigation can hold the evaluation: a click on an
   // `<a download>` starts its download in the browser process, which may report it after the click returned.
   const clicksDownloadLink = opts.clicks === true && elements.some(e => e.role === 'link') && (await downloadLink(opts.targets ?? []));
@@ -214,6 +221,8 @@ export async function actOnTab(tab: Tab, action: () => Promise<void>, opts: ActO
     report.revision = tab.revision;
   }
   if (dialog) report.dialog = dialog;
+  const leaving = dialog?.type === 'beforeunload' ? await tab.leaving.seen() : undefined;
+  if (leaving) report.leaving = leaving;
   const errors = tab.console.errorsSince(before.consoleSeq);
   if (errors.length) report.consoleErrors = errors.map(e => ({ seq: e.seq, text: e.text.slice(0, 500) }));
   const opened = session.openTabs().filter(t => !before.tabIds.has(t.id));
@@ -226,7 +235,7 @@ export async function actOnTab(tab: Tab, action: () => Promise<void>, opts: ActO
     report.newTabs = { tabs, activeTabId: session.activeTabId, dialogs };
   }
   // A page held by a dialog answers no round trip, so file choosers and downloads are not looked for then.
-  if (!heldByDialog) report.files = await awaitFiles(session, tab, files, navigation, opts.ref, clicksDownloadLink);
+  if (!heldByDialog) report.files = await awaitFiles(session, tab, files, navigation, clicksDownloadLink);
   if (opts.snapshot && !tab.closed && !heldByDialog) report.snapshot = (await takeSnapshot(session, tab)).text;
   else if (pageReport) report.page = pageReport;
   return report;
@@ -251,8 +260,10 @@ async function stoppingStuckScript(tab: Tab, action: () => Promise<void>): Promi
   try {
     await action();
   } catch (error) {
-    if (!(error instanceof ToolError) || !['timeout', 'element_not_actionable'].includes(error.type) || !(await tab.stopIfStuck())) throw error;
-    throw new ToolError('timeout', `${error.message.replace(/\.$/, '')}: the page's script was stuck and has been stopped.`, 'The page runs an endless script (e.g. in an event handler); its state may be incomplete. Take a fresh snapshot before going on.');
+    if (!(error instanceof ToolError) || !['timeout', 'element_not_actionable'].includes(error.type)) throw error;
+    const stuck = await tab.stopIfStuck();
+    if (!stuck) throw error;
+    throw new ToolError('timeout', `${error.message.replace(/\.$/, '')}: ${stuckClause(stuck)}.`, stuckHint(stuck, 'The page runs an endless script (e.g. in an event handler); its state may be incomplete. Take a fresh snapshot before going on.'));
   }
 }
 
@@ -300,11 +311,26 @@ async function awaitSelfClose(tab: Tab, known?: boolean): Promise<void> {
   if (closing) await pollUntil(() => tab.closed, { ms: SELF_CLOSE_MS, intervalMs: 25 });
 }
 
-/** URL, title and kind of a tab an action opened, once its first document has loaded (bounded; not while a dialog holds it). */
+/**
+ * URL, title and kind of a tab an action opened, once its first document has
+ * loaded (bounded; not while a dialog holds it). A window opened blank that
+ * its opener navigates a moment later (`window.open('')`, then
+ * `w.location = url`) is given NEW_TAB_BLANK_MS to commit that page.
+ */
 async function describeNewTab(t: Tab): Promise<NewTabInfo> {
+  const loaded = () => raceTimeout(t.page.waitForLoadState('domcontentloaded', { timeout: NEW_TAB_LOAD_MS }).catch(() => undefined), { ms: NEW_TAB_LOAD_MS, onTimeout: 'undefined' });
   if (!t.dialogs.current) {
-    await raceTimeout(t.page.waitForLoadState('domcontentloaded', { timeout: NEW_TAB_LOAD_MS }).catch(() => undefined), { ms: NEW_TAB_LOAD_MS, onTimeout: 'undefined' });
+    await loaded();
+    if (isBlank(t.page.url()) && await pollUntil(() => !isBlank(t.page.url()) || t.closed || t.dialogs.current !== undefined, { ms: NEW_TAB_BLANK_MS, intervalMs: 25 }) && !t.closed && !t.dialogs.current) await loaded();
   }
   const { url, title, canAccessOpener } = await t.urlAndTitle();
-  return { tabId: t.id, openerTabId: t.openerTabId, url, title, popup: !!canAccessOpener, ...(t.dialogs.current ? { dialog: t.dialogs.current } : {}) };
+  return {
+    tabId: t.id, openerTabId: t.openerTabId, url, title, popup: !!canAccessOpener,
+    ...(isBlank(url) ? { blank: true } : {}), ...(t.dialogs.current ? { dialog: t.dialogs.current } : {}),
+  };
+}
+
+/** A window with no page of its own yet (the initial about:blank of a new window). */
+function isBlank(url: string): boolean {
+  return url === '' || url === 'about:blank';
 }

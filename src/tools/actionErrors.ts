@@ -3,9 +3,9 @@
  * built from fixed phrases only: typed text and page-provided values never
  * reach an error.
  */
-import type { Tab } from '../session/tab.js';
+import { stuckClause, stuckHint, type Tab } from '../session/tab.js';
 import { firstLine, ToolError } from '../errors.js';
-import { classifyPlaywrightError, type PlaywrightErrorKind } from '../util/playwrightErrors.js';
+import { classifyPlaywrightError, isTimeoutError, type PlaywrightErrorKind } from '../util/playwrightErrors.js';
 
 /** Why an element was not actionable, for the kinds that say so. */
 const REASONS: Partial<Record<PlaywrightErrorKind, string>> = {
@@ -13,12 +13,24 @@ const REASONS: Partial<Record<PlaywrightErrorKind, string>> = {
   not_visible: 'it is not visible',
   not_enabled: 'it is disabled',
   not_editable: 'it does not accept text',
+  not_text_input: 'it is an input that takes no typed text (a checkbox, radio button, file input or button)',
+  not_a_number: 'it is a number field and the text is not a number',
   not_stable: 'it keeps moving (animation)',
   outside_viewport: 'it is outside the viewport and cannot be scrolled into view',
   not_checkable: 'it is not a checkbox or radio button',
   not_select: 'it is not a <select>',
   option_missing: 'some of the requested options do not exist',
 };
+
+/** The hint of the kinds that have a better one than "take a fresh snapshot". */
+const HINTS: Partial<Record<PlaywrightErrorKind, string>> = {
+  not_text_input: 'Use click for a checkbox, radio button or button (fill_form takes true/false for a checkbox), and upload_file for a file input.',
+  not_a_number: 'Type digits only (a leading minus sign, a decimal point and an exponent are allowed).',
+  option_missing: 'Pass option values or labels as the snapshot shows them (get_page_context lists a select\'s options after "options:").',
+  not_select: 'select_option takes a <select>; for a custom dropdown, click it open and click the option.',
+};
+
+const SNAPSHOT_HINT = 'Take a fresh snapshot (get_page_context) to check the element; scroll, close overlays, or pick another element.';
 
 /**
  * Converts an error thrown by a Playwright locator action into a ToolError.
@@ -27,9 +39,10 @@ const REASONS: Partial<Record<PlaywrightErrorKind, string>> = {
 export function actionError(error: unknown, what: string): ToolError {
   if (error instanceof ToolError) return error;
   const kinds = classifyPlaywrightError(error);
-  const reason = [...kinds].map(kind => REASONS[kind]).find(Boolean);
-  if (reason) {
-    return new ToolError('element_not_actionable', `Could not ${what}: ${reason}.`, 'Take a fresh snapshot (get_page_context) to check the element; scroll, close overlays, or pick another element.');
+  const kind = [...kinds].find(k => REASONS[k]);
+  if (kind) return new ToolError('element_not_actionable', `Could not ${what}: ${REASONS[kind]}.`, HINTS[kind] ?? SNAPSHOT_HINT);
+  if (kinds.has('not_attached')) {
+    return new ToolError('stale_ref', `Could not ${what}: the element left the page (it was removed or re-rendered).`, 'Take a fresh snapshot (get_page_context) and use the new ref.');
   }
   if (kinds.has('timeout')) {
     return new ToolError('timeout', `Could not ${what} within the time limit.`, 'The element may be covered, hidden or busy; take a fresh snapshot, or pass a larger timeoutMs.');
@@ -51,6 +64,21 @@ export function actionError(error: unknown, what: string): ToolError {
  * @param what  a short description of the call, e.g. "take a snapshot".
  */
 export async function stuckPageError(tab: Tab, what: string): Promise<ToolError | undefined> {
-  if (!(await tab.stopIfStuck())) return undefined;
-  return new ToolError('timeout', `Could not ${what}: the page's script was stuck (an endless loop) and has been stopped.`, 'The page may be half-updated; take a fresh snapshot (get_page_context) before going on.');
+  const stuck = await tab.stopIfStuck();
+  if (!stuck) return undefined;
+  return new ToolError('timeout', `Could not ${what}: ${stuckClause(stuck)}.`, stuckHint(stuck, 'The page may be half-updated; take a fresh snapshot (get_page_context) before going on.'));
+}
+
+/**
+ * The error of a page read that failed (a snapshot, a search, a WebMCP listing): a ToolError as it is; on a page
+ * whose main thread is stuck, the stuck-page `timeout` (stuckPageError, `what` e.g. "take a snapshot"); a
+ * Playwright timeout as `timeout` with `onTimeout`'s message and hint; anything else as it is.
+ * @returns what the caller throws.
+ */
+export async function pageReadError(tab: Tab, error: unknown, what: string, onTimeout: { message: string; hint: string }): Promise<unknown> {
+  if (error instanceof ToolError) return error;
+  const stuck = await stuckPageError(tab, what);
+  if (stuck) return stuck;
+  if (isTimeoutError(error)) return new ToolError('timeout', onTimeout.message, onTimeout.hint);
+  return error;
 }

@@ -7,7 +7,9 @@
  */
 import * as z from 'zod';
 import { describeDialog } from '../session/dialogs.js';
+import { beforeUnloadQuestion } from '../session/leaving.js';
 import type { ElementInfo } from '../session/elementInfo.js';
+import type { ActionFiles } from '../session/actionFiles.js';
 import type { ActionReport } from '../session/tabAction.js';
 import type { ToolResponse } from './response.js';
 
@@ -49,7 +51,10 @@ export function reportAction(res: ToolResponse, report: ActionReport, label: Act
     }
     res.set('revision', report.revision);
   }
-  if (report.dialog) res.set('dialog', report.dialog).text(describeDialog(report.tabId, report.dialog));
+  if (report.dialog) {
+    res.set('dialog', report.dialog).text(describeDialog(report.tabId, report.dialog));
+    if (report.dialog.type === 'beforeunload') res.set('leaving', report.leaving).text(beforeUnloadQuestion(report.leaving));
+  }
   const errors = report.consoleErrors;
   if (errors?.length) {
     res.set('consoleErrors', errors);
@@ -60,7 +65,8 @@ export function reportAction(res: ToolResponse, report: ActionReport, label: Act
     res.set('newTabs', tabs);
     res.set('activeTabId', activeTabId);
     for (const t of tabs) {
-      res.text(`New tab ${t.tabId} opened (${t.popup ? 'a popup: it can reach its opener through window.opener' : 'a plain tab'}, opener tab ${t.openerTabId}): ${t.url} ${JSON.stringify(t.title)}.`);
+      const page = t.blank ? `${t.url || 'about:blank'}, no page loaded yet (its opener may still navigate it; list_tabs shows where it goes)` : `${t.url} ${JSON.stringify(t.title)}`;
+      res.text(`New tab ${t.tabId} opened (${t.popup ? 'a popup: it can reach its opener through window.opener' : 'a plain tab'}, opener tab ${t.openerTabId}): ${page}.`);
     }
     res.text(`The active tab stays ${activeTabId} (focus_tab {tabId: ${tabs[0]!.tabId}} switches; tools take tabId).`);
     for (const d of dialogs) res.text(describeDialog(d.tabId, d.dialog));
@@ -74,14 +80,22 @@ export function reportAction(res: ToolResponse, report: ActionReport, label: Act
       else res.text(`Download ${JSON.stringify(d.suggestedName)} is still in progress; list_downloads shows when it is saved.`);
     }
   }
-  if (fileChooser) {
-    res.set('fileChooser', { multiple: fileChooser.multiple });
-    res.text(`A file chooser opened${fileChooser.multiple ? ' (several files allowed)' : ''}; call upload_file {ref: ${fileChooser.ref ? JSON.stringify(fileChooser.ref) : '<the same ref>'}, paths: [...]} to choose the files.`);
-  }
+  if (fileChooser) reportFileChooser(res, fileChooser);
   if (report.snapshot !== undefined) {
     res.set('snapshot', report.snapshot).text(`\n${report.snapshot}`, { mirrors: 'snapshot' });
   } else if (page) {
     for (const line of page.lines) res.text(line.text, line);
     res.merge(page.fields);
   }
+}
+
+/**
+ * Writes a file chooser nothing answered yet on `res`: field `fileChooser` ({multiple, late?}) and the line naming
+ * the upload_file call. `late`: it opened after the previous call returned (docs/actions.md, "Choosers in action
+ * results").
+ */
+export function reportFileChooser(res: ToolResponse, chooser: NonNullable<ActionFiles['fileChooser']>): void {
+  res.set('fileChooser', { multiple: chooser.multiple, ...(chooser.late ? { late: true } : {}) });
+  const when = chooser.late ? ` after the previous call returned${chooser.ref ? ` (after the action on ${chooser.ref})` : ''}` : '';
+  res.text(`A file chooser opened${when}${chooser.multiple ? ' (several files allowed)' : ''}; call upload_file {ref: ${chooser.ref ? JSON.stringify(chooser.ref) : '<the same ref>'}, paths: [...]} to choose the files.`);
 }

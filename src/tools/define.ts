@@ -44,6 +44,11 @@ export interface ToolDef<Input extends z.ZodObject = z.ZodObject> {
   /** The tool set that lists it over MCP (`--toolsets`); default `core`. Every front still runs it by name. */
   toolset?: Toolset;
   /**
+   * A human's command (`share_tabs`): never registered over MCP, whatever `--toolsets` says, so an agent cannot
+   * widen its own reach through it; the CLI and the daemon's `/v1` run it. Default false.
+   */
+  humanOnly?: boolean;
+  /**
    * Whether a call takes its tab's FIFO lock (src/dispatch/tabLocks.ts).
    * Default: tools that can change a page and name a tab (`tabId` input).
    */

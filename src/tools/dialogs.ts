@@ -6,6 +6,7 @@
  */
 import * as z from 'zod';
 import { noDialog, type DialogAnswer } from '../session/dialogs.js';
+import { leavingClause } from '../session/leaving.js';
 import { reportAction } from './actionReport.js';
 import { defineTabTool } from './define.js';
 import { tabIdRequired } from './schemas.js';
@@ -26,8 +27,10 @@ export const handleDialog = defineTabTool({
     promptText: z.string().max(100_000).optional().describe('Answer to a prompt (default: its default value)'),
   }),
   async handle(tab, { accept, promptText }, _ctx, res) {
-    const open = tab.dialogs.current;
+    const open = await tab.dialogs.settle();
     if (!open) throw noDialog(tab.id);
+    // What a beforeunload dialog holds (src/session/leaving.ts), read before the answer changes it.
+    const leaving = open.type === 'beforeunload' ? await tab.leaving.seen() : undefined;
     let answered: DialogAnswer | undefined;
     const sent = accept && open.type === 'prompt' ? ` with ${JSON.stringify(promptText ?? open.defaultValue ?? '')}${promptText === undefined ? ' (its default value)' : ''}` : '';
     const report = await tab.act(async () => {
@@ -36,7 +39,21 @@ export const handleDialog = defineTabTool({
       // unless the handler opens the next dialog first (the report says so).
       await tab.responsive(1000);
     }, { diff: true });
-    reportAction(res, report, `${accept ? 'Accepted' : 'Dismissed'} the ${open.type} dialog of tab ${tab.id}${sent}.`);
+    const label = `${accept ? 'Accepted' : 'Dismissed'} the ${open.type} dialog of tab ${tab.id}${sent}`;
+    if (open.type !== 'beforeunload') {
+      reportAction(res, report, `${label}.`);
+    } else if (accept) {
+      reportAction(res, report, `${label} (Leave): ${leavingClause(leaving)} goes on.`);
+      if (!report.tabClosed && !report.navigation) {
+        const { url, title } = await tab.urlAndTitle();
+        res.text(`Tab ${tab.id} is still ${leaving?.kind === 'close' ? 'open ' : ''}at ${url} ${JSON.stringify(title)}: ${leavingClause(leaving)} has not happened yet (list_tabs shows where the tab is).`);
+      }
+    } else {
+      const { url, title } = await tab.urlAndTitle();
+      reportAction(res, report, `${label} (Stay): ${leavingClause(leaving)} was cancelled; tab ${tab.id} stays ${leaving?.kind === 'close' ? 'open ' : ''}at ${url} ${JSON.stringify(title)}, with what was entered.`);
+      res.set('stayedAt', { url, title });
+    }
+    if (leaving) res.set('leaving', leaving);
     res.set('answered', answered ?? { ...open, accepted: accept });
   },
 });

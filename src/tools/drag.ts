@@ -15,6 +15,7 @@ import { reportAction, snapshotFlag } from './actionReport.js';
 import { defineTabTool } from './define.js';
 import { ToolError } from '../errors.js';
 import { assertNotCovered } from './obstruction.js';
+import { withRefHandle } from './refHandle.js';
 import { refField } from './schemas.js';
 
 /** Limit of each step (hit tests, the drag), in ms. */
@@ -45,8 +46,8 @@ export const drag = defineTabTool({
     const timeout = DRAG_TIMEOUT;
     const report = await tab.act(async () => {
       try {
-        await assertNotCovered(from.locator, fromRef, `drag ${fromRef}`, false, timeout);
-        await assertNotCovered(to.locator, toRef, `drop onto ${toRef}`, false, timeout);
+        await withRefHandle(from, fromRef, handle => assertNotCovered(handle, fromRef, `drag ${fromRef}`, false, timeout));
+        await withRefHandle(to, toRef, handle => assertNotCovered(handle, toRef, `drop onto ${toRef}`, false, timeout));
         await from.locator.dragTo(to.locator, { steps: DRAG_STEPS, timeout });
       } catch (error) {
         throw actionError(error, `drag ${fromRef} onto ${toRef}`);

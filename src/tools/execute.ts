@@ -9,9 +9,11 @@ import { describeDialog } from '../session/dialogs.js';
 import type { Session } from '../session/session.js';
 import type { ElementHandle } from 'playwright-core';
 import type { RunResult } from '../page/runtime.js';
+import type { JsonCut } from '../page/truncateJson.js';
 import { resolveRef } from '../session/refs.js';
-import type { Tab } from '../session/tab.js';
+import { STUCK_PROBE_MS, STUCK_PROBES, stuckClause, stuckHint, type MainThreadProbe, type Tab } from '../session/tab.js';
 import { defineTabTool } from './define.js';
+import { withRefHandle } from './refHandle.js';
 import { toToolError, ToolError } from '../errors.js';
 import { refField, tabIdField } from './schemas.js';
 
@@ -43,8 +45,8 @@ export function wrapCode(code: string, param = ''): string {
   }
 }
 
-async function runInPage(session: Session, tab: Tab, fn: string, maxBytes: number): Promise<RunResult> {
-  const expression = `globalThis.__tabwright ? globalThis.__tabwright.run(${fn}, ${maxBytes}) : 'runtime-missing'`;
+async function runInPage(session: Session, tab: Tab, fn: string, maxBytes: number, truncate: boolean): Promise<RunResult> {
+  const expression = `globalThis.__tabwright ? globalThis.__tabwright.run(${fn}, ${maxBytes}, ${truncate}) : 'runtime-missing'`;
   const first = await tab.page.evaluate(expression) as RunResult | 'runtime-missing';
   if (first !== 'runtime-missing') return first;
   // Documents that existed before the session injected its runtime (the first tab of a profile).
@@ -58,19 +60,25 @@ async function runInPage(session: Session, tab: Tab, fn: string, maxBytes: numbe
  * runs there). The function is compiled through CDP, not `eval`, so a
  * page's CSP does not block it.
  */
-async function runOnElement(element: ElementHandle, fn: string, maxBytes: number): Promise<RunResult> {
+async function runOnElement(element: ElementHandle, fn: string, maxBytes: number, truncate: boolean): Promise<RunResult> {
   const frame = await element.ownerFrame();
   if (!frame) throw new ToolError('stale_ref', 'The element is no longer in a frame.', 'Call get_page_context for a fresh snapshot and use its refs.');
   const compiled = await frame.evaluateHandle(fn);
   try {
-    return await element.evaluate((el, [f, max]) => {
-      const rt = (globalThis as { __tabwright?: { run(fn: () => unknown, maxBytes: number): Promise<RunResult> } }).__tabwright;
+    return await element.evaluate((el, [f, max, cut]) => {
+      const rt = (globalThis as { __tabwright?: { run(fn: () => unknown, maxBytes: number, truncate: boolean): Promise<RunResult> } }).__tabwright;
       if (!rt) throw new Error('the in-page runtime is missing in this frame');
-      return rt.run(() => (f as unknown as (e: Node) => unknown)(el), max as number);
-    }, [compiled, maxBytes] as const);
+      return rt.run(() => (f as unknown as (e: Node) => unknown)(el), max as number, cut as boolean);
+    }, [compiled, maxBytes, truncate] as const);
   } finally {
     void compiled.dispose();
   }
+}
+
+/** One cut in words: `$.items kept 19 of 1000 items`. */
+function describeCut(cut: JsonCut): string {
+  const unit = cut.kind === 'string' ? 'characters' : cut.kind === 'array' ? 'items' : 'keys';
+  return `${cut.path} ${cut.kind === 'string' ? 'cut at' : 'kept'} ${cut.kept} of ${cut.total} ${unit}`;
 }
 
 export const execute = defineTabTool({
@@ -79,7 +87,7 @@ export const execute = defineTabTool({
   description:
     'Run JavaScript in a tab\'s page as an async function body: one expression returns its value, else use return. ' +
     'With ref: in that element\'s frame, the element as `element`. ' +
-    'Returns the value as JSON (DOM nodes described, cycles marked); over maxBytes is result_too_large.',
+    'Returns the value as JSON (DOM nodes described, cycles marked); over maxBytes is result_too_large, or cut to fit with truncate.',
   needs: ['evaluate'],
   effect: 'sensitive',
   launchesBrowser: true,
@@ -93,8 +101,9 @@ export const execute = defineTabTool({
     code: z.string().min(1).max(1_000_000).describe('JavaScript: one expression (its value is returned) or an async function body with return'),
     timeoutSec: z.number().int().min(1).max(300).optional().describe('Time limit in seconds (default 30); a runaway script is stopped'),
     maxBytes: z.number().int().min(1024).max(MAX_MAX_BYTES).optional().describe(`Largest JSON result in bytes (default ${DEFAULT_MAX_BYTES})`),
+    truncate: z.boolean().optional().describe('Cut an oversized result to maxBytes (valid JSON)'),
   }),
-  async handle(tab, { ref, code, timeoutSec, maxBytes }, ctx, res) {
+  async handle(tab, { ref, code, timeoutSec, maxBytes, truncate }, ctx, res) {
     const { session, signal } = ctx;
     const fn = wrapCode(code, ref ? 'element' : '');
     const resolved = ref ? await resolveRef(session, ref) : undefined;
@@ -103,20 +112,18 @@ export const execute = defineTabTool({
     const seconds = timeoutSec ?? 30;
     let timer: NodeJS.Timeout | undefined;
     let onAbort: (() => void) | undefined;
+    // A probe of the main thread one probe window before the deadline: a loop then times out at the deadline. Not
+    // before 0.5 s: a probe sent with the code can be answered before the code starts.
+    let probe: MainThreadProbe | undefined;
+    const probeTimer = setTimeout(() => (probe = tab.probeMainThread()), Math.max(500, seconds * 1000 - STUCK_PROBE_MS * STUCK_PROBES));
     const stop = new Promise<'timeout' | 'cancelled'>(resolve => {
       timer = setTimeout(() => resolve('timeout'), seconds * 1000);
       onAbort = () => resolve('cancelled');
       signal.addEventListener('abort', onAbort, { once: true });
     });
     const started = resolved
-      ? resolved.locator.elementHandle({ timeout: 5_000 }).then(async handle => {
-        try {
-          return await runOnElement(handle, fn, limit);
-        } finally {
-          void handle.dispose();
-        }
-      })
-      : runInPage(session, tab, fn, limit);
+      ? withRefHandle(resolved, ref!, handle => runOnElement(handle, fn, limit, !!truncate))
+      : runInPage(session, tab, fn, limit, !!truncate);
     const run = started.then(
       result => ({ result }),
       error => ({ error }),
@@ -125,16 +132,17 @@ export const execute = defineTabTool({
     const dialogWaiter = tab.dialogs.next();
     const outcome = await Promise.race([run, stop, dialogWaiter.opened.then(dialog => ({ dialog }))]).finally(() => {
       clearTimeout(timer);
+      clearTimeout(probeTimer);
       if (onAbort) signal.removeEventListener('abort', onAbort);
       dialogWaiter.cancel();
     });
     if (outcome === 'timeout' || outcome === 'cancelled') {
-      const stuck = await tab.stopIfStuck();
+      const stuck = await tab.stopIfStuck(probe);
       if (outcome === 'cancelled') throw new ToolError('cancelled', 'The call was cancelled.', 'Send it again if still wanted.');
       throw new ToolError(
         'timeout',
-        `The code did not finish within ${seconds} s${stuck ? '; it was busy (a loop) and has been stopped' : ''}.`,
-        'Make the code finish sooner, or raise timeoutSec (up to 300).',
+        `The code did not finish within ${seconds} s${stuck === 'stopped' ? '; it was busy (a loop) and has been stopped' : stuck ? `; ${stuckClause(stuck)}` : ''}.`,
+        stuck === 'not_stopped' ? stuckHint(stuck, '') : 'Make the code finish sooner, or raise timeoutSec (up to 300).',
       );
     }
     if ('dialog' in outcome) {
@@ -151,11 +159,18 @@ export const execute = defineTabTool({
     if (result.error) {
       throw new ToolError('evaluation_failed', `The page threw ${result.error.name}: ${result.error.message.slice(0, 2000)}`, 'Fix the code; the message is the page\'s own.');
     }
-    if (result.tooLarge !== undefined) {
-      throw new ToolError('result_too_large', `The result is ${result.tooLarge} bytes of JSON, over maxBytes ${limit}.`, `Return less (select fields, slice arrays), or raise maxBytes (up to ${MAX_MAX_BYTES}).`);
+    if (result.tooLarge !== undefined && !result.cuts) {
+      throw new ToolError('result_too_large', `The result is ${result.tooLarge} bytes of JSON, over maxBytes ${limit}.`, `Return less (select fields, slice arrays), raise maxBytes (up to ${MAX_MAX_BYTES}), or pass truncate: true for its first maxBytes.`);
     }
     const value: unknown = JSON.parse(result.json ?? 'null');
     res.merge({ tabId: tab.id, value, bytes: result.bytes });
-    res.text(result.json ?? 'null');
+    // JSON has no undefined (the value is null): the text says undefined, since code of several statements returns
+    // nothing without `return`.
+    if (result.undefined) res.set('undefined', true).text('undefined (the code returned no value: a function body returns one only with `return`)');
+    else res.text(result.json ?? 'null');
+    if (result.cuts && result.tooLarge !== undefined) {
+      res.set('truncated', { totalBytes: result.tooLarge, cuts: result.cuts });
+      res.text(`… Truncated (truncate: true): ${result.bytes} of ${result.tooLarge} bytes of JSON shown${result.cuts.length ? `; ${result.cuts.map(describeCut).join('; ')}` : ''}. Return less, or raise maxBytes (up to ${MAX_MAX_BYTES}), for the rest.`);
+    }
   },
 });

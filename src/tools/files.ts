@@ -21,6 +21,8 @@ import { classifyPlaywrightError } from '../util/playwrightErrors.js';
 import { refField, timeoutMsField } from './schemas.js';
 
 const UPLOAD_TIMEOUT = 5_000;
+/** Longest wait for the chooser the last click on the element still owes before upload_file clicks it again, in ms. */
+const OWED_CHOOSER_MS = 2_000;
 
 
 /**
@@ -87,9 +89,6 @@ export const uploadFile = defineTabTool({
       });
       const element = input.asElement();
       if (element) {
-        // A chooser a click on this input opened is answered by setting the files directly.
-        const reported = tab.fileChoosers.pending(tab.instanceId);
-        if (reported?.openedBy === ref) reported.used = true;
         try {
           await element.setInputFiles(files, { timeout });
         } catch (error) {
@@ -97,22 +96,32 @@ export const uploadFile = defineTabTool({
         } finally {
           await element.dispose().catch(() => undefined);
         }
+        // The files are chosen: no chooser opened so far (one a click on this input opened) is a question left.
+        tab.fileChoosers.answeredAll();
         return;
       }
       await input.dispose().catch(() => undefined);
       // The chooser an earlier click on this element opened (or one no action reported: it opened late),
       // else click the element and wait for one.
-      const pending = tab.fileChoosers.pending(tab.instanceId);
+      const choosers = tab.fileChoosers;
+      const instanceId = tab.instanceId;
+      const pending = choosers.pending(instanceId);
       let open = pending && (pending.openedBy === undefined || pending.openedBy === ref) ? pending : undefined;
+      // The last click on this element has not opened its chooser yet: a page that opens it late gets a moment
+      // first, so that clicking again does not open a second one.
+      const owed = !open && choosers.owedTo(ref, instanceId);
+      if (owed) open = await choosers.after(choosers.lastSeq, Math.min(timeout, OWED_CHOOSER_MS));
       if (!open) {
-        const seq = tab.fileChoosers.lastSeq;
+        const seq = choosers.lastSeq;
         await locator.click({ timeout }).catch(error => {
           throw actionError(error, `click ${ref}`);
         });
-        open = await tab.fileChoosers.after(seq, timeout);
+        open = await choosers.after(seq, timeout);
         if (!open) {
           throw new ToolError('element_not_actionable', `${ref} is not a file input, and clicking it opened no file chooser within ${timeout} ms.`, 'Pass the ref of the file input or of the button that opens the chooser; for a page that opens its chooser late, pass a larger timeoutMs.');
         }
+        // Both the earlier click and this one may open a chooser: the one still to come answers nothing.
+        if (owed) choosers.dropNext(instanceId);
       }
       open.used = true;
       via = 'chooser';
@@ -120,6 +129,7 @@ export const uploadFile = defineTabTool({
       await open.chooser.setFiles(files, { timeout }).catch(error => {
         throw uploadError(error, ref);
       });
+      choosers.answeredAll();
     }, { snapshot, ref, diff: true, targets: [{ ref, resolved }] });
     reportAction(res, report, ([el]: ElementInfo[]) => `Chose ${many} for ${el ? formatElement(el) : ref}.`);
     res.set('files', files).set('via', via);

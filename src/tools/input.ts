@@ -7,7 +7,7 @@
  * (realInput.ts).
  */
 import * as z from 'zod';
-import type { Locator } from 'playwright-core';
+import type { ElementHandle, Page } from 'playwright-core';
 import { describeFocused, formatElement, formatElements } from '../session/elementInfo.js';
 import { resolveRef, type ResolvedRef } from '../session/refs.js';
 import { formatLabel } from '../session/snapshotLines.js';
@@ -20,6 +20,7 @@ import { defineTabTool } from './define.js';
 import { ToolError } from '../errors.js';
 import { assertNotCovered, forceClick } from './obstruction.js';
 import { selectOptions, setChecked, typeText } from './realInput.js';
+import { withRefHandle } from './refHandle.js';
 import { refField, tabIdField, timeoutMsField } from './schemas.js';
 
 const ACTION_TIMEOUT = 5_000;
@@ -57,11 +58,11 @@ export const click = defineTabTool({
   async handle(tab, { ref, button, doubleClick, modifiers: mods, force, timeoutMs, snapshot }, { session }, res) {
     const el = await resolveRef(session, ref);
     const opts = { button, modifiers: mods, timeout: timeoutMs ?? ACTION_TIMEOUT };
-    const report = await tab.act(() => attempt(`click ${ref}`, async () => {
-      if (force) return forceClick(el.locator, { button: button ?? 'left', clickCount: doubleClick ? 2 : 1, modifiers: mods ?? [] }, opts.timeout);
-      await assertNotCovered(el.locator, ref, `click ${ref}`, true, opts.timeout);
-      await (doubleClick ? el.locator.dblclick(opts) : el.locator.click(opts));
-    }), { snapshot, ref, diff: true, targets: [{ ref, resolved: el }], clicks: true });
+    const report = await tab.act(() => attempt(`click ${ref}`, () => withRefHandle(el, ref, async handle => {
+      if (force) return forceClick(handle, { button: button ?? 'left', clickCount: doubleClick ? 2 : 1, modifiers: mods ?? [] }, opts.timeout);
+      await assertNotCovered(handle, ref, `click ${ref}`, true, opts.timeout);
+      await (doubleClick ? handle.dblclick(opts) : handle.click(opts));
+    })), { snapshot, ref, diff: true, targets: [{ ref, resolved: el }], clicks: true });
     reportAction(res, report, ([e]) => `${doubleClick ? 'Double-clicked' : 'Clicked'} ${e ? formatElement(e) : ref}${force ? ' (force: events dispatched from script)' : ''}.`);
   },
 });
@@ -85,17 +86,17 @@ export const type = defineTabTool({
   async handle(tab, { ref, text, clear, submit, timeoutMs, snapshot }, { session }, res) {
     const el = await resolveRef(session, ref);
     const timeout = timeoutMs ?? ACTION_TIMEOUT;
-    const report = await tab.act(async () => {
-      await attempt(`type into ${ref}`, () => typeText(el.locator, ref, text, { clear: clear ?? true, timeout }));
-      if (submit) await attempt(`press Enter in ${ref}`, () => el.locator.press('Enter', { timeout }));
-    }, { snapshot, diff: true, targets: [{ ref, resolved: el }] });
+    const report = await tab.act(() => withRefHandle(el, ref, async handle => {
+      await attempt(`type into ${ref}`, () => typeText(tab.page, handle, ref, text, { clear: clear ?? true, timeout }));
+      if (submit) await attempt(`press Enter in ${ref}`, () => handle.press('Enter', { timeout }));
+    }), { snapshot, diff: true, targets: [{ ref, resolved: el }] });
     reportAction(res, report, ([e]) => `Typed ${[...text].length} characters into ${e ? formatElement(e) : ref}${submit ? ' and pressed Enter' : ''}.`);
   },
 });
 
-/** Fills one field according to what the element is. */
-async function fillField(locator: Locator, ref: string, value: string | boolean | string[], timeout: number): Promise<void> {
-  const kind = await locator.evaluate(el => {
+/** Fills one field according to what the element is (keys go to `page`). */
+async function fillField(page: Page, handle: ElementHandle<Element>, ref: string, value: string | boolean | string[], timeout: number): Promise<void> {
+  const kind = await handle.evaluate(el => {
     const tag = el.tagName.toLowerCase();
     const t = (el.getAttribute('type') ?? '').toLowerCase();
     const role = el.getAttribute('role') ?? '';
@@ -104,17 +105,17 @@ async function fillField(locator: Locator, ref: string, value: string | boolean 
     return 'text';
   });
   if (kind === 'select') {
-    await attempt(`select options in ${ref}`, () => selectOptions(locator, ref, Array.isArray(value) ? value : [String(value)], timeout));
+    await attempt(`select options in ${ref}`, () => selectOptions(handle, ref, Array.isArray(value) ? value : [String(value)], timeout));
   } else if (kind === 'check') {
     if (typeof value !== 'boolean' && value !== 'true' && value !== 'false') {
       throw new ToolError('invalid_arguments', `Field ${ref} is a checkbox or radio; its value must be true or false.`, 'Pass value: true to check it, false to uncheck it.');
     }
-    await attempt(`check ${ref}`, () => setChecked(locator, ref, value === true || value === 'true', timeout));
+    await attempt(`check ${ref}`, () => setChecked(handle, ref, value === true || value === 'true', timeout));
   } else {
     if (typeof value !== 'string') {
       throw new ToolError('invalid_arguments', `Field ${ref} takes text; its value must be a string.`, 'Pass the text as a string.');
     }
-    await attempt(`fill ${ref}`, () => typeText(locator, ref, value, { clear: true, timeout }));
+    await attempt(`fill ${ref}`, () => typeText(page, handle, ref, value, { clear: true, timeout }));
   }
 }
 
@@ -149,7 +150,7 @@ export const fillForm = defineTabTool({
       return `${many}${containers.size === 1 && els[0]?.container ? ` in ${[...containers][0]}` : ''}; each is in the diff below.`;
     };
     const report = await tab.act(async () => {
-      for (const f of resolved) await fillField(f.locator, f.ref, f.value, timeoutMs ?? ACTION_TIMEOUT);
+      for (const f of resolved) await withRefHandle(f, f.ref, handle => fillField(tab.page, handle, f.ref, f.value, timeoutMs ?? ACTION_TIMEOUT));
     }, { snapshot, diff: true, targets: resolved.map(f => ({ ref: f.ref, resolved: f })) });
     reportAction(res, report, label, { peers: true });
     res.set('filled', fields.length);
@@ -174,7 +175,7 @@ export const selectOption = defineTabTool({
     const el = await resolveRef(session, ref);
     let selected: string[] = [];
     const report = await tab.act(() => attempt(`select options in ${ref}`, async () => {
-      selected = await selectOptions(el.locator, ref, values, timeoutMs ?? ACTION_TIMEOUT);
+      selected = await withRefHandle(el, ref, handle => selectOptions(handle, ref, values, timeoutMs ?? ACTION_TIMEOUT));
     }), { snapshot, diff: true, targets: [{ ref, resolved: el }] });
     reportAction(res, report, ([e]) => `Selected options in ${e ? formatElement(e) : ref}.`);
     res.set('selected', selected).text(`Now selected: ${selected.join(', ')}`);
@@ -217,10 +218,10 @@ export const hover = defineTabTool({
   async handle(tab, { ref, timeoutMs, snapshot }, { session }, res) {
     const el = await resolveRef(session, ref);
     const timeout = timeoutMs ?? ACTION_TIMEOUT;
-    const report = await tab.act(() => attempt(`hover ${ref}`, async () => {
-      await assertNotCovered(el.locator, ref, `hover ${ref}`, false, timeout);
-      await el.locator.hover({ timeout });
-    }), { snapshot, diff: true, targets: [{ ref, resolved: el }] });
+    const report = await tab.act(() => attempt(`hover ${ref}`, () => withRefHandle(el, ref, async handle => {
+      await assertNotCovered(handle, ref, `hover ${ref}`, false, timeout);
+      await handle.hover({ timeout });
+    })), { snapshot, diff: true, targets: [{ ref, resolved: el }] });
     reportAction(res, report, ([e]) => `Hovered ${e ? formatElement(e) : ref}.`);
   },
 });
@@ -250,11 +251,11 @@ export const scroll = defineTabTool({
     };
     const report = await tab.act(async () => {
       if (resolved && dx === undefined && dy === undefined) {
-        // Element.scrollIntoView, not locator.scrollIntoViewIfNeeded: that waits for two animation frames, which an
+        // Element.scrollIntoView, not scrollIntoViewIfNeeded: that waits for two animation frames, which an
         // off-screen cross-site frame never paints (Chromium throttles it), so a ref in such a frame timed out.
-        await attempt(`scroll ${ref} into view`, () => raceTimeout(resolved.locator.evaluate(el => el.scrollIntoView({ block: 'nearest', inline: 'nearest', behavior: 'instant' }), undefined, { timeout: ACTION_TIMEOUT }), playwrightTimeout(ACTION_TIMEOUT)));
+        await attempt(`scroll ${ref} into view`, () => withRefHandle(resolved, ref!, handle => raceTimeout(handle.evaluate(el => el.scrollIntoView({ block: 'nearest', inline: 'nearest', behavior: 'instant' })), playwrightTimeout(ACTION_TIMEOUT))));
       } else if (resolved) {
-        await attempt(`scroll inside ${ref}`, () => raceTimeout(resolved.locator.evaluate((el, b) => el.scrollBy({ ...b, behavior: 'instant' }), by, { timeout: ACTION_TIMEOUT }), playwrightTimeout(ACTION_TIMEOUT)));
+        await attempt(`scroll inside ${ref}`, () => withRefHandle(resolved, ref!, handle => raceTimeout(handle.evaluate((el, b) => el.scrollBy({ ...b, behavior: 'instant' }), by), playwrightTimeout(ACTION_TIMEOUT))));
       } else {
         await attempt('scroll the page', () => raceTimeout(tab.page.evaluate(b => window.scrollBy({ ...b, behavior: 'instant' }), by), playwrightTimeout(ACTION_TIMEOUT)));
       }

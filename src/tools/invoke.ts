@@ -38,7 +38,13 @@ export async function invokeTool(tool: AnyTool, args: unknown, call: CallContext
     }
     requireCapabilities(tool.needs, call.session.connection.kind, call.session.connection.capabilities);
     if (call.signal.aborted) throw new ToolError('cancelled', 'The call was cancelled before it started.', 'Send the call again if it is still wanted.');
-    await tool.handle(parsed.data, call, res);
+    // Connecting to the user's own browser may wait for them to approve it: that is what the call waits for then.
+    const offApproval = call.session.connection.onApproval?.(pending => call.waiting?.(pending ? { kind: 'browser_approval', expiresAt: pending.expiresAt } : undefined));
+    try {
+      await tool.handle(parsed.data, call, res);
+    } finally {
+      offApproval?.();
+    }
     fitResult(res, tool.name, call.config.workspace);
   } catch (error) {
     let toolError = call.signal.aborted && !(error instanceof ToolError)

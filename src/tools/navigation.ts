@@ -3,7 +3,8 @@ import * as z from 'zod';
 import { isTimeoutError, netErrorOf } from '../util/playwrightErrors.js';
 import type { Response } from 'playwright-core';
 import { describeDialog, untilDialog } from '../session/dialogs.js';
-import type { Tab } from '../session/tab.js';
+import { beforeUnloadQuestion } from '../session/leaving.js';
+import { stuckClause, stuckHint, type Tab } from '../session/tab.js';
 import type { ToolResponse } from './response.js';
 import { defineTabTool } from './define.js';
 import { firstLine, ToolError } from '../errors.js';
@@ -15,14 +16,24 @@ type WaitUntil = 'commit' | 'domcontentloaded' | 'load' | 'networkidle';
 
 const ALLOWED_SCHEMES = new Set(['http:', 'https:', 'file:', 'about:', 'data:']);
 
-/** An absolute URL with an allowed scheme. */
-export const urlField = z.string().min(1).max(8192).refine(text => {
+/** True when `text` is an absolute URL with an allowed scheme. */
+function isAllowedUrl(text: string): boolean {
   try {
     return ALLOWED_SCHEMES.has(new URL(text).protocol);
   } catch {
     return false;
   }
-}, 'must be an absolute http, https, file, about or data URL');
+}
+
+/** An absolute URL with an allowed scheme. */
+export const urlField = z.string().min(1).max(8192).refine(isAllowedUrl, 'must be an absolute http, https, file, about or data URL');
+
+/**
+ * navigate's `url`: an absolute URL, or "back" / "forward". One string schema, not a union: clients show an
+ * `anyOf` of literals and a string as "unknown" (mcporter), and a plain string is what the model types anyway.
+ */
+const navigateTarget = z.string().min(1).max(8192)
+  .refine(text => text === 'back' || text === 'forward' || isAllowedUrl(text), 'must be an absolute http, https, file, about or data URL, or "back" / "forward"');
 
 /** Longest wait for the error page Chromium shows after a failed load, in ms. */
 const ERROR_PAGE_MS = 2_000;
@@ -49,14 +60,17 @@ export async function pageLoadError(tab: Tab, error: unknown, what: string, time
     const stuck = await tab.stopIfStuck();
     return new ToolError(
       'timeout',
-      `Could not ${what} within ${timeoutMs} ms${stuck ? '; the page\'s script was stuck and has been stopped' : ''}.`,
-      stuck ? 'The page runs an endless script; use another page, or call get_page_context to see what loaded.' : 'Pass a larger timeoutMs, or waitUntil "commit" to return as soon as the page starts loading.',
+      `Could not ${what} within ${timeoutMs} ms${stuck ? `; ${stuckClause(stuck)}` : ''}.`,
+      stuckHint(stuck, 'The page runs an endless script; use another page, or call get_page_context to see what loaded.') || 'Pass a larger timeoutMs, or waitUntil "commit" to return as soon as the page starts loading.',
     );
   }
   const message = firstLine(error instanceof Error ? error.message : String(error));
   const netError = netErrorOf(error);
   if (netError && netError !== 'net::ERR_ABORTED' && previousInstanceId !== undefined) await awaitErrorPage(tab, previousInstanceId);
-  return new ToolError('navigation_failed', `Could not ${what}: ${netError ?? message}.`, 'Check that the URL is right and the site is reachable from this machine.');
+  // Where the tab is now: Chromium's error page replaces the document, and the refs of the page before it are gone.
+  const replaced = previousInstanceId !== undefined && !tab.closed && tab.instanceId !== previousInstanceId;
+  const where = replaced ? ` Tab ${tab.id} now shows the browser's error page (revision ${tab.revision}); the refs of the page before are gone.` : '';
+  return new ToolError('navigation_failed', `Could not ${what}: ${netError ?? message}.${where}`, 'Check that the URL is right and the site is reachable from this machine.');
 }
 
 /**
@@ -82,12 +96,18 @@ export async function loadOrDialog(tab: Tab, load: Promise<Response | null>): Pr
   }
 }
 
-/** Adds the tab's open dialog, if any, to a navigation result (field `dialog` and a line saying how to answer it). */
-export function reportDialog(tab: Tab, res: ToolResponse): void {
+/**
+ * Adds the tab's open dialog, if any, to a navigation result (field `dialog` and a line saying how to answer it);
+ * for beforeunload also what it holds (field `leaving`, src/session/leaving.ts) and what each answer does.
+ */
+export async function reportDialog(tab: Tab, res: ToolResponse): Promise<void> {
   const dialog = tab.dialogs.current;
   if (!dialog) return;
   res.set('dialog', dialog).text(describeDialog(tab.id, dialog));
-  if (dialog.type === 'beforeunload') res.text('The page asks whether to leave: accept leaves it, dismiss stays on it with what was entered.');
+  if (dialog.type !== 'beforeunload') return;
+  const leaving = await tab.leaving.seen();
+  if (leaving) res.set('leaving', leaving);
+  res.text(beforeUnloadQuestion(leaving));
 }
 
 /**
@@ -97,13 +117,26 @@ export function reportDialog(tab: Tab, res: ToolResponse): void {
  */
 export async function gotoUrl(tab: Tab, url: string, opts: { waitUntil?: WaitUntil; timeoutMs?: number }): Promise<number> {
   const timeout = opts.timeoutMs ?? 30_000;
+  const started = Date.now();
   const previous = tab.instanceId;
+  const waitUntil = opts.waitUntil ?? 'domcontentloaded';
+  let status: number;
   try {
-    return await loadOrDialog(tab, tab.page.goto(url, { waitUntil: opts.waitUntil ?? 'domcontentloaded', timeout }));
+    status = await loadOrDialog(tab, tab.page.goto(url, { waitUntil, timeout }));
   } catch (error) {
     throw await pageLoadError(tab, error, `load ${url.slice(0, 200)}`, timeout, previous);
   }
+  // The frames the page has by then get their documents too (bounded; a frame that does not load in time shows
+  // as `[loading]` in the snapshot): a snapshot right after navigate sees what they hold.
+  if (waitUntil === 'domcontentloaded' && !tab.dialogs.current && !tab.closed) {
+    const left = Math.min(timeout - (Date.now() - started), FRAMES_MS);
+    await untilDialog(tab.dialogs, tab.frameLoads.settle(left));
+  }
+  return status;
 }
+
+/** Longest wait, after the document of a navigate is ready, for the frames it has to get theirs, in ms. */
+const FRAMES_MS = 5_000;
 
 /**
  * Whether the tab's session history has an entry to go `direction` to. Asks
@@ -130,7 +163,7 @@ export const navigate = defineTabTool({
   target: 'tab',
   input: z.object({
     tabId: tabIdField,
-    url: z.union([z.literal('back'), z.literal('forward'), urlField]).describe('Absolute URL to load, or "back" / "forward"'),
+    url: navigateTarget.describe('Absolute URL to load, or "back" / "forward"'),
     waitUntil: waitUntilField,
     timeoutMs: timeoutMsField(30_000),
   }),
@@ -159,6 +192,6 @@ export const navigate = defineTabTool({
     res.merge({ tabId: tab.id, url: finalUrl, title, status, revision: tab.revision, instanceId: tab.instanceId });
     res.text(`Tab ${tab.id} at ${finalUrl} "${title}" — HTTP ${status || 'n/a'}, revision ${tab.revision}.`);
     if (status >= 400) res.text(`The server answered HTTP ${status}; the page shown is its error page.`);
-    reportDialog(tab, res);
+    await reportDialog(tab, res);
   },
 });

@@ -11,7 +11,7 @@
  * `pointer-events: none` elements by definition) and fails within
  * COVER_GRACE_MS.
  */
-import type { Locator } from 'playwright-core';
+import type { ElementHandle } from 'playwright-core';
 import { playwrightTimeout } from '../browser/playwright.js';
 import { pollUntil, raceTimeout } from '../util/wait.js';
 import { ToolError } from '../errors.js';
@@ -57,10 +57,10 @@ export function describeCover(cover: CoverInfo): string {
  * @param timeout  ms for each page evaluation.
  * @throws ToolError element_not_actionable; Playwright errors of the evaluation.
  */
-export async function assertNotCovered(locator: Locator, ref: string, what: string, forceHint: boolean, timeout: number): Promise<void> {
+export async function assertNotCovered(handle: ElementHandle<Element>, ref: string, what: string, forceHint: boolean, timeout: number): Promise<void> {
   let cover: CoverInfo | undefined;
   const uncovered = await pollUntil(async () => {
-    const result = await raceTimeout(locator.evaluate(el => (globalThis as unknown as ActionsRuntime).__tabwright.hitTest(el), undefined, { timeout }), playwrightTimeout(timeout));
+    const result = await raceTimeout(handle.evaluate(el => (globalThis as unknown as ActionsRuntime).__tabwright.hitTest(el)), playwrightTimeout(timeout));
     if (result.status !== 'covered') return true;
     cover = result.cover;
     return false;
@@ -76,6 +76,6 @@ export async function assertNotCovered(locator: Locator, ref: string, what: stri
  * script (`isTrusted` false), bypassing whatever covers it.
  * @param timeout  ms.
  */
-export async function forceClick(locator: Locator, opts: DispatchClickOptions, timeout: number): Promise<void> {
-  await raceTimeout(locator.evaluate((el, o) => (globalThis as unknown as ActionsRuntime).__tabwright.dispatchClick(el, o), opts, { timeout }), playwrightTimeout(timeout));
+export async function forceClick(handle: ElementHandle<Element>, opts: DispatchClickOptions, timeout: number): Promise<void> {
+  await raceTimeout(handle.evaluate((el, o) => (globalThis as unknown as ActionsRuntime).__tabwright.dispatchClick(el, o), opts), playwrightTimeout(timeout));
 }

@@ -1,8 +1,9 @@
 /** get_page_context: the compact accessibility snapshot agents read. */
 import * as z from 'zod';
-import { isTimeoutError } from '../util/playwrightErrors.js';
+import { plural } from '../util/plural.js';
 import { DEFAULT_BUDGET, DEFAULT_LIMIT, FILE_BUDGET, takeSnapshot, type Snapshot } from '../session/snapshot.js';
-import { stuckPageError } from './actionErrors.js';
+import { pageReadError } from './actionErrors.js';
+import { reportFileChooser } from './actionReport.js';
 import { INLINE_TEXT_CAP, stamp, writeArtifact } from './artifacts.js';
 import { defineTabTool } from './define.js';
 import { ToolError } from '../errors.js';
@@ -26,12 +27,11 @@ export const getPageContext = defineTabTool({
   launchesBrowser: true,
   target: 'ref',
   check({ ref, selector, offset }) {
-    if (ref && selector) throw new ToolError('invalid_arguments', 'Pass either ref or selector, not both.', 'Use ref to expand a container from a snapshot, or selector for a CSS match.');
     if (offset !== undefined && !ref && !selector) throw new ToolError('invalid_arguments', 'offset pages through the children of one element: pass it with ref (or selector).', 'Copy the get_page_context call from the paging line of a snapshot.');
   },
   input: z.object({
     tabId: tabIdField,
-    selector: z.string().min(1).max(1000).optional().describe('CSS selector of the part to snapshot (first match), e.g. "main"'),
+    selector: z.string().min(1).max(1000).optional().describe('CSS selector of the part to snapshot (first match), e.g. "main"; with ref, under it (an iframe: inside)'),
     ref: z.string().min(1).max(64).optional()
       .describe('Snapshot only this element (e.g. a container a paging line names), with its full text'),
     offset: z.number().int().min(0).max(10_000_000).optional()
@@ -47,24 +47,28 @@ export const getPageContext = defineTabTool({
     try {
       snap = await takeSnapshot(session, tab, { selector, ref, offset, limit, urls, budget: mode === 'file' ? FILE_BUDGET : DEFAULT_BUDGET });
     } catch (error) {
-      if (error instanceof ToolError) throw error;
-      const stuck = await stuckPageError(tab, 'take a snapshot');
-      if (stuck) throw stuck;
-      if (isTimeoutError(error)) throw new ToolError('timeout', 'Could not take a snapshot within the time limit.', 'The page may be very large or busy; pass a selector to snapshot one part, or try again.');
-      throw error;
+      throw await pageReadError(tab, error, 'take a snapshot', { message: 'Could not take a snapshot within the time limit.', hint: 'The page may be very large or busy; pass a selector to snapshot one part, or try again.' });
     }
     const { url, title } = await tab.urlAndTitle();
-    const header = `Tab ${tab.id} · revision ${snap.revision} · ${url}\nTitle: ${title}${selector ? `\nScope: ${selector}` : ref ? `\nScope: ${ref}${offset ? `, from child ${offset}` : ''}` : ''}`;
+    const header = `Tab ${tab.id} · revision ${snap.revision} · ${url}\nTitle: ${title}${selector ? `\nScope: ${ref ? `${ref}, ` : ''}${selector}` : ref ? `\nScope: ${ref}${offset ? `, from child ${offset}` : ''}` : ''}`;
     const bytes = Buffer.byteLength(snap.text);
     res.merge({ tabId: tab.id, url, title, revision: snap.revision, instanceId: snap.instanceId, refCount: snap.refCount, bytes });
+    // A chooser that opened after the last action returned (a page that opens it late) is told here if no action told of it.
+    const chooser = tab.fileChoosers.takeUnreported(tab.instanceId);
+    const lateChooser = () => {
+      if (chooser) reportFileChooser(res, { multiple: chooser.chooser.isMultiple(), ref: chooser.openedBy, late: true });
+    };
     if (mode === 'inline' || (mode === 'auto' && bytes <= INLINE_TEXT_CAP)) {
-      res.set('snapshot', snap.text).text(header).text(`\n${snap.text}`, { mirrors: 'snapshot' });
+      res.set('snapshot', snap.text).text(header);
+      lateChooser();
+      res.text(`\n${snap.text}`, { mirrors: 'snapshot' });
       return;
     }
     const path = writeArtifact(config.workspace, 'context', `tab${tab.id}-r${snap.revision}-${stamp()}.yaml`, `# ${header.replace(/\n/g, '\n# ')}\n${snap.text}\n`);
     res.set('path', path);
     const why = mode === 'file' ? 'as asked (output: file)' : `because it is ${Math.round(bytes / 1024)} KB, over the ${INLINE_TEXT_CAP / 1024} KB inline cap`;
-    res.text(`${header}\n\nSnapshot written to ${path} ${why}: ${snap.text.split('\n').length} lines, ${snap.refCount} refs, ${bytes} bytes.`);
+    res.text(`${header}\n\nSnapshot written to ${path} ${why}: ${plural(snap.text.split('\n').length, 'line')}, ${plural(snap.refCount, 'ref')}, ${plural(bytes, 'byte')}.`);
+    lateChooser();
     const lines = outline(snap.text);
     if (lines.length) res.text(`Outline (pass a selector to get_page_context to snapshot one part inline):\n${lines.join('\n')}`);
   },

@@ -16,7 +16,7 @@
  * - checkboxes are clicked (Playwright's setChecked verifies the state);
  *   selects use Playwright's selectOption; both are read back.
  */
-import type { Locator } from 'playwright-core';
+import type { ElementHandle, Page } from 'playwright-core';
 import { playwrightTimeout } from '../browser/playwright.js';
 import { classifyPlaywrightError } from '../util/playwrightErrors.js';
 import { raceTimeout } from '../util/wait.js';
@@ -28,9 +28,9 @@ const QUOTE_MAX = 80;
 
 const HINT = 'The page changed or rejected the value (an input mask, validation, a handler that resets it). Check the field in a fresh snapshot and type what the page accepts.';
 
-/** The state of the text field a locator points at (src/page/actions.ts `fieldState`). */
-export async function readField(locator: Locator, timeout: number): Promise<FieldState> {
-  return await raceTimeout(locator.evaluate(el => (globalThis as unknown as ActionsRuntime).__tabwright.fieldState(el), undefined, { timeout }), playwrightTimeout(timeout));
+/** The state of a text field (src/page/actions.ts `fieldState`). */
+export async function readField(handle: ElementHandle<Element>, timeout: number): Promise<FieldState> {
+  return await raceTimeout(handle.evaluate(el => (globalThis as unknown as ActionsRuntime).__tabwright.fieldState(el)), playwrightTimeout(timeout));
 }
 
 function quote(text: string): string {
@@ -64,40 +64,40 @@ function editableText(text: string): string {
 }
 
 /**
- * Enters `text` into the text field `locator` points at through trusted
- * input, then reads the field back.
+ * Enters `text` into the text field `handle` is through trusted input (keys go to `page`), then reads the field
+ * back.
  * @param opts.clear  replace the current content (true) or add at its end (false).
  * @param opts.timeout  ms for each step.
  * @throws ToolError input_not_applied (the value did not stick),
  *   element_not_actionable (disabled, read-only); Playwright errors of the
  *   steps (the caller maps them with actionError).
  */
-export async function typeText(locator: Locator, ref: string, text: string, opts: { clear: boolean; timeout: number }): Promise<void> {
+export async function typeText(page: Page, handle: ElementHandle<Element>, ref: string, text: string, opts: { clear: boolean; timeout: number }): Promise<void> {
   const { clear, timeout } = opts;
-  const keyboard = locator.page().keyboard;
-  const before = await readField(locator, timeout);
+  const keyboard = page.keyboard;
+  const before = await readField(handle, timeout);
   if (before.kind === 'none') {
     // Not a text field: Playwright's fill raises the matching error (or handles what it knows better).
-    await locator.fill(text, { timeout });
+    await handle.fill(text, { timeout });
     return;
   }
   if (before.kind === 'value') {
     if (clear) {
-      await locator.fill(text, { timeout });
+      await handle.fill(text, { timeout });
     } else {
-      if (!(await locator.isEditable({ timeout }))) {
+      if (!(await raceTimeout(handle.isEditable(), playwrightTimeout(timeout)))) {
         throw new ToolError('element_not_actionable', `Could not type into ${ref}: it is disabled or read-only.`, 'Pick an enabled field in a fresh snapshot (get_page_context).');
       }
-      await locator.focus({ timeout });
+      await raceTimeout(handle.focus(), playwrightTimeout(timeout));
       await raceTimeout(keyboard.press(before.tag === 'textarea' ? 'ControlOrMeta+End' : 'End'), playwrightTimeout(timeout));
       if (text) await raceTimeout(keyboard.insertText(text), playwrightTimeout(timeout));
     }
     const expected = sanitized(clear ? text : before.value + text, before);
-    const after = await readField(locator, timeout);
+    const after = await readField(handle, timeout);
     if (after.value !== expected) throw inputNotApplied(ref, { ...after, secret: before.secret || after.secret }, expected, after.value);
     return;
   }
-  await raceTimeout(locator.evaluate((el, end) => (globalThis as unknown as ActionsRuntime).__tabwright.focusEditable(el, end), !clear, { timeout }), playwrightTimeout(timeout));
+  await raceTimeout(handle.evaluate((el, end) => (globalThis as unknown as ActionsRuntime).__tabwright.focusEditable(el, end), !clear), playwrightTimeout(timeout));
   if (clear && editableText(before.value) !== '') {
     await raceTimeout(keyboard.press('ControlOrMeta+A'), playwrightTimeout(timeout));
     await raceTimeout(keyboard.press('Delete'), playwrightTimeout(timeout));
@@ -107,7 +107,7 @@ export async function typeText(locator: Locator, ref: string, text: string, opts
     if (i > 0) await raceTimeout(keyboard.press('Shift+Enter'), playwrightTimeout(timeout));
     if (lines[i]) await raceTimeout(keyboard.insertText(lines[i]!), playwrightTimeout(timeout));
   }
-  const after = await readField(locator, timeout);
+  const after = await readField(handle, timeout);
   const actual = editableText(after.value);
   const wanted = editableText(text);
   const stuck = clear ? actual === wanted : actual.endsWith(wanted);
@@ -119,16 +119,16 @@ export async function typeText(locator: Locator, ref: string, text: string, opts
  * "the click did not change its state" becomes input_not_applied.
  * @param timeout  ms.
  */
-export async function setChecked(locator: Locator, ref: string, checked: boolean, timeout: number): Promise<void> {
+export async function setChecked(handle: ElementHandle<Element>, ref: string, checked: boolean, timeout: number): Promise<void> {
   try {
-    await locator.setChecked(checked, { timeout });
+    await handle.setChecked(checked, { timeout });
   } catch (error) {
     if (classifyPlaywrightError(error).has('check_unchanged')) {
       throw new ToolError('input_not_applied', `Clicking ${ref} did not ${checked ? 'check' : 'uncheck'} it: the page keeps it ${checked ? 'unchecked' : 'checked'}.`, HINT);
     }
     throw error;
   }
-  const now = await raceTimeout(locator.isChecked({ timeout }), playwrightTimeout(timeout));
+  const now = await raceTimeout(handle.isChecked(), playwrightTimeout(timeout));
   if (now !== checked) {
     throw new ToolError('input_not_applied', `${ref} was ${checked ? 'checked' : 'unchecked'} but the page turned it back.`, HINT);
   }
@@ -142,12 +142,12 @@ export async function setChecked(locator: Locator, ref: string, checked: boolean
  * @param timeout  ms.
  * @throws ToolError input_not_applied when the page changed the selection back.
  */
-export async function selectOptions(locator: Locator, ref: string, values: string[], timeout: number): Promise<string[]> {
-  const selected = await locator.selectOption(values, { timeout });
-  const now = await raceTimeout(locator.evaluate(el => {
+export async function selectOptions(handle: ElementHandle<Element>, ref: string, values: string[], timeout: number): Promise<string[]> {
+  const selected = await handle.selectOption(values, { timeout });
+  const now = await raceTimeout(handle.evaluate(el => {
     const select = (el.localName === 'label' ? (el as HTMLLabelElement).control : el) as HTMLSelectElement | null;
     return select?.selectedOptions ? Array.from(select.selectedOptions, o => o.value) : [];
-  }, undefined, { timeout }), playwrightTimeout(timeout));
+  }), playwrightTimeout(timeout));
   if (JSON.stringify(now) !== JSON.stringify(selected)) {
     throw new ToolError('input_not_applied', `The options chosen in ${ref} did not stick: expected ${quote(selected.join(', '))}, now selected ${quote(now.join(', '))}.`, HINT);
   }

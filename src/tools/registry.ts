@@ -6,10 +6,12 @@ import { downloadTools } from './downloads.js';
 import { drag } from './drag.js';
 import { execute } from './execute.js';
 import { fileTools } from './files.js';
+import { find } from './find.js';
 import { inputTools } from './input.js';
 import { navigate } from './navigation.js';
 import { getPageContext } from './pageContext.js';
 import { takeScreenshot } from './screenshot.js';
+import { shareTabs } from './sharing.js';
 import { scriptTools } from './userscripts.js';
 import { getBridgeStatus } from './status.js';
 import { tabTools } from './tabs.js';
@@ -21,6 +23,7 @@ export const TOOLS: readonly AnyTool[] = [
   ...tabTools,
   navigate,
   getPageContext,
+  find,
   ...inputTools,
   ...dialogTools,
   ...fileTools,
@@ -32,6 +35,7 @@ export const TOOLS: readonly AnyTool[] = [
   ...webmcpTools,
   waitForCall,
   getBridgeStatus,
+  shareTabs,
   ...scriptTools,
   runMenuCommand,
 ] as unknown as AnyTool[];

@@ -12,6 +12,7 @@ import { actionError, stuckPageError } from './actionErrors.js';
 import { INLINE_IMAGE_CAP, stamp, writeArtifact } from './artifacts.js';
 import { defineTabTool } from './define.js';
 import { ToolError } from '../errors.js';
+import { withRefHandle } from './refHandle.js';
 import { outputField, refField, tabIdField } from './schemas.js';
 import { captureClip, insideViewport, pageMetrics, type Capture, type Rect } from './screenshotCapture.js';
 
@@ -141,8 +142,10 @@ export const takeScreenshot = defineTabTool({
         let region: Rect = fullPage ? { x: 0, y: 0, ...page } : viewport;
         if (resolved) {
           // As Playwright's element screenshots do: scroll it into view (waits until it is visible), then clip to its box.
-          await resolved.locator.scrollIntoViewIfNeeded({ timeout: timeoutMs });
-          const box = await resolved.locator.boundingBox({ timeout: timeoutMs });
+          const box = await withRefHandle(resolved, ref!, async handle => {
+            await handle.scrollIntoViewIfNeeded({ timeout: timeoutMs });
+            return await handle.boundingBox();
+          });
           if (!box || box.width < 1 || box.height < 1) {
             throw new ToolError('element_not_actionable', `Could not screenshot ${ref}: it has no size on screen.`, 'Take a fresh snapshot (get_page_context) to check the element, or screenshot the viewport.');
           }

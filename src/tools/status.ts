@@ -3,6 +3,7 @@ import * as z from 'zod';
 import { scriptService } from '../userscripts/service.js';
 import { VERSION } from '../version.js';
 import { defineTool } from './define.js';
+import type { OwnBrowserConfig } from '../config.js';
 
 export const getBridgeStatus = defineTool({
   name: 'get_bridge_status',
@@ -28,8 +29,10 @@ export const getBridgeStatus = defineTool({
       serverVersion: VERSION,
       protocolVersion: client.protocolVersion ?? null,
       era: client.era ?? null,
-      headless: config.headless,
-      profile: config.remote ? 'remote' : config.isolated ? 'isolated' : config.userDataDir,
+      // Headless and profile are tabwright's choice only for the browser it launches.
+      headless: config.remote || config.own ? null : config.headless,
+      profile: config.remote ? 'remote' : config.own ? ownProfile(config.own) : config.isolated ? 'isolated' : config.userDataDir,
+      scope: session.connection.scope ?? null,
       capabilities: [...session.connection.capabilities],
       workspace: config.workspace,
       role: relay.role,
@@ -37,6 +40,9 @@ export const getBridgeStatus = defineTool({
       relayProtocol: relay.relayProtocol,
     };
     res.merge(status);
+    // Which way userscripts reach pages (on the extension: chrome.userScripts when "Allow User Scripts" is on).
+    const userscripts = session.running ? await session.userscripts?.status().catch(() => undefined) : undefined;
+    if (userscripts) res.set('userscripts', userscripts);
     // Script saves and file sync: only when asked, or when a sync folder is watched.
     const scripts = operationId || scriptId ? scriptService(config) : undefined;
     const save = scripts?.saves.status({ operationId, scriptId });
@@ -47,7 +53,16 @@ export const getBridgeStatus = defineTool({
       `tabwright ${VERSION} · ${status.connection} connection${status.endpoint ? ` (${status.endpoint})` : ''} · browser ${status.browserRunning ? `running (${status.browserVersion})` : 'not started yet'} · ` +
       `${status.tabCount} tab${status.tabCount === 1 ? '' : 's'}${status.activeTabId !== null ? ` (active ${status.activeTabId})` : ''} · MCP ${status.protocolVersion ?? 'n/a'} · relay ${status.role}${status.role === 'follower' ? ` of pid ${status.leaderPid}` : ''}`,
     );
-    res.text(`${status.headless ? 'Headless' : 'Headed'} · profile ${status.profile} · workspace ${status.workspace} · can: ${status.capabilities.join(', ')}`);
+    if (status.scope) res.text(`Scope: ${status.scope}.`);
+    const browser = status.headless === null
+      ? config.own ? `the user's own browser (its windows, ${status.profile})` : 'an attached browser (its own windows and profile)'
+      : `${status.headless ? 'Headless' : 'Headed'} · profile ${status.profile}`;
+    res.text(`${browser} · workspace ${status.workspace} · can: ${status.capabilities.join(', ')}`);
+    if (userscripts) {
+      res.text(userscripts.path === 'chrome.userScripts'
+        ? 'Userscripts: registered through the extension\'s chrome.userScripts (shared tabs only).'
+        : `Userscripts: injected over CDP${userscripts.hint ? `; chrome.userScripts is off (${userscripts.userScripts?.reason}). ${userscripts.hint}` : '.'}`);
+    }
     const syncErrors = sync.errors();
     if (syncErrors.length) {
       const last = syncErrors.at(-1)!;
@@ -58,3 +73,9 @@ export const getBridgeStatus = defineTool({
     }
   },
 });
+
+/** The profile an own-browser connection uses, as status shows it: the folder it reads, or who picks it. */
+function ownProfile(own: OwnBrowserConfig): string {
+  if (own.kind === 'extension') return 'the profile the extension is installed in';
+  return own.profileDir ? `profile ${own.profileDir}` : 'the first default profile folder with remote debugging on';
+}

@@ -1,5 +1,6 @@
 /** Tab tools: list_tabs, open_tab, close_tab, focus_tab, reload_tab. */
 import * as z from 'zod';
+import type { BrowserConnection } from '../browser/connection.js';
 import type { Session } from '../session/session.js';
 import type { Tab, TabInfo } from '../session/tab.js';
 import { defineTabTool, defineTool } from './define.js';
@@ -16,6 +17,14 @@ async function reportTab(session: Session, tab: Tab, res: ToolResponse, verb: st
   res.text(`${verb} tab ${info.tabId}: ${info.url} "${info.title}" (${http}revision ${info.revision}${info.active ? ', active' : ''}).`);
 }
 
+/** What list_tabs says when it lists no tab: for a browser tabwright launches, or the user's own (shared tabs only). */
+function noTabsText(running: boolean, connection: Pick<BrowserConnection, 'kind' | 'asksToConnect'>): string {
+  const own = connection.kind === 'own-chrome' || connection.kind === 'extension';
+  if (running) return own ? 'No tab is shared with the agent yet: it sees the tabs it opens (open_tab) and the tabs the user shares.' : 'No tabs are open.';
+  if (connection.asksToConnect) return 'Not connected to the user\'s Chrome yet; no tabs. The first page tool (e.g. open_tab) connects, and Chrome asks the user "Allow remote debugging?".';
+  return own ? 'Not connected to the user\'s browser yet; no tabs. The first page tool (e.g. open_tab) connects.' : 'The browser is not running yet; no tabs. Any page tool (e.g. navigate) starts it.';
+}
+
 export const listTabs = defineTool({
   name: 'list_tabs',
   title: 'List tabs',
@@ -29,7 +38,7 @@ export const listTabs = defineTool({
     const tabs = await Promise.all(session.openTabs().map(tab => tab.info(tab.id === session.activeTabId)));
     res.set('tabs', tabs);
     if (tabs.length) res.text(`${tabs.length} tab${tabs.length === 1 ? '' : 's'} (* the active one):`);
-    if (!tabs.length) res.text(session.running ? 'No tabs are open.' : 'The browser is not running yet; no tabs. Any page tool (e.g. navigate) starts it.');
+    if (!tabs.length) res.text(noTabsText(session.running, session.connection));
     for (const t of tabs) res.text(tabLine(t));
   },
 });
@@ -62,7 +71,7 @@ export const openTab = defineTool({
       res.set('status', status);
     }
     await reportTab(session, tab, res, 'Opened', status);
-    reportDialog(tab, res);
+    await reportDialog(tab, res);
   },
 });
 
@@ -121,7 +130,7 @@ export const reloadTab = defineTabTool({
       throw await pageLoadError(tab, error, 'reload the tab', timeoutMs ?? 30_000, previous);
     }
     await reportTab(session, tab, res, 'Reloaded', status);
-    reportDialog(tab, res);
+    await reportDialog(tab, res);
   },
 });
 
@@ -129,11 +138,13 @@ export const tabTools = [listTabs, openTab, closeTab, focusTab, reloadTab];
 
 /**
  * One list_tabs line: everything the tab's fields say, for the model
- * (`* [2] Title — URL (revision 3) · opened by tab 1 · dialog: confirm "Sure?" · scripts: A · menu: A › Run`).
+ * (`* [2] Title — URL (revision 3) · popup of tab 1 (window.opener reaches it) · confirm dialog open: "Sure?" (...) ·
+ * scripts: A · menu commands: ...`; a tab opened without an opener says `opened by tab 1`).
  */
 export function tabLine(t: TabInfo): string {
   const parts = [`${t.active ? '*' : ' '} [${t.tabId}] ${t.title || '(no title)'} — ${t.url} (revision ${t.revision})`];
-  if (t.openerTabId !== undefined) parts.push(`opened by tab ${t.openerTabId}`);
+  if (t.popup) parts.push(t.openerTabId === undefined ? 'a popup (window.opener reaches its opener)' : `popup of tab ${t.openerTabId} (window.opener reaches it)`);
+  else if (t.openerTabId !== undefined) parts.push(`opened by tab ${t.openerTabId}`);
   if (t.dialog) parts.push(`${t.dialog.type} dialog open: "${t.dialog.message.slice(0, 200)}" (handle_dialog {tabId: ${t.tabId}, accept})`);
   if (t.scripts?.length) parts.push(`scripts: ${t.scripts.map(s => s.name).join(', ')}`);
   if (t.menuCommands?.length) parts.push(`menu commands: ${t.menuCommands.map(m => `${m.scriptName} › ${m.caption} (commandId ${m.commandId})`).join(', ')}; run_menu_command runs one`);

@@ -18,7 +18,9 @@ export type WaitingFor =
   /** `execute` code is running in the tab. */
   | { kind: 'execute'; tabId: number }
   /** Another call holds the tab (calls that act on one tab run one at a time, src/dispatch/tabLocks.ts). */
-  | { kind: 'tab_lock'; tabId?: number };
+  | { kind: 'tab_lock'; tabId?: number }
+  /** Connecting to the user's own Chrome waits for them to click Allow in its "Allow remote debugging?" dialog. */
+  | { kind: 'browser_approval'; expiresAt: number };
 
 /** The `waitingFor` field of a pending result: the state, or `{kind: 'tool', tool}` when the tool said nothing more. */
 export type WaitingField = (WaitingFor | { kind: 'tool'; tool: string }) & { text: string };
@@ -44,6 +46,8 @@ export function waitingPhrase(tool: string, w: WaitingFor | undefined, now = Dat
       return `the code given to execute in tab ${w.tabId} to finish`;
     case 'tab_lock':
       return `another call on ${w.tabId !== undefined ? `tab ${w.tabId}` : 'the tab'} to finish (calls that act on one tab run one at a time)`;
+    case 'browser_approval':
+      return `the user to click Allow in Chrome's "Allow remote debugging?" dialog, so that tabwright can use their browser (Cancel is the default button; it gives up in ${seconds(w.expiresAt - now)} s)`;
   }
 }
 
@@ -51,6 +55,7 @@ export function waitingPhrase(tool: string, w: WaitingFor | undefined, now = Dat
 export function waitingAdvice(w: WaitingFor | undefined): string | undefined {
   if (w?.kind === 'consent') return 'Tell the user a consent prompt is waiting for their answer.';
   if (w?.kind === 'form_submit') return 'Tell the user the form is filled in and waits for them to submit it in the browser.';
+  if (w?.kind === 'browser_approval') return 'Tell the user Chrome is asking "Allow remote debugging?" and that they should click Allow.';
   return undefined;
 }
 
@@ -61,6 +66,7 @@ export function waitingProgress(tool: string, w: WaitingFor | undefined, started
   if (w?.kind === 'form_submit') return `Waiting for the person at the browser to submit the form "${w.tool}" (${seconds(now - startedAt)} s)`;
   if (w?.kind === 'page_tool') return `WebMCP tool "${w.tool}" is running (${seconds(now - startedAt)} s)`;
   if (w?.kind === 'execute') return `execute is running in tab ${w.tabId} (${seconds(now - startedAt)} s)`;
+  if (w?.kind === 'browser_approval') return `Waiting for the user to click Allow in Chrome's "Allow remote debugging?" (${seconds(w.expiresAt - now)} s left)`;
   if (w?.kind === 'tab_lock') return `Waiting for another call on ${w.tabId !== undefined ? `tab ${w.tabId}` : 'the tab'} (${seconds(now - startedAt)} s)`;
   return `${tool} is running (${seconds(now - startedAt)} s)`;
 }

@@ -22,7 +22,7 @@ import type { Tab } from '../session/tab.js';
 interface Entry<T> {
   instanceId: string;
   generation: number;
-  tools: T[];
+  listing: T;
 }
 
 /** Bumped per tab on every frame attach/detach/navigation (listeners added once per tab). */
@@ -44,7 +44,7 @@ function generationOf(tab: Tab): number {
   return gen.n;
 }
 
-/** Tools of one tab's frames, as `list` returns them, cached until the tab's frames change. */
+/** A tab's listing (its frames' tools), as `list` returns it, cached until the tab's frames change. */
 export class WebMcpToolCache<T> {
   private readonly entries = new WeakMap<Tab, Entry<T>>();
 
@@ -52,24 +52,24 @@ export class WebMcpToolCache<T> {
    * The cached list when still valid, else undefined. The first call for a
    * tab starts watching its frames and returns undefined.
    */
-  get(tab: Tab): T[] | undefined {
+  get(tab: Tab): T | undefined {
     const generation = generationOf(tab);
     const entry = this.entries.get(tab);
     if (!entry || entry.instanceId !== tab.instanceId || entry.generation !== generation) return undefined;
-    return entry.tools;
+    return entry.listing;
   }
 
   /**
    * Lists the tab's tools with `list` and caches them, unless the frames
    * changed while listing (then the result is returned but not kept).
    */
-  async refresh(tab: Tab, list: () => Promise<T[]>): Promise<T[]> {
+  async refresh(tab: Tab, list: () => Promise<T>): Promise<T> {
     const generation = generationOf(tab);
     const instanceId = tab.instanceId;
-    const tools = await list();
-    if (generation === generationOf(tab) && instanceId === tab.instanceId) this.entries.set(tab, { instanceId, generation, tools });
+    const listing = await list();
+    if (generation === generationOf(tab) && instanceId === tab.instanceId) this.entries.set(tab, { instanceId, generation, listing });
     else this.entries.delete(tab);
-    return tools;
+    return listing;
   }
 
   /** Forgets a tab's list (after a call failed in a way a stale list could explain). */

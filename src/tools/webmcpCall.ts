@@ -111,7 +111,9 @@ const ABORT = `function (callId) {
  * Runs in the isolated world; Playwright's WebMCPScript.tools + normalizeTool
  * (playwright-core 1.65: this window's tools, description defaulting to '',
  * a string inputSchema parsed, annotations only where truthy), keeping what
- * Playwright drops: `title` (where non-empty) and the `debugging` annotation.
+ * Playwright drops: `title` (where non-empty), the `debugging` annotation,
+ * and whether the tool declared annotations at all (no `annotations` when
+ * it gave none: Chromium 156 reports them only then).
  * null when the document has no modelContext.
  */
 const LIST = `async function () {
@@ -125,10 +127,13 @@ const LIST = `async function () {
     if (typeof schema === 'string') {
       try { schema = JSON.parse(schema); } catch { schema = undefined; }
     }
-    const given = t.annotations || {};
-    const annotations = {};
-    for (const hint of ['readOnlyHint', 'consequentialHint', 'untrustedContentHint', 'debugging']) if (given[hint]) annotations[hint] = true;
-    const tool = { name: t.name, description: t.description == null ? '' : t.description, annotations };
+    const tool = { name: t.name, description: t.description == null ? '' : t.description };
+    // Declared hints, only the true ones; no annotations when the tool gave none (a form never does).
+    if (t.annotations != null) {
+      const annotations = {};
+      for (const hint of ['readOnlyHint', 'consequentialHint', 'untrustedContentHint', 'debugging']) if (t.annotations[hint]) annotations[hint] = true;
+      tool.annotations = annotations;
+    }
     if (t.title) tool.title = String(t.title);
     if (schema != null) tool.inputSchema = schema;
     out.push(tool);
@@ -341,11 +346,12 @@ export async function listNativeTools(tab: Tab, frame: Frame, timeoutMs: number)
   const tools = await frame.webmcp.tools({ timeout: timeoutMs });
   return [...tools].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)).map(tool => {
     const a = tool.annotations ?? {};
-    const annotations: SourceTool['annotations'] = {};
+    const annotations: NonNullable<SourceTool['annotations']> = {};
     if (a.readOnly) annotations.readOnlyHint = true;
     if (a.consequential) annotations.consequentialHint = true;
     if (a.untrustedContent) annotations.untrustedContentHint = true;
-    return { name: tool.name, description: tool.description, inputSchema: tool.inputSchema, annotations };
+    // Playwright does not tell whether the tool declared annotations: none true reads as none declared.
+    return { name: tool.name, description: tool.description, inputSchema: tool.inputSchema, ...(Object.keys(annotations).length ? { annotations } : {}) };
   });
 }
 

@@ -48,6 +48,13 @@ export interface PageConfig {
   scripts: PageScript[];
   /** Whether any AgentScript is enabled: then each document announces itself (tool attribution). */
   agentScripts: boolean;
+  /**
+   * Set when the extension registered the engine (chrome.userScripts, src/userscripts/extensionScripts.ts): messages
+   * go as DOM events named `<event>-out` to the extension's messenger (answers come back as `<event>-in`) instead
+   * of the Playwright binding, and no script runs before the tab is known to be shared: the global `flag` set at
+   * document start (the extension's mark in shared tabs it is attached to), else a `gate` message answered true.
+   */
+  bridge?: { event: string; flag: string };
 }
 
 /** Messages from the engine to the server (`t` is the type). */
@@ -60,7 +67,9 @@ export type EngineMessage =
   | { t: 'log'; id: string; level: 'log' | 'error'; text: string }
   | { t: 'menu'; id: string; cmd: string; caption: string }
   | { t: 'clip'; id: string; text: string }
-  | { t: 'tool'; id: string; doc: string; name: string };
+  | { t: 'tool'; id: string; doc: string; name: string }
+  /** Extension only: answered by the extension itself (true: the tab is shared). */
+  | { t: 'gate' };
 
 /** Messages from the server to the engine (through `__tabwright_us_sync`). */
 export type ServerMessage =
@@ -95,20 +104,81 @@ export function startUserscripts(config: PageConfig, matches: (meta: ScriptMetad
   const doc = document;
   const nav = navigator;
   const setTimeoutFn = setTimeout;
-  const raw = g[config.binding] as ((token: string, msg: EngineMessage) => Promise<unknown>) | undefined;
+  let raw = g[config.binding] as ((token: string, msg: EngineMessage) => Promise<unknown>) | undefined;
   try {
+    // Also on the extension's path: the context still has the binding (exposed for the CDP path).
     delete g[config.binding];
   } catch {
     // not deletable: left as is (calls still need the token)
   }
+  let shared = true;
+  if (config.bridge) {
+    raw = eventBridge(config.bridge.event);
+    shared = config.bridge.flag in g;
+    try {
+      delete g[config.bridge.flag];
+    } catch {
+      // set non-configurable by someone else: not our mark
+      shared = false;
+    }
+  }
   const send = (msg: EngineMessage): Promise<unknown> => (raw ? raw(config.token, msg).catch(() => undefined) : Promise.resolve(undefined));
+
   const docId = Math.random().toString(36).slice(2) + Date.now().toString(36);
   const isTop = window.top === window;
   const url = location.href;
   const valuesOf = new Map<string, Record<string, string>>();
   const menuHandlers = new Map<string, () => unknown>();
   const registrar = claimRegistrar();
+  /** Tools this document's AgentScripts registered natively (no polyfill): the page may not execute them. */
+  const agentToolNames = new Set<string>();
+  const readsStorage = (s: PageScript) => s.meta.grant.some(g => /^GM[_.](getValue|listValues)$/.test(g));
+  const writtenSince = new Set<string>();
+  let fresh = true;
+  let freshValues: Promise<void> = Promise.resolve();
+  if (shared) begin();
+  // Not marked (a shared tab the extension is not attached to yet, or a tab that is not shared): ask the extension.
+  else void send({ t: 'gate' }).then(answer => {
+    if (answer === true && !(SYNC_HOOK in g)) begin();
+  });
 
+  /**
+   * Messages as DOM events to the extension's messenger (USER_SCRIPT world): the page does not know the event
+   * name. Sent from the next task on, so the messenger (registered first, but in another world) listens by then.
+   */
+  function eventBridge(event: string): (token: string, msg: EngineMessage) => Promise<unknown> {
+    const waiting = new Map<number, (r: unknown) => void>();
+    const dispatch = doc.dispatchEvent.bind(doc);
+    const Custom = CustomEvent;
+    let seq = 0;
+    let queue: Array<() => void> | undefined = [];
+    setTimeoutFn(() => {
+      const ready = queue ?? [];
+      queue = undefined;
+      for (const fn of ready) fn();
+    }, 0);
+    doc.addEventListener(`${event}-in`, e => {
+      let answer: { id?: number; r?: unknown };
+      try {
+        answer = parse(String((e as CustomEvent).detail)) as typeof answer;
+      } catch {
+        return;
+      }
+      const resolve = typeof answer.id === 'number' ? waiting.get(answer.id) : undefined;
+      if (!resolve) return;
+      waiting.delete(answer.id!);
+      resolve(answer.r);
+    });
+    return (_token, msg) => new Promise(resolve => {
+      const id = ++seq;
+      waiting.set(id, resolve);
+      const go = () => void dispatch(new Custom(`${event}-out`, { detail: stringify({ id, msg }) }));
+      if (queue) queue.push(go);
+      else go();
+    });
+  }
+
+  function begin(): void {
   defineProperty(g, SYNC_HOOK, {
     value: Object.freeze((token: string, msg: ServerMessage) => {
       if (token !== config.token || !msg) return false;
@@ -132,8 +202,6 @@ export function startUserscripts(config: PageConfig, matches: (meta: ScriptMetad
     configurable: false,
   });
 
-  /** Tools this document's AgentScripts registered natively (no polyfill): the page may not execute them. */
-  const agentToolNames = new Set<string>();
   if (config.agentScripts) {
     void send({ t: 'doc', doc: docId });
     if (!registrar) guardNativeExecute();
@@ -152,10 +220,6 @@ export function startUserscripts(config: PageConfig, matches: (meta: ScriptMetad
   // The shipped values may be a few ms old (a write in another tab while this document started):
   // ask the server once for the current ones. Scripts that read storage and run at document-end or
   // later wait for the answer; document-start scripts run with the shipped values.
-  const readsStorage = (s: PageScript) => s.meta.grant.some(g => /^GM[_.](getValue|listValues)$/.test(g));
-  const writtenSince = new Set<string>();
-  let fresh = true;
-  let freshValues: Promise<void> = Promise.resolve();
   const storageIds = matching.filter(readsStorage).map(s => s.id);
   if (storageIds.length) {
     fresh = false;
@@ -182,6 +246,8 @@ export function startUserscripts(config: PageConfig, matches: (meta: ScriptMetad
       else afterFresh(script, run);
     } else if (doc.readyState === 'loading') doc.addEventListener('DOMContentLoaded', () => setTimeoutFn(() => afterFresh(script, run), 0), { once: true });
     else setTimeoutFn(() => afterFresh(script, run), 0);
+  }
+
   }
 
   /**

@@ -20,6 +20,11 @@
  *   script), menu commands and the scripts that ran to the tab
  *   (src/session/tabScripts.ts), GM_setClipboard to the page's clipboard.
  *   Messages without the process's token are ignored.
+ * - On the extension connection, when its chrome.userScripts is available
+ *   ("Allow User Scripts"), the same init script is registered there instead
+ *   (./extensionScripts.ts; docs/userscripts.md, "Through the extension"):
+ *   its messages come through the extension (`UserScriptsHost.onMessage`),
+ *   and the path is chosen again at every rebuild and `status()`.
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
@@ -27,15 +32,20 @@ import { fileURLToPath } from 'node:url';
 import type { BrowserContext, Frame, Page } from 'playwright-core';
 import { logger } from '../log.js';
 import type { Tab } from '../session/tab.js';
+import type { UserScriptsAvailability, UserScriptsHost, UserScriptsOrigin } from '../browser/connection.js';
 import { ToolError } from '../errors.js';
 import type { DeclaredPermission, ScriptAuthor, ScriptSource, StoredScript } from './types.js';
 import { SYNC_HOOK, type EngineMessage, type ServerMessage } from './gmPage.js';
 import { buildInitScript, type InitScript, type ScriptWithValues } from './injectionScript.js';
+import { allowUserScriptsHint, registrationMatches, type InjectionStatus } from './extensionScripts.js';
+import { usesPublicSuffix } from './match.js';
 
 const log = logger('userscripts');
 
-/** The engine bundle (built by scripts/build.mjs from ./pageEntry.ts). */
+/** The engine bundle (built by scripts/build.mjs from ./pageEntry.ts), without the Public Suffix List. */
 export const ENGINE_PATH = fileURLToPath(new URL('../page/userscripts.js', import.meta.url));
+/** The same engine with the Public Suffix List (tldts), injected while an enabled script has a `.tld` glob. */
+export const ENGINE_PSL_PATH = fileURLToPath(new URL('../page/userscripts-psl.js', import.meta.url));
 
 /** The binding's global name in the page (deleted by the engine before page scripts run). */
 export const BINDING = '__tabwright_us';
@@ -59,10 +69,18 @@ export class UserscriptInjector {
   private pending: Promise<void> | undefined;
   private unsubscribe: (() => void) | undefined;
   private engine: string | undefined;
+  private enginePsl: string | undefined;
   private readonly nativeOwners = new WeakMap<Frame, NativeOwners>();
   private serial = 0;
   /** Recent init scripts by sourceURL, for `scriptOfStack`. */
   private readonly builds = new Map<string, InitScript>();
+  /** The connection's chrome.userScripts (the extension), when it has one. */
+  private host: UserScriptsHost | undefined;
+  private hooked: UserScriptsHost | undefined;
+  private path: InjectionStatus['path'] = 'cdp';
+  private availability: UserScriptsAvailability | undefined;
+  /** The extension path's event name and mark (./gmPage.ts PageConfig.bridge): secrets of this process. */
+  private readonly bridge = { event: `tabwright-us-${randomBytes(12).toString('hex')}`, flag: `__tabwright_us_${randomBytes(12).toString('hex')}` };
 
   /**
    * @param source the store (src/userscripts/store.ts) or any ScriptSource.
@@ -72,15 +90,18 @@ export class UserscriptInjector {
     readonly source: ScriptSource,
     private readonly version: string,
     private readonly enginePath = ENGINE_PATH,
+    private readonly enginePslPath = ENGINE_PSL_PATH,
   ) {}
 
   /**
    * Installs the binding and the init script in a (new) browser context.
    * Call after the in-page runtime's init script, so the runtime runs
    * first in each document (the engine claims the polyfill's AgentScript
-   * registrar from it).
+   * registrar from it). With `host` (the extension's chrome.userScripts) the
+   * scripts are registered there instead whenever it is available
+   * (docs/userscripts.md, "Through the extension").
    */
-  async install(ctx: BrowserContext, tabFor: (page: Page) => Promise<Tab>): Promise<void> {
+  async install(ctx: BrowserContext, tabFor: (page: Page) => Promise<Tab>, host?: UserScriptsHost): Promise<void> {
     if (!existsSync(this.enginePath)) {
       log.warn(`userscript engine missing at ${this.enginePath}; run npm run build`);
       return;
@@ -89,6 +110,11 @@ export class UserscriptInjector {
     this.ctx = ctx;
     this.tabFor = tabFor;
     this.current = undefined;
+    this.host = host;
+    if (host && this.hooked !== host) {
+      host.onMessage((origin, msg) => this.onExtensionMessage(host, origin, msg));
+      this.hooked = host;
+    }
     await ctx.exposeBinding(BINDING, (source, token: unknown, msg: unknown) => this.onMessage(source.frame, source.page, token, msg));
     this.unsubscribe ??= this.source.onChange(() => void this.refresh());
     await this.refresh();
@@ -101,6 +127,19 @@ export class UserscriptInjector {
    */
   settled(): Promise<void> {
     return this.chain;
+  }
+
+  /**
+   * Runs `create` (a tab the session opens) between two init-script swaps, never during one: Playwright hands a page
+   * the context's init scripts while it sets the page up, and a swap in that window (add the new script to the pages
+   * it knows, drop the old from them) leaves the new page with neither. Pages the browser opens itself (popups)
+   * cannot be held back this way.
+   * @returns what `create` returns; its error is re-raised.
+   */
+  creatingPage<T>(create: () => Promise<T>): Promise<T> {
+    const run = this.chain.then(create);
+    this.chain = run.then(() => undefined, () => undefined);
+    return run;
   }
 
   /** Stops following the store (the session is closing). */
@@ -124,23 +163,87 @@ export class UserscriptInjector {
     return this.chain;
   }
 
+  /**
+   * Which way scripts reach pages now; on the extension connection it asks the extension first and switches the
+   * path when the toggle changed since the last rebuild.
+   */
+  async status(): Promise<InjectionStatus> {
+    const host = this.host;
+    if (host && this.ctx) {
+      const now = await host.availability();
+      if (now.available !== (this.path === 'chrome.userScripts')) await this.refresh();
+      else this.availability = now;
+    }
+    const availability = this.availability;
+    return {
+      path: this.path,
+      ...(host && availability ? { userScripts: availability } : {}),
+      ...(host && availability && /-off$/.test(availability.reason ?? '') ? { hint: allowUserScriptsHint(availability.chromeMajor) } : {}),
+    };
+  }
+
   private async rebuild(): Promise<void> {
     const ctx = this.ctx;
     if (!ctx || this.engine === undefined) return;
     const scripts = this.source.enabledScripts().map(script => this.withValues(script));
+    // The Public Suffix List adds ~130 KB to every document's init script: only while a `.tld` glob needs it.
+    const needsPsl = scripts.some(({ script }) => [...script.metadata.include, ...script.metadata.exclude].some(usesPublicSuffix));
+    const engine = needsPsl && existsSync(this.enginePslPath) ? (this.enginePsl ??= readFileSync(this.enginePslPath, 'utf8')) : this.engine;
+    if (await this.viaExtension(scripts, engine)) {
+      const old = this.current;
+      this.current = undefined;
+      await old?.dispose().catch(() => undefined);
+      return;
+    }
     // Add the new one first, then drop the old: a document that starts in between runs the
     // older engine only (the second one sees the first's hook and does nothing).
     let next: Disposable | undefined;
     if (scripts.length) {
-      const built = buildInitScript(scripts, { engine: this.engine, token: this.token, binding: BINDING, version: this.version }, ++this.serial);
-      this.builds.set(built.url, built);
-      // Documents may still run older builds: keep the last few line maps.
-      for (const url of [...this.builds.keys()].slice(0, -16)) this.builds.delete(url);
+      const built = buildInitScript(scripts, { engine, token: this.token, binding: BINDING, version: this.version }, ++this.serial);
+      this.keepBuild(built);
       next = (await ctx.addInitScript({ content: built.source })) as unknown as Disposable;
     }
     const old = this.current;
     this.current = next;
     await old?.dispose().catch(() => undefined);
+  }
+
+  /**
+   * Registers the scripts through the extension's chrome.userScripts when it is available.
+   * @param engine  the engine bundle the scripts need (with the public-suffix list or without).
+   * @returns false when the CDP init script must carry them (no extension, the toggle off, or a refusal).
+   */
+  private async viaExtension(scripts: ScriptWithValues[], engine: string): Promise<boolean> {
+    const host = this.host;
+    if (!host) return false;
+    const availability = await host.availability();
+    this.availability = availability;
+    if (availability.available) {
+      const matches = registrationMatches(scripts.map(s => s.script));
+      try {
+        if (!scripts.length || !matches.length) await host.sync(undefined);
+        else {
+          const built = buildInitScript(scripts, { engine, token: this.token, binding: BINDING, version: this.version, bridge: this.bridge }, ++this.serial);
+          this.keepBuild(built);
+          await host.sync({ code: built.source, matches, ...this.bridge });
+        }
+        if (this.path !== 'chrome.userScripts') log.info('userscripts run through the extension\'s chrome.userScripts');
+        this.path = 'chrome.userScripts';
+        return true;
+      } catch (error) {
+        log.warn(`chrome.userScripts refused the scripts (${(error as Error).message}); injecting them over CDP`);
+        this.availability = { ...availability, available: false, reason: 'failed' };
+      }
+    }
+    if (this.path === 'chrome.userScripts') await host.sync(undefined).catch(() => undefined);
+    this.path = 'cdp';
+    return false;
+  }
+
+  private keepBuild(built: InitScript): void {
+    this.builds.set(built.url, built);
+    // Documents may still run older builds: keep the last few line maps.
+    for (const url of [...this.builds.keys()].slice(0, -16)) this.builds.delete(url);
   }
 
   private withValues(script: StoredScript): ScriptWithValues {
@@ -152,17 +255,42 @@ export class UserscriptInjector {
     return { script, values };
   }
 
-  private async onMessage(frame: Frame, page: Page, token: unknown, raw: unknown): Promise<unknown> {
-    if (token !== this.token || !raw || typeof raw !== 'object' || !this.tabFor) return undefined;
+  private onMessage(frame: Frame, page: Page, token: unknown, raw: unknown): Promise<unknown> {
+    if (token !== this.token) return Promise.resolve(undefined);
+    const where = { frame, page };
+    return this.handle(raw, async () => where);
+  }
+
+  /** A message of the engine of a shared tab, as the extension's messenger forwarded it (Chrome's tab and frame ids). */
+  private onExtensionMessage(host: UserScriptsHost, origin: UserScriptsOrigin, raw: unknown): Promise<unknown> {
+    let found: Promise<{ frame: Frame; page: Page } | undefined> | undefined;
+    const where = () => (found ??= (async () => {
+      const page = await host.pageOf(origin.tabId);
+      if (!page) return undefined;
+      // Chrome's frame 0 is the main frame; a child frame is the first of the page's frames at the sender's URL.
+      const frame = origin.frameId === 0 ? page.mainFrame() : page.frames().find(f => f !== page.mainFrame() && f.url() === origin.url);
+      return frame ? { frame, page } : undefined;
+    })());
+    return this.handle(raw, where);
+  }
+
+  /**
+   * One engine message (./gmPage.ts EngineMessage). `where` resolves the frame and page that sent it (undefined:
+   * not known to the session, e.g. a popup the extension has not attached yet; what needs a tab is then dropped).
+   */
+  private async handle(raw: unknown, where: () => Promise<{ frame: Frame; page: Page } | undefined>): Promise<unknown> {
+    if (!raw || typeof raw !== 'object' || !this.tabFor) return undefined;
     const msg = raw as EngineMessage;
-    if (msg.t === 'doc') {
-      this.nativeOwners.set(frame, { doc: String(msg.doc), owners: new Map() });
-      return undefined;
-    }
+    if (msg.t === 'gate') return undefined;
     if (msg.t === 'values') {
       const answer: Record<string, Record<string, string>> = {};
       for (const id of Array.isArray(msg.ids) ? msg.ids.map(String) : []) if (this.source.get(id)) answer[id] = this.withValues(this.source.get(id)!).values;
       return answer;
+    }
+    if (msg.t === 'doc') {
+      const at = await where();
+      if (at) this.nativeOwners.set(at.frame, { doc: String(msg.doc), owners: new Map() });
+      return undefined;
     }
     const script = this.source.get(String(msg.id));
     if (!script) return undefined;
@@ -171,10 +299,13 @@ export class UserscriptInjector {
       const key = String(msg.key);
       if (msg.t === 'set') this.source.setValue(script.id, key, JSON.parse(String(msg.json)));
       else this.source.deleteValue(script.id, key);
-      this.broadcast({ t: 'value', id: script.id, key, json: msg.t === 'set' ? String(msg.json) : undefined }, frame);
+      this.broadcast({ t: 'value', id: script.id, key, json: msg.t === 'set' ? String(msg.json) : undefined }, (await where())?.frame);
       await this.refresh();
       return undefined;
     }
+    const at = await where();
+    if (!at) return undefined;
+    const { frame, page } = at;
     const tab = await this.tabFor(page);
     switch (msg.t) {
       case 'ran':

@@ -26,6 +26,8 @@ export interface InitScriptOptions {
   token: string;
   binding: string;
   version: string;
+  /** The extension's event names and mark (./gmPage.ts PageConfig.bridge): set when chrome.userScripts runs the engine. */
+  bridge?: { event: string; flag: string };
 }
 
 /** `JSON.stringify` safe inside a script (U+2028/2029 are line terminators in older engines; `</script>` is harmless here but escaped anyway). */
@@ -76,7 +78,7 @@ const lineCount = (text: string) => text.split('\n').length - 1;
  */
 export function buildInitScript(scripts: ScriptWithValues[], opts: InitScriptOptions, serial = 0): InitScript {
   const agentScripts = scripts.some(s => s.script.kind === 'agentscript');
-  let source = `(() => {\nconst __TW_US__ = {token: ${literal(opts.token)}, binding: ${literal(opts.binding)}, version: ${literal(opts.version)}, agentScripts: ${agentScripts}, scripts: [\n`;
+  let source = `(() => {\nconst __TW_US__ = {token: ${literal(opts.token)}, binding: ${literal(opts.binding)}, version: ${literal(opts.version)}, agentScripts: ${agentScripts},${opts.bridge ? ` bridge: ${literal(opts.bridge)},` : ''} scripts: [\n`;
   const lines: InitScript['lines'] = [];
   scripts.forEach((entry, i) => {
     const text = scriptEntry(entry) + (i < scripts.length - 1 ? ',\n' : '');

@@ -17,14 +17,19 @@
  * - `@include` / `@exclude`: Tampermonkey globs, or `/regex/flags`. A glob
  *   matches the whole URL (fragment removed); `*` is any run of characters
  *   (including `/` and `:`, so it may stand for a port), every other
- *   character is literal, and `.tld` before `/`, `:` or the end is a public
- *   suffix (see {@link TLD_SOURCE}). A regex is tested against the same URL
- *   string, unanchored unless it anchors itself (as the managers do).
+ *   character is literal, and `.tld` before `/`, `:` or the end is a whole
+ *   public suffix of the Public Suffix List (./publicSuffix.ts: `.co.uk`,
+ *   `.com.au`, `.github.io`; not `.evil.co.uk`). A regex is tested against the same URL
+ *   string, unanchored unless it anchors itself, and always case-insensitively
+ *   (the `i` flag is added, as every manager does).
+ * - A `@match` with `#` is accepted but never matches (the URL it is tested
+ *   against has no fragment): `match_fragment` warning.
  * - A script runs on a URL when no `@exclude` / `@exclude-match` matches
  *   and some `@match` / `@include` does: exclude wins, and a script with
  *   neither `@match` nor `@include` runs nowhere.
  */
 import type { ScriptMetadata } from './types.js';
+import { isPublicSuffix } from './publicSuffix.js';
 
 /** A compiled pattern: `test(url)` for a parsed URL. */
 export interface CompiledPattern {
@@ -36,8 +41,11 @@ export interface MatchPatternCheck {
   valid: boolean;
   reason?: string;
   warning?: string;
-  /** Stable code of the warning: `match_pattern_compat` (accepted with a rewrite) or `tld_wildcard` (never matches). */
-  warningCode?: 'match_pattern_compat' | 'tld_wildcard';
+  /**
+   * Stable code of the warning: `match_pattern_compat` (accepted with a
+   * rewrite), `tld_wildcard` or `match_fragment` (both accepted, never match).
+   */
+  warningCode?: 'match_pattern_compat' | 'tld_wildcard' | 'match_fragment';
 }
 
 /** The verdict on one `@include` / `@exclude` glob or regex. */
@@ -56,13 +64,19 @@ const ALL_URLS_SCHEMES = new Set(['http:', 'https:', 'ws:', 'wss:', 'ftp:', 'fil
 const DEFAULT_PORTS: Record<string, string> = { 'http:': '80', 'https:': '443', 'ws:': '80', 'wss:': '443', 'ftp:': '21' };
 
 /**
- * What `.tld` in an @include glob matches: one top-level label (`.com`,
- * `.de`, `.xn--p1ai`) or a common second-level public suffix over a
- * two-letter country code (`.co.uk`, `.com.au`, `.ne.jp`). A fixed subset
- * of the Public Suffix List, so `example.tld` matches example.co.uk but
- * not example.evil.co.uk.
+ * What `.tld` in an @include glob stands for in the compiled regex: one or
+ * more labels, captured; the glob matches only when each capture (without
+ * its leading dot) is a whole public suffix (./publicSuffix.ts).
  */
-export const TLD_SOURCE = String.raw`\.(?:(?:co|com|net|org|gov|edu|ac|or|ne|go|gob|mil|nic|ltd|plc|sch|nom|gv|info|biz|in)\.[a-z]{2}|[a-z]{2,63}|xn--[a-z0-9-]{1,59})`;
+const TLD_SOURCE = String.raw`((?:\.[^./:]+)+)`;
+/** `.tld` in a glob, where it means a public suffix: before `/`, `:` or the end. */
+const TLD_IN_GLOB = /\.tld(?=[/:]|$)/;
+
+/** Whether an @include / @exclude pattern uses `.tld` (so matching it needs the Public Suffix List). */
+export function usesPublicSuffix(pattern: string): boolean {
+  const p = pattern.trim();
+  return !/^\/(.+)\/([a-z]*)$/s.test(p) && TLD_IN_GLOB.test(p);
+}
 
 function escapeRegex(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
@@ -97,6 +111,24 @@ const NEVER: CompiledPattern = { test: () => false };
 function parseMatch(pattern: string): ParsedMatch {
   const p = pattern.trim();
   if (p === '<all_urls>') return { check: { valid: true }, compiled: { test: url => ALL_URLS_SCHEMES.has(url.protocol) } };
+  const parsed = parseMatchBody(p);
+  // The URL a pattern is tested against never has a fragment (Chrome's match patterns ignore it), so a
+  // pattern with `#` can never match; the managers accept it silently, we accept it with a warning.
+  if (parsed.check.valid && p.includes('#')) {
+    const hash = p.indexOf('#');
+    return {
+      check: {
+        valid: true,
+        warning: `"${p}": the part from \`#\` on is a URL fragment, which match patterns never see, so this pattern never matches; write \`${p.slice(0, hash)}*\` (or drop the \`#…\`).`,
+        warningCode: 'match_fragment',
+      },
+      compiled: NEVER,
+    };
+  }
+  return parsed;
+}
+
+function parseMatchBody(p: string): ParsedMatch {
   const m = /^([^:/]+):\/\/(.*)$/.exec(p);
   if (!m) return { check: { valid: false, reason: `"${p}" is not <scheme>://<host><path> (e.g. https://example.com/*) or <all_urls>.` } };
   let scheme = m[1]!.toLowerCase();
@@ -187,7 +219,8 @@ function parseInclude(pattern: string): ParsedInclude {
   const rx = /^\/(.+)\/([a-z]*)$/s.exec(p);
   if (rx) {
     try {
-      const flags = rx[2]!.replace(/[gy]/g, '');
+      // Tampermonkey, Violentmonkey and ScriptCat all compile `/…/` case-insensitively; `i` is added once.
+      const flags = rx[2]!.replace(/[gyi]/g, '') + 'i';
       const re = new RegExp(rx[1]!, flags);
       return { check: { valid: true }, compiled: { test: url => re.test(urlForMatching(url)) } };
     } catch (error) {
@@ -195,9 +228,10 @@ function parseInclude(pattern: string): ParsedInclude {
     }
   }
   // Glob: `.tld` before `/`, `:` or the end is a public suffix; `*` is anything; the rest is literal.
-  const parts = p.split(/\.tld(?=[/:]|$)/);
+  const parts = p.split(new RegExp(TLD_IN_GLOB.source, 'g'));
   const source = parts.map(part => part.split('*').map(escapeRegex).join('.*')).join(TLD_SOURCE);
   const re = new RegExp(`^${source}$`, 'i');
+  const suffixes = parts.length > 1;
   const check: IncludePatternCheck = { valid: true };
   // `*example.com*`: the host is not anchored, so the glob also matches it in paths and query strings.
   if (/^\*[^*/:]/.test(p) && !/^\*:\/\//.test(p)) {
@@ -205,7 +239,12 @@ function parseInclude(pattern: string): ParsedInclude {
     check.warning = `"${p}" is not anchored to the host: it also matches URLs that merely mention ${host} (e.g. https://attacker.test/?next=${host}); use \`@match *://*.${host}/*\`.`;
     check.warningCode = 'unanchored_glob';
   }
-  return { check, compiled: { test: url => re.test(urlForMatching(url)) } };
+  const test = (url: URL): boolean => {
+    const m = re.exec(urlForMatching(url));
+    // Each `.tld` capture, without its leading dot, must be a whole public suffix (Violentmonkey's rule).
+    return !!m && (!suffixes || m.slice(1).every(label => isPublicSuffix(label.slice(1))));
+  };
+  return { check, compiled: { test } };
 }
 
 const matchCache = new Map<string, ParsedMatch>();

@@ -53,8 +53,11 @@ const PERMISSIONS: readonly DeclaredPermission[] = ['allow', 'prompt', 'deny'];
 /** WebMCP tool names: letters, digits, `_`, `-`, `.`; 1–128 characters (what the in-page polyfill accepts). */
 export const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 
-const OPEN = /^\s*\/\/\s*==(UserScript|AgentScript)==\s*$/;
-const CLOSE = /^\s*\/\/\s*==\/(UserScript|AgentScript)==\s*$/;
+/** The marker lines; extra `=` after the word (`// ==UserScript======`) are accepted, as Tampermonkey and Violentmonkey accept them. */
+const OPEN = /^\s*\/\/\s*==(UserScript|AgentScript)={2,}\s*$/;
+const CLOSE = /^\s*\/\/\s*==\/(UserScript|AgentScript)={2,}\s*$/;
+/** Single keys whose empty line is accepted (the managers store an empty string) with an `empty_value` warning. */
+const EMPTY_OK = new Set(['version', 'description']);
 /** `// @key[:locale] value` — key letters, digits, `-` and `_`; locale like `de`, `zh-CN`, `pt_BR`. */
 const KEY_LINE = /^(\s*\/\/\s*)@([A-Za-z][\w-]*)(?::([A-Za-z0-9_-]+))?(?:([ \t]+)(.*))?$/;
 
@@ -103,8 +106,11 @@ function emptyMetadata(kind: ScriptKind): ScriptMetadata {
  *
  * Diagnostic codes: `no_header` (no block), `unterminated_header`,
  * `header_mismatch` (`==UserScript==` closed by `==/AgentScript==`),
- * `malformed_header_line` (a non-comment line inside the block),
- * `malformed_key` (empty or unusable value), `missing_name`,
+ * `malformed_header_line` (warning: a non-comment line inside the block,
+ * ignored), `malformed_key` (empty or unusable value), `empty_value`
+ * (warning: an empty `@version` / `@description[:locale]`, read as `''`
+ * unless a later line gives a value, or an empty `@grant`, ignored),
+ * `missing_name`,
  * `duplicate_key` (warning), `unknown_key` (warning; the value is kept in
  * `extra`), `unsupported_run_at` (warning, `document-body` runs as
  * `document-end`, other manager-specific values as `document-idle`),
@@ -144,7 +150,8 @@ export function parseMetadata(code: string): ParsedMetadata {
     const m = KEY_LINE.exec(text);
     if (!m) {
       if (/^\s*\/\//.test(text)) continue; // a plain comment line inside the block; the managers ignore it too
-      diagnostics.push(diag('error', 'malformed_header_line', `Line ${i + 1} inside the metadata block is not a \`// @key value\` comment.`, i + 1, 1));
+      // Tampermonkey and Violentmonkey skip such a line; so do we, with a warning.
+      diagnostics.push(diag('warning', 'malformed_header_line', `Line ${i + 1} inside the metadata block is not a \`// @key value\` comment; it is ignored.`, i + 1, 1));
       continue;
     }
     const value = (m[5] ?? '').trim().normalize('NFC');
@@ -172,6 +179,14 @@ export function parseMetadata(code: string): ParsedMetadata {
       continue;
     }
     if (SINGLE_KEYS.has(key) || (e.locale && LOCALIZABLE.has(key))) {
+      if (!value && EMPTY_OK.has(key)) {
+        // An empty line does not take the slot: a later non-empty value is used without a duplicate_key warning.
+        warn('empty_value', `\`@${full}\` has no value; it is read as empty.`);
+        if (e.locale) (meta.localized[key] ??= {})[e.locale] ??= '';
+        else if (key === 'version') meta.version ??= '';
+        else meta.description ??= '';
+        continue;
+      }
       if (!value) { err('malformed_key', `\`@${full}\` needs a value.`); continue; }
       if (seen.has(full)) { warn('duplicate_key', `\`@${full}\` appears more than once; the first value is used.`); continue; }
       seen.add(full);
@@ -189,6 +204,7 @@ export function parseMetadata(code: string): ParsedMetadata {
       continue;
     }
     if (LIST_KEYS.has(key)) {
+      if (!value && key === 'grant') { warn('empty_value', '`@grant` has no value; the line is ignored.'); continue; }
       if (!value) { err('malformed_key', `\`@${key}\` needs a value.`); continue; }
       if (key === 'match') meta.match.push(value);
       else if (key === 'include') meta.include.push(value);

@@ -140,7 +140,7 @@ function entryAt(entries: MetadataEntry[], key: string, value: string): Metadata
  * parseMetadata's: `too_large` (over `maxBytes` UTF-8 bytes; the code is
  * then not parsed), `syntax_error`, `invalid_match_pattern` (a bad
  * @match / @exclude-match / @include / @exclude), `match_pattern_compat`,
- * `tld_wildcard` and `unanchored_glob` (warnings), `no_match`
+ * `tld_wildcard`, `match_fragment` and `unanchored_glob` (warnings), `no_match`
  * (neither @match nor @include), `unsupported_grant` (not in
  * {@link PROVIDED_GRANTS}), `conflicting_grants` (`none` beside real
  * grants), `ungranted_api` (warning: the code uses a GM function it does

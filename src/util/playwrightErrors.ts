@@ -18,6 +18,9 @@ export type PlaywrightErrorKind =
   | 'not_visible'
   | 'not_enabled'
   | 'not_editable' // read-only, or not a text field at all
+  | 'not_text_input' // fill on an <input> whose type takes no text (checkbox, radio, file, button, ...)
+  | 'not_a_number' // fill on an input[type=number] with text that is not a number
+  | 'not_attached' // an ElementHandle's element left the page ("Element is not attached to the DOM")
   | 'not_stable' // still moving (an animation)
   | 'outside_viewport' // cannot be scrolled into view
   | 'not_checkable' // check/uncheck on an element that is not a checkbox or radio
@@ -33,7 +36,8 @@ export type PlaywrightErrorKind =
   | 'context_not_found' // CDP: an execution context id of a document that was replaced
   | 'webmcp_unavailable' // frame.webmcp without (this version of) WebMCP in the browser
   | 'already_registered' // selectors.register: an engine of that name exists already
-  | 'webmcp_tool_gone'; // frame.webmcp.callTool: the frame no longer has a tool of that name
+  | 'webmcp_tool_gone' // frame.webmcp.callTool: the frame no longer has a tool of that name
+  | 'protocol_error'; // the browser answered a DevTools protocol command with an error ("Protocol error (Runtime.evaluate): ..."); with the kinds above where they also apply
 
 /** Each kind's phrases (or, for `timeout`, the test of the error's name), in the order of PlaywrightErrorKind. */
 const PHRASES: ReadonlyArray<readonly [PlaywrightErrorKind, RegExp | ((error: unknown) => boolean)]> = [
@@ -41,6 +45,9 @@ const PHRASES: ReadonlyArray<readonly [PlaywrightErrorKind, RegExp | ((error: un
   ['not_visible', /element is not visible/],
   ['not_enabled', /element is not enabled|element is disabled/],
   ['not_editable', /element is not editable|not an <input>, <textarea>|Element is not an <input>/],
+  ['not_text_input', /Input of type "[^"]*" cannot be filled/],
+  ['not_a_number', /Cannot type text into input\[type=number\]/],
+  ['not_attached', /Element is not attached to the DOM/],
   ['not_stable', /element is not stable/],
   ['outside_viewport', /outside of the viewport/],
   ['not_checkable', /Not a checkbox or radio button/],
@@ -58,6 +65,8 @@ const PHRASES: ReadonlyArray<readonly [PlaywrightErrorKind, RegExp | ((error: un
   ['already_registered', /already registered/],
   // Playwright's two phrasings; src/tools/webmcpCall.ts words its own "not found" like the first.
   ['webmcp_tool_gone', /No WebMCP tool named|WebMCP tool ".*" is not registered in this frame/],
+  // playwright-core's wording of a CDP error response (its crConnection: `Protocol error (${method}): ${message}`).
+  ['protocol_error', /Protocol error \([\w.]+\)/],
 ];
 
 function messageOf(error: unknown): string {
@@ -86,6 +95,28 @@ export function classifyPlaywrightError(error: unknown): ReadonlySet<PlaywrightE
  */
 export function isTimeoutError(error: unknown): boolean {
   return error instanceof Error && error.name === 'TimeoutError';
+}
+
+/**
+ * A DevTools protocol error's method and the browser's own reason
+ * (`{method: 'Runtime.callFunctionOn', reason: 'Object reference chain is too long'}`), read from the first line
+ * of the message (a reason that is the browser's error object as JSON, `{"code":-32000,"message":...}`, gives
+ * its message); undefined for any other error.
+ */
+export function protocolErrorOf(error: unknown): { method: string; reason: string } | undefined {
+  const m = /Protocol error \(([\w.]+)\):?\s*(.*)/.exec(messageOf(error).split('\n')[0]!);
+  if (!m) return undefined;
+  let reason = m[2]!.trim();
+  // Through chrome.debugger (the companion extension) the reason is the browser's error object as JSON.
+  if (reason.startsWith('{')) {
+    try {
+      const parsed = JSON.parse(reason) as { message?: unknown };
+      if (typeof parsed.message === 'string') reason = parsed.message;
+    } catch {
+      // not JSON after all: keep the text
+    }
+  }
+  return { method: m[1]!, reason };
 }
 
 /** The Chromium network error code in the first line of a failed load's message (`net::ERR_NAME_NOT_RESOLVED`), if any. */

@@ -7,13 +7,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Frame } from 'playwright-core';
-import type { BridgeResult, BridgeTool } from '../page/webmcp.js';
+import type { BridgeDeclarations, BridgeResult, BridgeTool } from '../page/webmcp.js';
 import { firstLine, ToolError } from '../errors.js';
 import { classifyPlaywrightError } from '../util/playwrightErrors.js';
 import { raceTimeout } from '../util/wait.js';
-import { CallTimeout, type SourceCallOptions, type SourceTool, type WebMcpSource } from './source.js';
+import { CallTimeout, type SourceCallOptions, type SourceListing, type SourceTool, type WebMcpSource } from './source.js';
 
-type Bridge = { webmcp: { list(): BridgeTool[] | string; call(id: string, name: string, input: unknown): Promise<BridgeResult>; abort(id: string): boolean } };
+type Bridge = { webmcp: { list(): BridgeTool[] | string; call(id: string, name: string, input: unknown): Promise<BridgeResult>; abort(id: string): boolean; declarations?(): BridgeDeclarations } };
 
 /** Frames whose document has native WebMCP: no need to ask their runtime again (nativeness is per browser). */
 const nativeFrames = new WeakSet<Frame>();
@@ -25,10 +25,29 @@ function wentAway(error: unknown): boolean {
 }
 
 function toSourceTool(t: BridgeTool): SourceTool {
-  const tool: SourceTool = { name: t.name, description: t.description, inputSchema: t.inputSchema, annotations: { ...t.annotations } };
+  const tool: SourceTool = { name: t.name, description: t.description, inputSchema: t.inputSchema };
+  if (t.annotations) tool.annotations = { ...t.annotations };
   if (t.title) tool.title = t.title;
   if (t.scriptId !== undefined) tool.scriptId = t.scriptId;
+  if (t.form) tool.form = { autosubmit: t.form.autosubmit };
   return tool;
+}
+
+/**
+ * What the document of `frame` declared, read from the runtime's bridge in
+ * the main world (`declarations()`, src/page/webmcp.ts): its `<form
+ * toolname>` elements and the registerTool calls refused for their name or
+ * description, under native WebMCP as under the polyfill. Undefined when
+ * the frame has no runtime (a document older than the session), gives no
+ * answer within `timeoutMs`, or went away.
+ */
+export async function readDeclarations(frame: Frame, timeoutMs: number): Promise<BridgeDeclarations | undefined> {
+  try {
+    const read = await raceTimeout(frame.evaluate(() => (globalThis as unknown as { __tabwright?: Bridge }).__tabwright?.webmcp?.declarations?.() ?? null), { ms: timeoutMs, onTimeout: 'undefined' });
+    return read ?? undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function abortInPage(frame: Frame, id: string): void {
@@ -38,14 +57,17 @@ function abortInPage(frame: Frame, id: string): void {
 export const polyfillSource: WebMcpSource = {
   kind: 'polyfill',
 
-  async list(frame: Frame, timeoutMs: number): Promise<SourceTool[] | undefined> {
+  async list(frame: Frame, timeoutMs: number): Promise<SourceListing | undefined> {
     if (nativeFrames.has(frame)) return undefined;
     const listed = await raceTimeout(frame.evaluate(() => {
       const rt = (globalThis as unknown as { __tabwright?: Bridge }).__tabwright;
-      return rt?.webmcp ? rt.webmcp.list() : 'missing';
+      if (!rt?.webmcp) return 'missing';
+      const tools = rt.webmcp.list();
+      return typeof tools === 'string' ? tools : { tools, declarations: rt.webmcp.declarations?.() };
     }), { ms: timeoutMs, onTimeout: () => new CallTimeout(timeoutMs) });
     if (listed === 'native') nativeFrames.add(frame);
-    return Array.isArray(listed) ? listed.map(toSourceTool) : undefined;
+    if (typeof listed === 'string') return undefined;
+    return { tools: listed.tools.map(toSourceTool), ...(listed.declarations ? { declarations: listed.declarations } : {}) };
   },
 
   async call(frame: Frame, name: string, input: Record<string, unknown>, { timeoutMs, signal, report }: SourceCallOptions): Promise<unknown> {

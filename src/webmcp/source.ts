@@ -6,21 +6,40 @@
  * in the same shapes, so agents cannot tell them apart except by `source`.
  */
 import type { Frame } from 'playwright-core';
+import type { BridgeDeclarations } from '../page/webmcp.js';
 
 /** The sources a listed tool can come from (`agentscript`: a tool an AgentScript registered, either way; docs/userscripts.md). */
 export type WebMcpSourceKind = 'native' | 'polyfill' | 'agentscript';
 
-/** One tool as a source lists it (annotations only where true). */
+/**
+ * The hints a tool declared (WebMCP `annotations`), only those that are
+ * true; `debugging` marks a tool meant for development.
+ */
+export type ToolAnnotations = { readOnlyHint?: true; consequentialHint?: true; untrustedContentHint?: true; debugging?: true };
+
+/** One tool as a source lists it. */
 export interface SourceTool {
   name: string;
   description: string;
   /** The tool's title, where the source reports one. */
   title?: string;
   inputSchema?: unknown;
-  /** Only the hints that are true; `debugging` marks a tool meant for development. */
-  annotations: { readOnlyHint?: true; consequentialHint?: true; untrustedContentHint?: true; debugging?: true };
+  /**
+   * The hints the tool declared, only those that are true (`{}`: it gave
+   * `annotations`, none true); absent when it gave none, as every
+   * declarative form (Chromium 156 has no form attribute for them).
+   */
+  annotations?: ToolAnnotations;
   /** The AgentScript that registered the tool: the listing reports it with source `agentscript`. */
   scriptId?: string;
+  /** A declarative `<form>` tool: whether it submits itself on the call (`toolautosubmit`) or waits for the person's submit. */
+  form?: { autosubmit: boolean };
+}
+
+/** A frame's tools as a source lists them, with what the document declared (forms, refused registrations) when the source reads it. */
+export interface SourceListing {
+  tools: SourceTool[];
+  declarations?: BridgeDeclarations;
 }
 
 /** Options of one call. */
@@ -50,7 +69,7 @@ export interface WebMcpSource {
    * The frame's tools, or undefined when this source does not serve the
    * frame (e.g. the polyfill in a frame with native WebMCP).
    */
-  list(frame: Frame, timeoutMs: number): Promise<SourceTool[] | undefined>;
+  list(frame: Frame, timeoutMs: number): Promise<SourceListing | undefined>;
   /**
    * Runs a tool in the frame and returns its result as the page gave it
    * (`{content: [...]}`, `{structuredContent}`, a string, a declarative

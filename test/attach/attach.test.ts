@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { call, callError, connect, type Connected } from '../fixtures/mcp.js';
+import { call, callError, callRaw, connect, type Connected } from '../fixtures/mcp.js';
 import { startChromium, startPlaywrightServer, type RemoteChromium } from '../fixtures/remote.js';
 import { startSite, type Site } from '../fixtures/site.js';
 
@@ -121,6 +121,8 @@ describe('cdp: attach to a running Chromium', () => {
       assert.match(String(status.browserVersion), /^chromium \d+\.\d+\.\d+\.\d+$/);
       assert.deepEqual(status.capabilities, CAPABILITIES);
       assert.equal(status.profile, 'remote');
+      assert.equal(status.headless, null);
+      assert.match((await callRaw(server.client, 'get_bridge_status')).content.map(c => c.text ?? '').join('\n'), /^an attached browser \(its own windows and profile\) · workspace /m);
       assert.ok(!JSON.stringify(status).includes(SECRET));
       await call(server.client, 'navigate', { url: `${site.origin}/a` });
     } finally {
@@ -164,7 +166,7 @@ describe('cdp: WebMCP polyfill on a browser without native WebMCP', () => {
       const { tabs } = await call<{ tabs: TabInfo[] }>(server.client, 'list_tabs');
       const pre = tabs.find(t => t.url.endsWith('/tool'))!;
       // Injected at attach: the page's own script can register through the polyfill now.
-      assert.deepEqual(await call<{ value: unknown }>(server.client, 'execute', { tabId: pre.tabId, code: '({ native: "modelContext" in Document.prototype, own: Object.getOwnPropertyNames(document).includes("modelContext") })' }).then(r => r.value), { native: false, own: true });
+      assert.deepEqual(await call<{ value: unknown }>(server.client, 'execute', { tabId: pre.tabId, code: '({ native: Function.prototype.toString.call(Object.getOwnPropertyDescriptor(Document.prototype, "modelContext")?.get ?? (() => 0)).includes("[native code]"), polyfill: "modelContext" in Document.prototype, own: Object.getOwnPropertyNames(document).includes("modelContext") })' }).then(r => r.value), { native: false, polyfill: true, own: false });
       await call(server.client, 'execute', { tabId: pre.tabId, code: 'window.register()' });
       const listed = await call<{ tools: Array<{ name: string }> }>(server.client, 'list_webmcp_tools', { tabId: pre.tabId });
       assert.deepEqual(listed.tools.map(t => t.name), ['later']);

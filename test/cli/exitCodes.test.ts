@@ -76,6 +76,16 @@ test('1: anything else (the page threw)', async () => {
   assert.match(run.stderr, /boom/);
 });
 
+test('1: a verb the connection cannot do (share on the launched browser) names the flags that can, and the daemon restart', async () => {
+  const run = await cli(home, ['share']);
+  assert.equal(run.code, 1);
+  assert.deepEqual(run.json?.error, {
+    type: 'capability_unavailable',
+    message: 'The launch connection cannot do this: it lacks the "shareTabs" capability.',
+    hint: 'Start the server with --own-chrome (a daemon: `tabwright daemon stop`, then `tabwright daemon start --own-chrome`).',
+  });
+});
+
 test('3: no daemon and autostart off; a browser that does not exist', async () => {
   const off = await newHome({ TABWRIGHT_DAEMON_AUTOSTART: '0' });
   const run = await cli(off, ['tabs']);

@@ -23,7 +23,8 @@ import { installHint } from '../../src/browser/launch/findBrowser.js';
 import { TOOLS } from '../../src/tools/registry.js';
 
 /** The default tool set (`--toolsets core`): what tools/list shows without flags. */
-const CORE_TOOLS = TOOLS.filter(t => (t.toolset ?? 'core') === 'core');
+// A human's command (share_tabs) is never listed over MCP.
+const CORE_TOOLS = TOOLS.filter(t => (t.toolset ?? 'core') === 'core' && !t.humanOnly);
 import { call, callError, CLI, connect, ROOT, serverArgs, TEST_BROWSER_ARGS } from '../fixtures/mcp.js';
 import { eventually } from '../fixtures/harness.js';
 import { isAlive, killLeftovers, processesWith } from '../fixtures/processes.js';
@@ -419,24 +420,20 @@ describe('browser switches and viewport', () => {
       [['--viewport', 'banana'], {}],
       [['--viewport', '10x10'], {}],
       [[], { TABWRIGHT_VIEWPORT: '800' }],
-    ] as Array<[string[], Record<string, string>]>).map(([args, env]) => new Promise<{ label: string; code: number | null; stdout: string; stderr: string }>(resolve => {
-      const child = spawn(process.execPath, serverArgs(args), { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-      child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-      const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-      child.once('close', code => {
-        clearTimeout(timer);
-        resolve({ label: `${args.join(' ')} ${JSON.stringify(env)}`, code, stdout, stderr });
-      });
-    })));
+    ] as Array<[string[], Record<string, string>]>).map(([args, env]) => runToExit(args, env)));
     for (const run of runs) {
       assert.equal(run.code, 2, `${run.label}: exit ${run.code}; stderr: ${run.stderr}`);
       assert.match(run.stderr, /Viewport ".*" is not WIDTHxHEIGHT/, run.label);
       assert.match(run.stderr, /--viewport 1280x720/, run.label);
       assert.equal(run.stdout, '', `${run.label}: nothing on stdout`);
     }
+  });
+
+  test('an unknown option or a value outside the choices exits 2 with commander\'s message on stderr', async () => {
+    const runs = await Promise.all([['--connection', 'bogus'], ['--no-such-flag']].map(args => runToExit(args)));
+    assert.deepEqual(runs.map(r => [r.label, r.code, r.stdout]), [['--connection bogus {}', 2, ''], ['--no-such-flag {}', 2, '']]);
+    assert.match(runs[0]!.stderr, /argument 'bogus' is invalid\. Allowed choices are launch, own-chrome, extension/);
+    assert.match(runs[1]!.stderr, /unknown option '--no-such-flag'/);
   });
 });
 
@@ -466,3 +463,19 @@ test('the tabwright-mcp bin serves the same tools', async () => {
     await cli.then(c => c.close(), () => undefined);
   }
 });
+
+/** Runs a test server with `args` and `env` until it exits (killed after 20 s): its exit code and what it wrote. */
+function runToExit(args: string[], env: Record<string, string> = {}): Promise<{ label: string; code: number | null; stdout: string; stderr: string }> {
+  return new Promise(resolve => {
+    const child = spawn(process.execPath, serverArgs(args), { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    child.once('close', code => {
+      clearTimeout(timer);
+      resolve({ label: `${args.join(' ')} ${JSON.stringify(env)}`, code, stdout, stderr });
+    });
+  });
+}

@@ -17,7 +17,7 @@ import { startSite, type Site } from '../fixtures/site.js';
 
 /** Every tool tools/list must show. */
 const TOOL_NAMES = [
-  'list_tabs', 'open_tab', 'close_tab', 'focus_tab', 'reload_tab', 'navigate', 'get_page_context',
+  'list_tabs', 'open_tab', 'close_tab', 'focus_tab', 'reload_tab', 'navigate', 'get_page_context', 'find',
   'click', 'type', 'fill_form', 'select_option', 'press_key', 'hover', 'scroll',
   'take_screenshot', 'execute', 'get_console_context', 'list_webmcp_tools', 'call_webmcp_tool', 'get_bridge_status',
   'drag', 'upload_file', 'list_downloads', 'handle_dialog', // the file, dialog and drag tools
@@ -61,6 +61,17 @@ describe('SDK v2 client', () => {
       assert.equal(server.client.getProtocolEra(), 'legacy');
       const { tools } = await server.client.listTools();
       assert.deepEqual(tools.map(t => t.name).sort(), TOOL_NAMES);
+      // The advertised schemas leave out the sanity bounds (src/mcp/server.ts leanJsonSchema) and keep the guiding ones.
+      const props = (name: string) => (tools.find(t => t.name === name)!.inputSchema as { properties: Record<string, Record<string, unknown>> }).properties;
+      assert.deepEqual(props('click').ref, { type: 'string', description: 'Element ref, e.g. "e12"' });
+      assert.deepEqual(props('click').timeoutMs, { description: 'Wait limit in ms (default 5000)', type: 'integer', minimum: 100 });
+      assert.deepEqual(props('navigate').tabId, { description: 'Tab (default: the active tab)', type: 'integer' });
+      assert.equal(props('take_screenshot').quality!.maximum, 100);
+      assert.equal(props('execute').timeoutSec!.maximum, 300);
+      // The bounds still hold: invokeTool validates them.
+      const over = await server.client.callTool({ name: 'navigate', arguments: { url: `${site.origin}/hello`, tabId: 2_000_000 } });
+      assert.equal(over.isError, true);
+      assert.match(JSON.stringify(over.content), /invalid_arguments|Invalid arguments for navigate/);
       const status = await call<{ protocolVersion: string; era: string }>(server.client, 'get_bridge_status');
       assert.equal(status.protocolVersion, '2025-11-25');
       assert.equal(status.era, 'legacy');

@@ -12,7 +12,10 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ElicitResult } from '@modelcontextprotocol/client';
-import { call, callError, CLI, connect, type Connected, type ElicitHandler, evaluate } from '../fixtures/mcp.js';
+import { call, callError, CLI, connect, type Connected, type ElicitHandler, evaluate, unlessConnection } from '../fixtures/mcp.js';
+
+/** With the extension connected, a prompt goes to its consent window first (test/extension/consent.test.ts covers it). */
+const ASKS_ELSEWHERE = unlessConnection(['extension'], 'with the extension connected, the question goes to its consent window, not to elicitation or the terminal (test/extension/consent.test.ts)');
 import { startSite, type Site } from '../fixtures/site.js';
 
 /** A shortened prompt expiry (TABWRIGHT_CONSENT_TIMEOUT_MS); progress then ticks every 300 ms. */
@@ -161,7 +164,7 @@ test('deny: a deny rule fails at once with consent_denied; list_webmcp_tools sho
   assert.deepEqual(Object.fromEntries(tools.map(t => [t.name, t.permission])), { search: 'allow', buy: 'prompt', wipe: 'deny' });
 });
 
-test('prompt approved once: the human is asked through elicitation, then the tool runs', async () => {
+test('prompt approved once: the human is asked through elicitation, then the tool runs', ASKS_ELSEWHERE, async () => {
   human.answer('once');
   const res = await call<{ result: { content: Array<{ text: string }> } }>(server.client, 'call_webmcp_tool', { name: 'buy', arguments: { item: 'kettle' } });
   assert.equal(res.result.content[0]!.text, 'buy kettle');
@@ -174,7 +177,7 @@ test('prompt approved once: the human is asked through elicitation, then the too
   assert.equal(JSON.stringify(audit(server.dataDir)).includes('kettle'), false, 'the audit log never holds arguments');
 });
 
-test('prompt denied: the human declines, consent_denied, the tool does not run, nothing is saved', async () => {
+test('prompt denied: the human declines, consent_denied, the tool does not run, nothing is saved', ASKS_ELSEWHERE, async () => {
   human.asked = [];
   human.decline();
   const error = await callError(server.client, 'call_webmcp_tool', { name: 'buy', arguments: { item: 'car' } });
@@ -187,7 +190,7 @@ test('prompt denied: the human declines, consent_denied, the tool does not run, 
   assert.deepEqual(listed.result.overrides, []);
 });
 
-test('progress notifications reach the client while a prompt waits', async () => {
+test('progress notifications reach the client while a prompt waits', ASKS_ELSEWHERE, async () => {
   human.answer('once', EXPIRY_MS / 2);
   const ticks: Array<{ progress: number; message?: string }> = [];
   const result = await server.client.callTool({ name: 'call_webmcp_tool', arguments: { name: 'buy', arguments: { item: 'tea' } } }, { onprogress: p => ticks.push({ progress: p.progress, message: p.message }), resetTimeoutOnProgress: true });
@@ -199,7 +202,7 @@ test('progress notifications reach the client while a prompt waits', async () =>
   assert.equal((await counts()).buy, 2);
 });
 
-test('prompt expired: no answer within the (shortened) expiry is consent_expired', async () => {
+test('prompt expired: no answer within the (shortened) expiry is consent_expired', ASKS_ELSEWHERE, async () => {
   human.ignore(EXPIRY_MS + 5000);
   const started = Date.now();
   const error = await callError(server.client, 'call_webmcp_tool', { name: 'buy', arguments: { item: 'boat' } });
@@ -212,7 +215,7 @@ test('prompt expired: no answer within the (shortened) expiry is consent_expired
   assert.equal(human.withdrawn, 1, 'the expired question was withdrawn from the client');
 });
 
-test('a call cancelled while its prompt waits is cancelled: the question is withdrawn and the tool never runs', async () => {
+test('a call cancelled while its prompt waits is cancelled: the question is withdrawn and the tool never runs', ASKS_ELSEWHERE, async () => {
   human.ignore(EXPIRY_MS + 5000);
   const controller = new AbortController();
   const pending = server.client.callTool({ name: 'call_webmcp_tool', arguments: { name: 'buy', arguments: { item: 'sofa' } } }, { signal: controller.signal });
@@ -229,7 +232,7 @@ test('a call cancelled while its prompt waits is cancelled: the question is with
   assert.equal((await counts()).buy, 2);
 });
 
-test('"always allow" and "always deny" persist across a restart; `permissions reset` clears them', async () => {
+test('"always allow" and "always deny" persist across a restart; `permissions reset` clears them', ASKS_ELSEWHERE, async () => {
   human.asked = [];
   human.answer('always');
   await call(server.client, 'call_webmcp_tool', { name: 'buy', arguments: { item: 'pen' } });
@@ -264,7 +267,7 @@ test('"always allow" and "always deny" persist across a restart; `permissions re
   assert.equal(human.pending, 0);
 });
 
-test('a page script cannot answer or bypass the prompt', async () => {
+test('a page script cannot answer or bypass the prompt', ASKS_ELSEWHERE, async () => {
   const evilTab = (await call<{ tabId: number }>(server.client, 'navigate', { url: `${site.origin}/evil` })).tabId;
   human.asked = [];
   human.decline(1500); // the page gets 1.5 s of trying while the question is open
@@ -282,7 +285,7 @@ test('a page script cannot answer or bypass the prompt', async () => {
   assert.equal(human.pending, 0);
 });
 
-test('2026-07-28: the question rides an input_required result the client answers; a late answer is consent_expired', async () => {
+test('2026-07-28: the question rides an input_required result the client answers; a late answer is consent_expired', ASKS_ELSEWHERE, async () => {
   const modernHuman = new Human();
   const modern = await connect({ mode: 'auto', elicit: modernHuman.handler, env: { TABWRIGHT_CONSENT_TIMEOUT_MS: String(EXPIRY_MS), TABWRIGHT_CONSENT_TTY: '0' } });
   try {
@@ -304,7 +307,7 @@ test('2026-07-28: the question rides an input_required result the client answers
   }
 });
 
-test('no channel: consent_unavailable names the rules file and the flags; --auto-deny answers no', async () => {
+test('no channel: consent_unavailable names the rules file and the flags; --auto-deny answers no', ASKS_ELSEWHERE, async () => {
   const plain = await connect({ env: { TABWRIGHT_CONSENT_TTY: '0' } });
   try {
     await call(plain.client, 'navigate', { url: `${site.origin}/shop` });
@@ -329,7 +332,7 @@ test('no channel: consent_unavailable names the rules file and the flags; --auto
   }
 });
 
-test('with the polyfill (--webmcp polyfill) the same gate stands before the page\'s tools', async () => {
+test('with the polyfill (--webmcp polyfill) the same gate stands before the page\'s tools', ASKS_ELSEWHERE, async () => {
   const polyHuman = new Human();
   const poly = await connect({ args: ['--webmcp', 'polyfill'], elicit: polyHuman.handler, env: { TABWRIGHT_CONSENT_TIMEOUT_MS: String(EXPIRY_MS), TABWRIGHT_CONSENT_TTY: '0' } });
   try {

@@ -10,7 +10,10 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { useSession } from '../fixtures/harness.js';
-import { call, callRaw, evaluate, refOf, snapshot } from '../fixtures/mcp.js';
+import { call, callRaw, evaluate, refOf, snapshot, unlessConnection } from '../fixtures/mcp.js';
+
+/** The extension lane: chrome.debugger has no Browser.setDownloadBehavior, so downloads go to the user's download folder (docs/own-browser.md). */
+const NO_DOWNLOADS = unlessConnection(['extension'], 'downloads go to the browser\'s own download folder: chrome.debugger has no Browser.setDownloadBehavior (docs/own-browser.md)');
 import { seenBy } from '../fixtures/clientLens.js';
 import { claimName, numberedName, type DownloadRecord } from '../../src/session/downloads.js';
 
@@ -102,7 +105,7 @@ test('claimName never replaces an existing file', () => {
   assert.deepEqual(['a.txt', 'a (1).txt', 'a (2).txt'].map(f => readFileSync(join(tmpDir, f), 'utf8')), ['old', 'new 1', 'new 2']);
 });
 
-test('a click on an attachment reports the download; a second one gets " (1)"; document, cookies and tab survive', async () => {
+test('a click on an attachment reports the download; a second one gets " (1)"; document, cookies and tab survive', NO_DOWNLOADS, async () => {
   const nav = await call<{ tabId: number; revision: number }>(tw.client, 'navigate', { url: `${tw.origin}/downloads` });
   const ref = refOf((await snapshot(tw.client)).snapshot, 'link', 'Get résumé');
 
@@ -136,7 +139,7 @@ test('a click on an attachment reports the download; a second one gets " (1)"; d
   assert.deepEqual(tabs.tabs.map(t => ({ tabId: t.tabId, url: t.url, revision: t.revision })), [{ tabId: nav.tabId, url: `${tw.origin}/downloads`, revision: nav.revision }]);
 });
 
-test('an <a download> link saves under the name it gives', async () => {
+test('an <a download> link saves under the name it gives', NO_DOWNLOADS, async () => {
   const nav = await call<{ tabId: number }>(tw.client, 'navigate', { url: `${tw.origin}/downloads` });
   const res = await call<ClickResult>(tw.client, 'click', { ref: refOf((await snapshot(tw.client)).snapshot, 'link', 'Save notes') });
   assert.deepEqual(res.downloads!.map(withoutTime), [{
@@ -145,7 +148,7 @@ test('an <a download> link saves under the name it gives', async () => {
   assert.equal(readFileSync(join(dir, NOTES), 'utf8'), 'plain notes\n');
 });
 
-test('a download cut off mid-way is reported as failed (the browser says canceled) and leaves no file', async () => {
+test('a download cut off mid-way is reported as failed (the browser says canceled) and leaves no file', NO_DOWNLOADS, async () => {
   const nav = await call<{ tabId: number }>(tw.client, 'navigate', { url: `${tw.origin}/downloads` });
   const res = await call<ClickResult>(tw.client, 'click', { ref: refOf((await snapshot(tw.client)).snapshot, 'link', 'Broken download') });
   assert.deepEqual(res.downloads!.map(withoutTime), [{
@@ -155,7 +158,7 @@ test('a download cut off mid-way is reported as failed (the browser says cancele
   assert.deepEqual(readdirSync(dir).filter(f => f.endsWith('.part')), []);
 });
 
-test('list_downloads lists every download, oldest first', async () => {
+test('list_downloads lists every download, oldest first', NO_DOWNLOADS, async () => {
   const res = await call<{ downloads: DownloadRecord[] }>(tw.client, 'list_downloads');
   assert.deepEqual(res.downloads.map(d => [d.id, d.name, d.state, d.size, d.path]), [
     [1, RESUME, 'completed', resumeBytes(1).length, join(dir, RESUME)],

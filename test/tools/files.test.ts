@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { useSession } from '../fixtures/harness.js';
+import { until, useSession } from '../fixtures/harness.js';
 import { call, callError, callRaw, evaluate, refOf } from '../fixtures/mcp.js';
 import { browserEnv } from '../../src/browser/launch/locale.js';
 import { seenBy } from '../fixtures/clientLens.js';
@@ -23,7 +23,13 @@ interface UploadResult {
 
 interface ClickResult {
   tabId: number;
-  fileChooser?: { multiple: boolean };
+  fileChooser?: { multiple: boolean; late?: boolean };
+}
+
+/** Held /gate responses, answered by openGate(). */
+const gate: Array<() => void> = [];
+function openGate(): void {
+  for (const answer of gate.splice(0)) answer();
 }
 
 /** What the page saw: per input, the chosen files' names, sizes and text. */
@@ -38,10 +44,12 @@ const FILES_PAGE = `<!doctype html><meta charset="utf-8"><title>Files</title>
 <button onclick="document.getElementById('attached-hidden').click()">Attach</button>
 <button id="detached">Detached</button>
 <button id="late">Late</button>
+<button id="gated">Gated</button>
+<button id="soon">Soon</button>
 <button>Nothing</button>
 <script>
   window.chosen = {};
-  window.clicks = { detached: 0, late: 0 };
+  window.clicks = { detached: 0, late: 0, gated: 0, soon: 0 };
   async function report(key, input) {
     chosen[key] = await Promise.all([...input.files].map(async f => ({ name: f.name, size: f.size, text: await f.text() })));
   }
@@ -57,6 +65,9 @@ const FILES_PAGE = `<!doctype html><meta charset="utf-8"><title>Files</title>
   }
   document.getElementById('detached').onclick = () => { clicks.detached++; detachedInput('detached'); };
   document.getElementById('late').onclick = () => { clicks.late++; setTimeout(() => detachedInput('late'), 1500); };
+  // Opens its chooser once the test answers /gate: after the click's result is out, whatever the machine's speed.
+  document.getElementById('gated').onclick = () => { clicks.gated++; fetch('/gate').then(r => r.text()).then(() => { detachedInput('gated'); window.gatedOpened = true; }); };
+  document.getElementById('soon').onclick = () => { clicks.soon++; setTimeout(() => detachedInput('soon'), 600); };
 </script>`;
 
 // NFC and NFD spellings of the same words are different names, and both must survive as written.
@@ -84,6 +95,9 @@ const tw = useSession({
     mkdirSync(join(ws, 'docs'));
     writeFileSync(join(ws, 'docs', 'notes.txt'), 'notes');
     symlinkSync(join(outside, 'secret.txt'), join(ws, 'link-out.txt'));
+    tw.site.route('/gate', (_req, res) => {
+      gate.push(() => res.writeHead(200, { 'content-type': 'text/plain' }).end('open'));
+    });
   },
 });
 
@@ -184,6 +198,56 @@ test('a chooser reported for one element is not used for another; clicking a fil
   const direct = await call<UploadResult>(tw.client, 'upload_file', { ref: avatar, paths: [NAMES.cjk] });
   assert.equal(direct.via, 'input');
   assert.deepEqual((await chosen('single-input'))['single-input']!.map(f => f.name), [NAMES.cjk]);
+});
+
+test('a chooser that opens after the click returned is reported once, on the next call, and upload_file answers it', async () => {
+  const { snapshot: snap } = await tw.open('/files');
+  const ref = refOf(snap, 'button', 'Gated');
+  const nothing = refOf(snap, 'button', 'Nothing');
+  const clicked = await call<ClickResult>(tw.client, 'click', { ref });
+  assert.equal(clicked.fileChooser, undefined, 'nothing opened yet');
+  openGate();
+  await until('the page opened its chooser', () => evaluate<boolean>(tw.client, 'window.gatedOpened === true'));
+  // The next action tells of it, as late, naming the element whose click opened it.
+  const next = await callRaw(tw.client, 'click', { ref: nothing });
+  assert.deepEqual((next.structuredContent as unknown as ClickResult).fileChooser, { multiple: true, late: true });
+  const text = seenBy('cursor', next).text;
+  assert.ok(text.includes(`A file chooser opened after the previous call returned (after the action on ${ref}) (several files allowed); call upload_file {ref: "${ref}", paths: [...]}`), text);
+  // Told once: the call after that says nothing of it.
+  assert.equal((await call<ClickResult>(tw.client, 'click', { ref: nothing })).fileChooser, undefined);
+  const uploaded = await callRaw(tw.client, 'upload_file', { ref, paths: [NAMES.nfc] });
+  assert.equal((uploaded.structuredContent as unknown as UploadResult).via, 'chooser');
+  assert.equal((uploaded.structuredContent as { fileChooser?: unknown }).fileChooser, undefined);
+  assert.ok(!seenBy('cursor', uploaded).text.includes('file chooser'), seenBy('cursor', uploaded).text);
+  assert.deepEqual((await chosen('gated')).gated!.map(f => f.name), [NAMES.nfc]);
+  assert.equal(await evaluate(tw.client, 'clicks.gated'), 1, 'upload_file did not click again');
+  assert.equal((await call<ClickResult>(tw.client, 'click', { ref: nothing })).fileChooser, undefined, 'an answered chooser is never told of');
+});
+
+test('a late chooser is told by get_page_context when no action came first', async () => {
+  const { snapshot: snap } = await tw.open('/files');
+  const ref = refOf(snap, 'button', 'Gated');
+  assert.equal((await call<ClickResult>(tw.client, 'click', { ref })).fileChooser, undefined);
+  openGate();
+  await until('the page opened its chooser', () => evaluate<boolean>(tw.client, 'window.gatedOpened === true'));
+  const context = await callRaw(tw.client, 'get_page_context', { output: 'inline' });
+  assert.deepEqual((context.structuredContent as { fileChooser?: unknown }).fileChooser, { multiple: true, late: true });
+  assert.ok(seenBy('cursor', context).text.includes(`call upload_file {ref: "${ref}", paths: [...]}`), seenBy('cursor', context).text);
+  const again = await callRaw(tw.client, 'get_page_context', { output: 'inline' });
+  assert.equal((again.structuredContent as { fileChooser?: unknown }).fileChooser, undefined);
+});
+
+test('upload_file right after a click whose chooser has not opened yet waits for it instead of clicking again', async () => {
+  const { snapshot: snap } = await tw.open('/files');
+  const ref = refOf(snap, 'button', 'Soon');
+  await call<ClickResult>(tw.client, 'click', { ref });
+  // Whether the chooser came before the click's result (a slow machine) or not, one click opens one chooser.
+  const uploaded = await callRaw(tw.client, 'upload_file', { ref, paths: [NAMES.cjk] });
+  assert.equal((uploaded.structuredContent as unknown as UploadResult).via, 'chooser');
+  assert.ok(!seenBy('cursor', uploaded).text.includes('file chooser'), seenBy('cursor', uploaded).text);
+  assert.deepEqual((await chosen('soon')).soon!.map(f => f.name), [NAMES.cjk]);
+  assert.equal(await evaluate(tw.client, 'clicks.soon'), 1);
+  assert.equal((await call<ClickResult>(tw.client, 'click', { ref: refOf(snap, 'button', 'Nothing') })).fileChooser, undefined);
 });
 
 test('a click that opens no chooser reports none', async () => {

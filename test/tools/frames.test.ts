@@ -12,7 +12,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { chromium } from 'playwright-core';
 import { findBrowser } from '../../src/browser/launch/findBrowser.js';
-import { useSession } from '../fixtures/harness.js';
+import { freePort, until, useSession } from '../fixtures/harness.js';
 import { call, refOf, snapshot } from '../fixtures/mcp.js';
 
 /** Keeps the other.test host on loopback; the last --host-resolver-rules switch is the one Chromium reads. */
@@ -48,7 +48,25 @@ const tw = useSession({ args: BROWSER_ARGS.flatMap(a => ['--browser-arg', a]), s
 <iframe title="Deep frame" src="${site.origin}/deep" width="480" height="150"></iframe>`);
   site.page('/deep', `<!doctype html><title>Deep</title><button id="btn" onclick="this.textContent = 'Deep clicked'">Deep button</button>
 <label>Deep field <input id="field"></label>`);
+  // Frames that load late, never, or fail: a cross-site frame answered after 400 ms, one held until the test
+  // answers it, one on a port nothing listens on, one on a host the browser cannot resolve (the host rules).
+  site.page('/loading', `<!doctype html><title>Loading</title>
+<iframe title="Later frame" src="${other}/later"></iframe>
+<iframe title="Held frame" src="${other}/held"></iframe>
+<iframe title="Refused frame" src="http://other.test:${deadPort}/"></iframe>
+<iframe title="Unresolved frame" src="http://nowhere.test:${port}/"></iframe>`);
+  site.route('/later', (_req, res) => {
+    setTimeout(() => res.writeHead(200, { 'content-type': 'text/html' }).end('<button>Later button</button>'), 400);
+  });
+  site.route('/held', (_req, res) => {
+    held.push(() => res.writeHead(200, { 'content-type': 'text/html' }).end('<button>Held button</button>'));
+  });
 } });
+
+/** Held /held responses, answered by the test. */
+const held: Array<() => void> = [];
+/** A port nothing listens on. */
+const deadPort = await freePort();
 
 /** Loads the page and waits for its load event, which waits for every frame in it. */
 async function open(): Promise<void> {
@@ -202,4 +220,43 @@ test('a declarative closed shadow root inside a cross-site frame is found and cl
   assert.equal(text.split('"Cross closed button"').length - 1, 1);
   await call(tw.client, 'click', { ref });
   assert.deepEqual(await inFrame(ref, '[window.shadowClicks, element.getRootNode().mode, document.querySelector("decl-closed").shadowRoot]'), [1, 'closed', null]);
+});
+
+test('navigate waits for the frames of the page; a frame still loading or failed is marked on its iframe line', async () => {
+  // A short timeout bounds the wait for the held frame; the one answered after 400 ms is in by then.
+  await call(tw.client, 'navigate', { url: `${tw.origin}/loading`, timeoutMs: 2_500 });
+  const { snapshot: text } = await snapshot(tw.client);
+  const lineOf = (title: string) => text.split('\n').find(l => l.startsWith(`- iframe "${title}"`));
+  assert.equal(lineOf('Later frame'), `- iframe "Later frame" [ref=${refOf(text, 'iframe', 'Later frame')}]:`, text);
+  refOf(text, 'button', 'Later button');
+  assert.equal(lineOf('Held frame'), `- iframe "Held frame" [ref=${refOf(text, 'iframe', 'Held frame')}] [loading]`, text);
+  assert.equal(lineOf('Refused frame'), `- iframe "Refused frame" [ref=${refOf(text, 'iframe', 'Refused frame')}] [failed=net::ERR_CONNECTION_REFUSED]`, text);
+  assert.equal(lineOf('Unresolved frame'), `- iframe "Unresolved frame" [ref=${refOf(text, 'iframe', 'Unresolved frame')}] [failed=net::ERR_NAME_NOT_RESOLVED]`, text);
+  for (const answer of held.splice(0)) answer();
+  const heldRef = refOf(text, 'iframe', 'Held frame');
+  const loaded = await until('the held frame in the snapshot', async () => {
+    const now = (await snapshot(tw.client)).snapshot;
+    return now.includes('Held button') ? now : undefined;
+  }, 10_000);
+  assert.ok(loaded.includes(`- iframe "Held frame" [ref=${heldRef}]:\n  - button "Held button" [ref=`), loaded);
+  assert.ok(!loaded.includes('[loading]'), loaded);
+});
+
+test('a fresh server whose first page holds a cross-site frame: its refs act at once (no selector engine involved)', async () => {
+  // A server process of its own: the first snapshot it ever takes is of a page with an out-of-process frame.
+  const { connect } = await import('../fixtures/mcp.js');
+  const server = await connect({ args: BROWSER_ARGS.flatMap(a => ['--browser-arg', a]) });
+  try {
+    await call(server.client, 'navigate', { url: `${tw.origin}/frames` });
+    const snap = await snapshot(server.client);
+    const button = refOf(snap.snapshot, 'button', 'Cross button');
+    const field = refOf(snap.snapshot, 'textbox', 'Cross field');
+    await call(server.client, 'click', { ref: button });
+    await call(server.client, 'type', { ref: field, text: 'typed in the frame' });
+    const after = await snapshot(server.client);
+    assert.match(after.snapshot, /button "Cross clicked"/);
+    assert.match(after.snapshot, /textbox "Cross field" \[ref=\w+\]: typed in the frame/);
+  } finally {
+    await server.close();
+  }
 });

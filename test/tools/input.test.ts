@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useSession } from '../fixtures/harness.js';
-import { call, callRaw, evaluate, type RawResult, refOf, snapshot } from '../fixtures/mcp.js';
+import { call, callRaw, evaluate, type RawResult, refOf, snapshot, TEST_CONNECTION } from '../fixtures/mcp.js';
 import { seenBy } from '../fixtures/clientLens.js';
 import { largePage } from '../fixtures/largePage.js';
 
@@ -268,6 +268,14 @@ test('fill_form fills text, checkbox and select in one call', async () => {
   const bad = await callRaw(tw.client, 'fill_form', { fields: [{ ref: refOf(snap, 'checkbox', 'I agree'), value: 'maybe' }] });
   assert.equal(bad.isError, true);
   assert.equal((bad.structuredContent!.error as { type: string }).type, 'invalid_arguments');
+
+  // type into a checkbox says what the element is and which tool fits, and never echoes the text.
+  const typed = await callRaw(tw.client, 'type', { ref: refOf(snap, 'checkbox', 'I agree'), text: 'typed secret' });
+  assert.equal(typed.isError, true);
+  const said = typed.content.map(c => c.text ?? '').join('\n');
+  assert.match(said, /it is an input that takes no typed text \(a checkbox, radio button, file input or button\)/);
+  assert.match(said, /Use click for a checkbox/);
+  assert.doesNotMatch(said, /typed secret/);
 });
 
 test('select_option by value and by label; returns the selected values', async () => {
@@ -286,6 +294,7 @@ test('select_option by value and by label; returns the selected values', async (
   const missing = await callRaw(tw.client, 'select_option', { ref: colour, values: ['Purple'], timeoutMs: 1000 });
   assert.equal(missing.isError, true);
   assert.equal((missing.structuredContent!.error as { type: string }).type, 'element_not_actionable');
+  assert.match(missing.content.map(c => c.text ?? '').join('\n'), /some of the requested options do not exist[\s\S]*lists a select's options after "options:"/);
 });
 
 test('press_key sends keys and chords to the focused element', async () => {
@@ -478,9 +487,16 @@ test('typed text never appears in an error', async () => {
 });
 
 test('an action whose handler never returns times out, and the tab works again', async () => {
-  const { snapshot: snap } = await tw.open('/hang');
+  const { snapshot: snap, tabId } = await tw.open('/hang');
   let err = await callRaw(tw.client, 'click', { ref: refOf(snap, 'button', 'Hang on click'), timeoutMs: 1000 });
   assert.equal((err.structuredContent!.error as { type: string }).type, 'timeout');
+  if (TEST_CONNECTION === 'extension') {
+    // Chrome refuses Runtime.terminateExecution to an extension (docs/own-browser.md): the error says the page is
+    // stuck for good and how to leave it, and the tab closes.
+    assert.match((err.structuredContent!.error as { message: string }).message, /could not be stopped: Chrome does not let an extension stop a page's script/);
+    await call(tw.client, 'close_tab', { tabId });
+    return;
+  }
   await call(tw.client, 'click', { ref: refOf(snap, 'button', 'Fine') });
   assert.equal(await evaluate(tw.client, 'window.fine'), 1);
 

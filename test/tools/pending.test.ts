@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import type { Client, ElicitResult } from '@modelcontextprotocol/client';
 import { LENSES, seenBy } from '../fixtures/clientLens.js';
 import { useServer } from '../fixtures/harness.js';
-import { call, callRaw, connect, evaluate, type RawResult, serverArgs } from '../fixtures/mcp.js';
+import { call, callRaw, connect, evaluate, type RawResult, serverArgs, unlessConnection } from '../fixtures/mcp.js';
 import { RawSession } from '../fixtures/raw.js';
 
 /** The max-wait of the test servers, in seconds; their heartbeat is then half of it. */
@@ -70,6 +70,9 @@ async function human(params: { message: string }): Promise<ElicitResult> {
 }
 
 let tabId: number;
+
+/** With the extension connected, consent questions go to its consent window, not to this file's elicitation handler. */
+const ASKS_ELSEWHERE = unlessConnection(['extension'], 'with the extension connected, the consent question goes to its consent window, not to elicitation (test/extension/consent.test.ts)');
 
 const tw = useServer({
   args: ['--max-wait', String(MAX_WAIT), '--webmcp', 'polyfill'], elicit: human, env: { TABWRIGHT_CONSENT_TTY: '0' },
@@ -209,7 +212,7 @@ test('a long execute answers pending, and wait_for_call returns its value', asyn
   assert.equal(seenBy('cursor', outcome).text, '42');
 });
 
-test('a declarative form waiting for its submit: pending says so; progress arrives while it waits and while wait_for_call waits', async () => {
+test('a declarative form waiting for its submit: pending says so; progress arrives while it waits and while wait_for_call waits', ASKS_ELSEWHERE, async () => {
   answers.push({ decision: 'once', delayMs: 0 }); // a form is not read-only: the human allows it at once
   const ticks: Array<{ at: number; message?: string }> = [];
   const started = Date.now();
@@ -238,7 +241,7 @@ test('a declarative form waiting for its submit: pending says so; progress arriv
   assert.match(waiting[0]!.message ?? '', /^Waiting for the person at the browser to submit the form "ask" \(\d+ s\)$/);
 });
 
-test('a consent prompt answered after the call went pending: the answer reaches the gate, and wait_for_call returns the outcome', async () => {
+test('a consent prompt answered after the call went pending: the answer reaches the gate, and wait_for_call returns the outcome', ASKS_ELSEWHERE, async () => {
   const buysBefore = await evaluate<number>(tw.client, 'log.buys', tabId);
   answers.push({ decision: 'once', delayMs: 3500 });
   const { p, text, ms } = await pendingCall(tw.client, 'call_webmcp_tool', { tabId, name: 'buy', arguments: { item: 'tea' } });
@@ -257,7 +260,7 @@ test('a consent prompt answered after the call went pending: the answer reaches 
   assert.deepEqual(audit.at(-1) && [audit.at(-1)!.tool, audit.at(-1)!.decision, audit.at(-1)!.channel, audit.at(-1)!.answer], ['buy', 'allowed', 'elicitation', 'once']);
 });
 
-test('cancelling the original request after it answered pending does nothing: the call goes on, its progress stops, wait_for_call gets the result', async () => {
+test('cancelling the original request after it answered pending does nothing: the call goes on, its progress stops, wait_for_call gets the result', ASKS_ELSEWHERE, async () => {
   const raw = new RawSession(serverArgs(['--max-wait', String(MAX_WAIT)]), { env: { TABWRIGHT_WORKSPACE: tw.workspace, TABWRIGHT_CONFIG_DIR: join(tw.dataDir, 'raw-config'), TABWRIGHT_DATA_DIR: join(tw.dataDir, 'raw-data') } });
   try {
     await raw.initialize('2025-11-25');
@@ -282,7 +285,7 @@ test('cancelling the original request after it answered pending does nothing: th
   }
 });
 
-test('2026-07-28: the consent question still rides input_required; the retry\'s long call goes pending and wait_for_call returns it', async () => {
+test('2026-07-28: the consent question still rides input_required; the retry\'s long call goes pending and wait_for_call returns it', ASKS_ELSEWHERE, async () => {
   const modern = await connect({ mode: 'auto', args: ['--max-wait', String(MAX_WAIT)], elicit: human, env: { TABWRIGHT_CONSENT_TTY: '0' } });
   try {
     assert.equal(modern.client.getProtocolEra(), 'modern');

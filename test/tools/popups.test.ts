@@ -8,7 +8,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useSession } from '../fixtures/harness.js';
-import { call, callError, callRaw, evaluate, refOf, snapshot } from '../fixtures/mcp.js';
+import { call, callError, callRaw, evaluate, refOf, snapshot, unlessConnection } from '../fixtures/mcp.js';
 import type { TabInfo } from '../../src/session/tab.js';
 import { seenBy } from '../fixtures/clientLens.js';
 
@@ -16,7 +16,7 @@ interface ActionResult {
   tabId: number;
   activeTabId?: number;
   tabClosed?: boolean;
-  newTabs?: Array<{ tabId: number; openerTabId?: number; url?: string; title?: string; popup?: boolean; dialog?: { type: string; message: string } }>;
+  newTabs?: Array<{ tabId: number; openerTabId?: number; url?: string; title?: string; popup?: boolean; blank?: boolean; dialog?: { type: string; message: string } }>;
 }
 
 const OPENER_PAGE = `<!doctype html><title>Opener</title>
@@ -24,7 +24,10 @@ const OPENER_PAGE = `<!doctype html><title>Opener</title>
 <a href="/child?via=noopener" target="_blank" rel="noopener">Noopener link</a>
 <button onclick="window.popup = window.open('/child?via=open', 'named')">Open window</button>
 <button onclick="window.open('/closer')">Open closer</button>
-<button onclick="window.open('/alerting')">Open alerting</button>`;
+<button onclick="window.open('/alerting')">Open alerting</button>
+<button onclick="window.open('').location.href = '/child?via=blank-first'">Open blank, then navigate</button>
+<button onclick="window.open('')">Open blank window</button>
+<button onclick="const w = window.open(''); setTimeout(() => { w.location.href = '/child?via=later'; }, 200)">Open blank, navigate later</button>`;
 
 const CHILD_PAGE = `<!doctype html><title>Child</title>
 <p id="via"></p>
@@ -73,7 +76,12 @@ async function clickOpens(ref: string, opener: number, expect: { path: string; t
   const listed = (await tabs()).find(t => t.tabId === opened.tabId);
   assert.ok(listed, 'the new tab is in list_tabs');
   assert.equal(listed.openerTabId, opener);
+  assert.equal(listed.popup, expect.popup || undefined);
   assert.equal(listed.active, false);
+  // list_tabs' text says it too: clients that drop structuredContent show the model only the text.
+  const line = seenBy('cursor', await callRaw(tw.client, 'list_tabs')).text.split('\n').find(l => l.includes(`[${opened.tabId}]`));
+  const relation = expect.popup ? `popup of tab ${opener} (window.opener reaches it)` : `opened by tab ${opener}`;
+  assert.equal(line, `  [${opened.tabId}] ${expect.title} — ${url} (revision ${listed.revision}) · ${relation}`);
   return listed;
 }
 
@@ -92,13 +100,28 @@ test('window.open from a click opens a tab with its opener', async () => {
   assert.equal(await evaluate(tw.client, 'window.popup.closed'), false);
 });
 
+test('a popup opened blank that navigates at once, or a moment later: the click reports its page, not about:blank', async () => {
+  const { tabId, snap } = await openOpener();
+  await clickOpens(refOf(snap, 'button', 'Open blank, then navigate'), tabId, { path: '/child?via=blank-first', title: 'Child', popup: true });
+  await clickOpens(refOf(snap, 'button', 'Open blank, navigate later'), tabId, { path: '/child?via=later', title: 'Child', popup: true });
+
+  // One that stays blank is reported as such after the bounded wait, in the fields and the text.
+  const raw = await callRaw(tw.client, 'click', { ref: refOf(snap, 'button', 'Open blank window') });
+  const blank = (raw.structuredContent as unknown as ActionResult).newTabs?.[0];
+  assert.deepEqual({ url: blank?.url, popup: blank?.popup, blank: blank?.blank, openerTabId: blank?.openerTabId }, { url: 'about:blank', popup: true, blank: true, openerTabId: tabId });
+  const text = seenBy('cursor', raw).text;
+  assert.ok(text.includes(`New tab ${blank!.tabId} opened (a popup: it can reach its opener through window.opener, opener tab ${tabId}): about:blank, no page loaded yet (its opener may still navigate it; list_tabs shows where it goes).`), text);
+  const line = seenBy('cursor', await callRaw(tw.client, 'list_tabs')).text.split('\n').find(l => l.includes(`[${blank!.tabId}]`));
+  assert.match(line ?? '', new RegExp(`^  \\[${blank!.tabId}\\] .* — about:blank \\(revision \\d+\\) · popup of tab ${tabId} \\(window\\.opener reaches it\\)$`));
+});
+
 test('a rel=noopener link: the page has no opener, list_tabs names the tab that clicked', async () => {
   const { tabId, snap } = await openOpener();
   const child = await clickOpens(refOf(snap, 'link', 'Noopener link'), tabId, { path: '/child?via=noopener', title: 'Child', popup: false });
   assert.equal(await evaluate(tw.client, 'document.getElementById("via").textContent', child.tabId), 'noopener no opener');
 });
 
-test('a popup with an alert on load is reported with its dialog', async () => {
+test('a popup with an alert on load is reported with its dialog', unlessConnection(['own-chrome', 'extension'], 'the user\'s own browser has a popup attached after Chrome created it (neither chrome.debugger nor approval mode can pause a new tab): an alert during its first load blocks it before tabwright is there (docs/own-browser.md)'), async () => {
   const { tabId, snap } = await openOpener();
   const res = await call<ActionResult>(tw.client, 'click', { ref: refOf(snap, 'button', 'Open alerting') });
   assert.equal(res.newTabs?.length, 1);

@@ -11,7 +11,7 @@ import { resolveScreenshot, SCREENSHOT_DEFAULTS } from '../../src/config.js';
 import { ToolError } from '../../src/errors.js';
 import { seenBy } from '../fixtures/clientLens.js';
 import { useSession } from '../fixtures/harness.js';
-import { call, callError, callRaw, CLI, connect, refOf, snapshot, type ToolClient } from '../fixtures/mcp.js';
+import { call, callError, callRaw, CLI, connect, refOf, snapshot, unlessConnection, type ToolClient } from '../fixtures/mcp.js';
 import { imageSize, JPEG_MAGIC, jpegSize, PNG_MAGIC, pngPixel, pngSize, webpSize } from '../fixtures/images.js';
 
 interface Shot {
@@ -239,7 +239,7 @@ test('an unknown tab is tab_not_found', async () => {
   assert.equal((await callError(tw.client, 'take_screenshot', { tabId: 9999 })).type, 'tab_not_found');
 });
 
-test('--screenshot-max-width scales a wide viewport down, aspect ratio kept; the flag wins over the environment', async () => {
+test('--screenshot-max-width scales a wide viewport down, aspect ratio kept; the flag wins over the environment', unlessConnection(['own-chrome', 'extension'], 'tabwright emulates no viewport or device scale factor in the user\'s own browser: --viewport does not apply (docs/own-browser.md)'), async () => {
   const wide = await connect({
     args: ['--viewport', '1600x900', '--screenshot-max-width', '800'],
     env: { TABWRIGHT_SCREENSHOT_MAX_WIDTH: '1000', TABWRIGHT_SCREENSHOT_FORMAT: 'webp', TABWRIGHT_SCREENSHOT_QUALITY: '60' },
@@ -270,7 +270,7 @@ test('--screenshot-max-width scales a wide viewport down, aspect ratio kept; the
   }
 });
 
-test('on a HiDPI screen (device scale factor 2) images still come out in CSS pixels, scaled to the max width', async () => {
+test('on a HiDPI screen (device scale factor 2) images still come out in CSS pixels, scaled to the max width', unlessConnection(['own-chrome', 'extension'], 'tabwright emulates no viewport or device scale factor in the user\'s own browser: --viewport does not apply (docs/own-browser.md)'), async () => {
   // Our CDP session does not see Playwright's viewport emulation: it captures at the screen's ratio.
   const hidpi = await connect({ args: ['--browser-arg', '--force-device-scale-factor=2', '--screenshot-max-width', '1000'] });
   try {

@@ -34,7 +34,7 @@ const tw = useServer({
   },
 });
 
-test('before the browser starts: not running, no tabs, and the call does not start it', unlessConnection(['cdp', 'playwright-server'], 'an attached browser runs from the start and reports its own kind, endpoint and profile (test/attach/attach.test.ts checks those)'), async () => {
+test('before the browser starts: not running, no tabs, and the call does not start it', unlessConnection(['cdp', 'playwright-server', 'own-chrome', 'extension'], 'an attached browser runs from the start and reports its own kind, endpoint and profile (test/attach/attach.test.ts checks those)'), async () => {
   const status = await call<Status>(tw.client, 'get_bridge_status');
   assert.deepEqual(status, {
     connection: 'launch',
@@ -48,6 +48,7 @@ test('before the browser starts: not running, no tabs, and the call does not sta
     era: 'legacy',
     headless: true,
     profile: 'isolated',
+    scope: null,
     capabilities: ['trustedInput', 'screenshot', 'snapshot', 'evaluate', 'webmcp', 'console'],
     workspace: tw.workspace,
     // --isolated: a temporary profile nobody can share, so no relay.
@@ -96,8 +97,9 @@ test('a client on the 2026 handshake sees protocolVersion 2026-07-28', async () 
     assert.equal(status.protocolVersion, '2026-07-28');
     assert.equal(status.era, 'modern');
     // An attached browser runs from the start (get_bridge_status attaches); a launched one is not started by the call.
-    assert.equal(status.browserRunning, TEST_CONNECTION !== 'launch');
-    assert.deepEqual(status.capabilities, ['trustedInput', 'screenshot', 'snapshot', 'evaluate', 'webmcp', 'console']);
+    // (The user's own Chrome is not connected by a status call either: connecting asks the user.)
+    assert.equal(status.browserRunning, TEST_CONNECTION !== 'launch' && TEST_CONNECTION !== 'own-chrome');
+    assert.deepEqual(status.capabilities, ['trustedInput', 'screenshot', 'snapshot', 'evaluate', 'webmcp', 'console', ...(TEST_CONNECTION === 'own-chrome' ? ['shareTabs'] : [])]);
   } finally {
     await modern.close();
   }

@@ -26,7 +26,7 @@ async function tabs(): Promise<TabInfo[]> {
   return (await call<{ tabs: TabInfo[] }>(tw.client, 'list_tabs')).tabs;
 }
 
-test('list_tabs answers with no tabs before the browser starts', unlessConnection(['cdp', 'playwright-server'], 'an attached browser runs from the start: list_tabs attaches and shows its tabs (docs/attach.md)'), async () => {
+test('list_tabs answers with no tabs before the browser starts', unlessConnection(['cdp', 'playwright-server', 'own-chrome', 'extension'], 'an attached browser runs from the start: list_tabs attaches and shows its tabs (docs/attach.md)'), async () => {
   assert.deepEqual(await tabs(), []);
   const status = await call<{ browserRunning: boolean }>(tw.client, 'get_bridge_status');
   assert.equal(status.browserRunning, false);

@@ -13,7 +13,8 @@ interface ToolInfo {
   name: string;
   description: string;
   inputSchema?: Record<string, unknown>;
-  annotations: { readOnlyHint?: boolean; consequentialHint?: boolean; untrustedContentHint?: boolean };
+  annotations?: { readOnlyHint?: boolean; consequentialHint?: boolean; untrustedContentHint?: boolean };
+  form?: { autosubmit: boolean };
   source: string;
 }
 
@@ -100,7 +101,7 @@ async function calls(): Promise<{ add: number; boom: number; refuse: number }> {
   return await evaluate(tw.client, 'window.calls', calcTab);
 }
 
-test('without tabs, list_webmcp_tools answers empty and does not start the browser', unlessConnection(['cdp', 'playwright-server'], 'an attached browser runs from the start, so there is no "not started" state to keep (docs/attach.md)'), async () => {
+test('without tabs, list_webmcp_tools answers empty and does not start the browser', unlessConnection(['cdp', 'playwright-server', 'own-chrome', 'extension'], 'an attached browser runs from the start, so there is no "not started" state to keep (docs/attach.md)'), async () => {
   const res = await call<{ tools: ToolInfo[] }>(tw.client, 'list_webmcp_tools');
   assert.deepEqual(res.tools, []);
   assert.equal((await call<{ browserRunning: boolean }>(tw.client, 'get_bridge_status')).browserRunning, false);
@@ -117,19 +118,20 @@ test('lists imperative and declarative tools with schema and annotations', async
   assert.equal(add.frameUrl, undefined);
   assert.equal(add.description, 'Add two numbers');
   assert.deepEqual(add.inputSchema, ADD_SCHEMA);
-  assert.equal(add.annotations.readOnlyHint, true);
+  assert.equal(add.annotations?.readOnlyHint, true);
   assert.equal(add.source, 'native');
 
   const note = tools.find(t => t.name === 'add_note')!;
   assert.equal(note.description, 'Add a note to the board');
-  assert.notEqual(note.annotations.readOnlyHint, true);
+  assert.equal('annotations' in note, false, 'a form declares no annotations');
+  assert.deepEqual(note.form, { autosubmit: true });
   assert.deepEqual(note.inputSchema?.required, ['text']);
   const props = note.inputSchema?.properties as Record<string, { type: string; description?: string; enum?: string[] }>;
   assert.equal(props.text?.type, 'string');
   assert.equal(props.text?.description, 'What the note says');
   assert.deepEqual(props.colour?.enum, ['yellow', 'pink']);
 
-  assert.notEqual(tools.find(t => t.name === 'boom')!.annotations.readOnlyHint, true);
+  assert.notEqual(tools.find(t => t.name === 'boom')!.annotations?.readOnlyHint, true);
 });
 
 test('call_webmcp_tool returns the tool\'s content', async () => {

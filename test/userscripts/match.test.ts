@@ -10,7 +10,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { includePatternMatches, isValidIncludePattern, isValidMatchPattern, matchPatternMatches, scriptMatchesUrl } from '../../src/userscripts/match.js';
+import { includePatternMatches, isValidIncludePattern, isValidMatchPattern, matchPatternMatches, scriptMatchesUrl, usesPublicSuffix } from '../../src/userscripts/match.js';
+import { validateScript } from '../../src/userscripts/validate.js';
 import { SHARED, sharedMissing } from '../fixtures/site.js';
 
 interface Row { match?: string[]; include?: string[]; exclude?: string[]; excludeMatch?: string[]; url: string; runs: boolean; note?: string }
@@ -94,11 +95,32 @@ const ROWS: Row[] = [
   { include: ['https://example.tld/*'], url: 'https://example.com.au/', runs: true },
   { include: ['https://example.tld/*'], url: 'https://example.com/', runs: true },
   { include: ['https://example.tld/*'], url: 'https://example.notatld.xyz/', runs: false },
+  // the whole Public Suffix List (tldts), beyond any fixed list of second-level suffixes
+  { include: ['https://example.tld/*'], url: 'https://example.kyoto.jp/', runs: true, note: 'a prefecture suffix' },
+  { include: ['https://example.tld/*'], url: 'https://example.pvt.k12.ma.us/', runs: true, note: 'a four-label suffix' },
+  { include: ['https://example.tld/*'], url: 'https://example.xn--p1ai/', runs: true, note: 'an IDN TLD (.рф)' },
+  { include: ['https://example.tld/*'], url: 'https://example.github.io/', runs: true, note: 'a private-section suffix, as Violentmonkey' },
+  { include: ['https://example.tld/*'], url: 'https://example.evil.github.io/', runs: false },
+  { include: ['https://example.tld/*'], url: 'https://example.test/', runs: false, note: 'not in the list' },
+  { include: ['https://example.tld/*'], url: 'https://example.co.zz/', runs: false, note: 'zz is no TLD' },
+  { include: ['https://example.tld/*'], url: 'https://example.ltd.uk/', runs: true },
+  { include: ['https://example.tld/*'], url: 'https://example.nic.uk/', runs: false, note: 'nic.uk is a domain, not a suffix' },
+  { include: ['*://*.example.tld/*'], url: 'https://shop.example.com.br/', runs: true },
+  { include: ['https://example.tld:8080/*'], url: 'https://example.co.uk:8080/x', runs: true },
   { include: ['https://example.com/page'], url: 'https://example.com/page#frag', runs: true, note: 'fragment removed' },
   // @include regex
   { include: ['/127\\.0\\.0\\.1:\\d+\\/regex/'], url: 'http://127.0.0.1:8000/regex/page.html', runs: true },
   { include: ['/^https:\\/\\/EXAMPLE\\.com\\//i'], url: 'https://example.com/x', runs: true, note: 'flags honoured' },
-  { include: ['/^https:\\/\\/EXAMPLE\\.com\\//'], url: 'https://example.com/x', runs: false },
+  { include: ['/^https:\\/\\/EXAMPLE\\.com\\//'], url: 'https://example.com/x', runs: true, note: 'i is always added, as every manager does' },
+  { include: ['/\\/SHOP\\//'], url: 'https://example.com/shop/x', runs: true },
+  { include: ['/^https:\\/\\/example\\.com\\/a$/m'], url: 'https://EXAMPLE.com/A', runs: true, note: 'other flags kept, i added' },
+  { include: ['/\\/shop\\//'], url: 'https://example.com/cart', runs: false },
+  { match: ['https://example.com/*'], exclude: ['/\\/ADMIN\\//'], url: 'https://example.com/admin/users', runs: false, note: '@exclude regex is case-insensitive too' },
+  { match: ['https://example.com/*'], exclude: ['/\\/ADMIN\\//'], url: 'https://example.com/public/', runs: true },
+  // a @match with # never matches (the tested URL has no fragment)
+  { match: ['https://example.com/page#top'], url: 'https://example.com/page#top', runs: false },
+  { match: ['https://example.com/page#top'], url: 'https://example.com/page', runs: false },
+  { match: ['https://example.com/*#*'], url: 'https://example.com/a#b', runs: false },
   { include: ['/[unclosed/'], url: 'https://example.com/[unclosed', runs: false, note: 'invalid regex matches nothing' },
   // exclusion
   { match: ['http://127.0.0.1/*'], exclude: ['*/private/*'], url: 'http://127.0.0.1:9/private/a.html', runs: false },
@@ -171,4 +193,41 @@ test('single-pattern helpers agree with scriptMatchesUrl', () => {
   assert.equal(matchPatternMatches('*://*.example.com/*', new URL('https://x.example.com/')), true);
   assert.equal(includePatternMatches('http://localhost:*/*', 'http://localhost:5173/'), true);
   assert.equal(includePatternMatches('http://localhost:*/*', 'not a url'), false);
+});
+
+test('/regex/ in @include and @exclude is case-insensitive: the i flag is added once', () => {
+  assert.equal(includePatternMatches('/^https:\\/\\/Example\\.COM\\/Shop/', 'https://example.com/shop/1'), true);
+  assert.equal(includePatternMatches('/shop/i', 'https://example.com/SHOP'), true, 'an explicit i is not doubled (that would be a SyntaxError)');
+  assert.equal(includePatternMatches('/shop/gi', 'https://example.com/Shop'), true);
+  assert.deepEqual(isValidIncludePattern('/shop/i'), { valid: true });
+  assert.deepEqual(isValidIncludePattern('/shop/'), { valid: true });
+});
+
+test('a @match with # is accepted, never matches, and warns', () => {
+  assert.deepEqual(isValidMatchPattern('https://example.com/page#top'), {
+    valid: true, warningCode: 'match_fragment',
+    warning: '"https://example.com/page#top": the part from `#` on is a URL fragment, which match patterns never see, so this pattern never matches; write `https://example.com/page*` (or drop the `#…`).',
+  });
+  assert.equal(matchPatternMatches('https://example.com/page#top', 'https://example.com/page#top'), false);
+  assert.equal(matchPatternMatches('https://example.com/page', 'https://example.com/page#top'), true);
+  // an invalid pattern with # keeps its reason
+  assert.deepEqual(isValidMatchPattern('example.com/#x'), { valid: false, reason: '"example.com/#x" is not <scheme>://<host><path> (e.g. https://example.com/*) or <all_urls>.' });
+  const code = ['// ==UserScript==', '// @name t', '// @match https://example.com/*', '// @match https://example.com/a#b', '// ==/UserScript==', 'void 0;'].join('\n');
+  const r = validateScript(code);
+  assert.equal(r.ok, true);
+  assert.deepEqual(r.diagnostics.map(d => `${d.severity} ${d.code}@${d.line}:${d.column}`), ['warning match_fragment@4:11']);
+  assert.equal(r.diagnostics[0]!.message, '@match "https://example.com/a#b": the part from `#` on is a URL fragment, which match patterns never see, so this pattern never matches; write `https://example.com/a*` (or drop the `#…`).');
+});
+
+test('a script needs the Public Suffix List (the larger engine bundle) exactly when a glob uses .tld', () => {
+  const cases: Array<[string, boolean]> = [
+    ['https://example.tld/*', true],
+    ['*://*.example.tld:8080/*', true],
+    ['https://example.tld', true],
+    ['https://example.tldr/*', false],
+    ['https://example.com/page.tld.html', false],
+    ['/example\\.tld\\//', false],
+    ['https://example.com/*', false],
+  ];
+  assert.deepEqual(cases.map(([p]) => [p, usesPublicSuffix(p)]), cases);
 });

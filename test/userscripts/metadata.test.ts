@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { displayName, parseMetadata, scriptIdentity } from '../../src/userscripts/metadata.js';
+import { validateScript } from '../../src/userscripts/validate.js';
 import { SHARED, sharedMissing } from '../fixtures/site.js';
 
 const CASE_020 = join(SHARED, 'cases', '020-userscript-metadata-crlf-nonascii');
@@ -165,8 +166,9 @@ test('header problems are diagnostics with 1-based line and column', () => {
     ['// ==UserScript==\n// @name t\nalert(1)', [{ severity: 'error', code: 'unterminated_header', line: 1, column: 1 }]],
     ['// ==UserScript==\n// @name t\n// ==/AgentScript==', [{ severity: 'error', code: 'header_mismatch', line: 3, column: 1 }]],
     ['// ==UserScript==\n// @match http://127.0.0.1/*\n// ==/UserScript==', [{ severity: 'error', code: 'missing_name', line: 1, column: 1 }]],
-    [head('var x = 1;'), [{ severity: 'error', code: 'malformed_header_line', line: 3, column: 1 }]],
-    [head('// @version'), [{ severity: 'error', code: 'malformed_key', line: 3, column: 4 }]],
+    [head('var x = 1;'), [{ severity: 'warning', code: 'malformed_header_line', line: 3, column: 1 }]],
+    [head('// @version'), [{ severity: 'warning', code: 'empty_value', line: 3, column: 4 }]],
+    [head('// @namespace'), [{ severity: 'error', code: 'malformed_key', line: 3, column: 4 }]],
     [head('// @name again'), [{ severity: 'warning', code: 'duplicate_key', line: 3, column: 10 }]],
     [head('// @run-at document-body'), [{ severity: 'warning', code: 'unsupported_run_at', line: 3, column: 12 }]],
     [head('// @run-at whenever'), [{ severity: 'error', code: 'malformed_key', line: 3, column: 12 }]],
@@ -197,4 +199,58 @@ test('@webmcp problems in an AgentScript', () => {
   assert.deepEqual(codes(agent('// @webmcp search always')), ['invalid_permission@3:12']);
   assert.deepEqual(codes(agent('// @webmcp bad/name allow')), ['invalid_tool_name@3:12']);
   assert.deepEqual(codes(agent('// @webmcp a allow', '// @webmcp a deny')), ['duplicate_webmcp@4:12']);
+});
+
+test('header markers with extra = are found, opening and closing', () => {
+  const r = parseMetadata(['// ==UserScript======', '// @name wide', '// @match https://example.com/*', '// ==/UserScript=====', 'void 0;'].join('\n'));
+  assert.deepEqual(r.diagnostics, []);
+  assert.deepEqual(r.header, { startLine: 1, endLine: 4 });
+  assert.equal(r.metadata!.name, 'wide');
+  assert.deepEqual(r.metadata!.match, ['https://example.com/*']);
+  const a = parseMetadata(['// ==AgentScript===', '// @name a', '// ==/AgentScript==', ''].join('\n'));
+  assert.deepEqual(a.diagnostics, []);
+  assert.equal(a.metadata!.kind, 'agentscript');
+  // a closing marker with extra = still closes the block it matches, and a mismatch is still reported
+  const m = parseMetadata(['// ==UserScript====', '// @name t', '// ==/AgentScript====', ''].join('\n'));
+  assert.deepEqual(m.diagnostics.map(d => `${d.code}@${d.line}`), ['header_mismatch@3']);
+  // one = is not a marker
+  assert.deepEqual(parseMetadata('// ==UserScript=\n// @name t\n// ==/UserScript=\n').diagnostics.map(d => d.code), ['no_header']);
+});
+
+test('a non-comment line inside the header is ignored with a warning; the keys around it are read', () => {
+  const r = parseMetadata(head('var x = 1;', '// @match https://example.com/*'));
+  assert.deepEqual(r.diagnostics, [{ severity: 'warning', code: 'malformed_header_line', message: 'Line 3 inside the metadata block is not a `// @key value` comment; it is ignored.', line: 3, column: 1 }]);
+  assert.equal(r.metadata!.name, 't');
+  assert.deepEqual(r.metadata!.match, ['https://example.com/*']);
+  assert.deepEqual(r.header, { startLine: 1, endLine: 5 });
+});
+
+test('empty @version, @description and @grant lines are accepted with an empty_value warning', () => {
+  const r = parseMetadata(head('// @version', '// @description', '// @description:de', '// @grant', '// @grant GM_getValue'));
+  assert.deepEqual(r.diagnostics, [
+    { severity: 'warning', code: 'empty_value', message: '`@version` has no value; it is read as empty.', line: 3, column: 4 },
+    { severity: 'warning', code: 'empty_value', message: '`@description` has no value; it is read as empty.', line: 4, column: 4 },
+    { severity: 'warning', code: 'empty_value', message: '`@description:de` has no value; it is read as empty.', line: 5, column: 4 },
+    { severity: 'warning', code: 'empty_value', message: '`@grant` has no value; the line is ignored.', line: 6, column: 4 },
+  ]);
+  const meta = r.metadata!;
+  assert.equal(meta.version, '');
+  assert.equal(meta.description, '');
+  assert.deepEqual(meta.localized, { description: { de: '' } });
+  assert.deepEqual(meta.grant, ['GM_getValue']);
+  // trailing whitespace after the key is still empty
+  assert.equal(parseMetadata(head('// @version   \t')).metadata!.version, '');
+  // an empty line does not take the first-value slot: a later value is used, without duplicate_key
+  const later = parseMetadata(head('// @version', '// @version 1.2', '// @description', '// @description Does things'));
+  assert.equal(later.metadata!.version, '1.2');
+  assert.equal(later.metadata!.description, 'Does things');
+  assert.deepEqual(later.diagnostics.map(d => `${d.code}@${d.line}`), ['empty_value@3', 'empty_value@5']);
+  // a value then an empty line: the value stays
+  assert.equal(parseMetadata(head('// @version 2.0', '// @version')).metadata!.version, '2.0');
+  // the whole script still validates
+  const code = ['// ==UserScript==', '// @name t', '// @version', '// @description', '// @grant', '// @match https://example.com/*', '// ==/UserScript==', 'void 0;'].join('\n');
+  const v = validateScript(code);
+  assert.equal(v.ok, true);
+  assert.deepEqual(v.diagnostics.map(d => `${d.severity} ${d.code}@${d.line}`), ['warning empty_value@3', 'warning empty_value@4', 'warning empty_value@5']);
+  assert.deepEqual(v.metadata!.grant, []);
 });

@@ -10,7 +10,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { createServer as createHttpServer } from 'node:http';
 import { createRequire } from 'node:module';
 import { chromium, selectors, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { classifyPlaywrightError, netErrorOf, type PlaywrightErrorKind } from '../../src/util/playwrightErrors.js';
+import { classifyPlaywrightError, netErrorOf, protocolErrorOf, type PlaywrightErrorKind } from '../../src/util/playwrightErrors.js';
 import { actionError } from '../../src/tools/actionErrors.js';
 import { toToolError } from '../../src/errors.js';
 import { playwrightTimeout, timeoutError } from '../../src/browser/playwright.js';
@@ -29,8 +29,10 @@ before(async () => {
   await page.setContent(`<style>@keyframes move { from { transform: translateX(0) } to { transform: translateX(200px) } }</style>
 <button id=hidden style="display:none">H</button><button id=disabled disabled>D</button><input id=readonly readonly><div id=div>x</div>
 <button id=moving style="position:absolute;top:400px;animation:move 0.2s infinite linear">M</button><select id=select><option>a</option></select>
-<input id=stubborn type=checkbox onclick="event.preventDefault()"><input id=file type=file>
+<input id=stubborn type=checkbox onclick="event.preventDefault()"><input id=file type=file><input id=number type=number>
 <div style="position:relative;width:fit-content"><button id=covered>C</button><div id=cover style="position:absolute;inset:0"></div></div>`);
+  // Playwright's injected script goes into the document with its first action: not inside a timed case.
+  await page.click('#div');
 });
 after(async () => {
   await browser?.close();
@@ -59,11 +61,19 @@ async function closedPort(): Promise<number> {
 
 const SHORT = { timeout: 400 };
 const CASES: Array<[string, () => Promise<unknown>, PlaywrightErrorKind[]]> = [
-  ['click on a covered button', () => page.click('#covered', SHORT), ['covered', 'timeout']],
+  // A longer timeout: the call log names the cover only once a retry got as far as the hit test (a loaded machine).
+  ['click on a covered button', () => page.click('#covered', { timeout: 1500 }), ['covered', 'timeout']],
   ['click on a hidden button', () => page.click('#hidden', SHORT), ['not_visible', 'timeout']],
   ['click on a disabled button', () => page.click('#disabled', SHORT), ['not_enabled', 'timeout']],
   ['fill on a read-only input', () => page.fill('#readonly', 'x', SHORT), ['not_editable', 'timeout']],
   ['fill on a div', () => page.fill('#div', 'x', SHORT), ['not_editable']],
+  ['click on a handle whose element left the page', async () => {
+    const handle = (await page.evaluateHandle(() => document.body.appendChild(document.createElement('button')))).asElement()!;
+    await handle.evaluate(el => el.remove());
+    return await handle.click(SHORT);
+  }, ['not_attached']],
+  ['fill on a checkbox', () => page.fill('#stubborn', 'x', SHORT), ['not_text_input']],
+  ['fill on a number field with letters', () => page.fill('#number', 'abc', SHORT), ['not_a_number']],
   ['click on a moving button', () => page.click('#moving', SHORT), ['not_stable', 'timeout']],
   ['check on a div', () => page.check('#div', SHORT), ['not_checkable']],
   ['selectOption on a div', () => page.selectOption('#div', 'a', SHORT), ['not_select']],
@@ -125,7 +135,29 @@ test('real error: a CDP call on a gone execution context is context_not_found', 
   const cdp = await context.newCDPSession(page);
   try {
     const error = await errorOf(() => cdp.send('Runtime.callFunctionOn', { functionDeclaration: '() => 1', executionContextId: 987_654 }));
-    assert.deepEqual(kinds(error), ['context_not_found']);
+    assert.deepEqual(kinds(error), ['context_not_found', 'protocol_error']);
+  } finally {
+    await cdp.detach();
+  }
+});
+
+test('real error: a value CDP cannot return is protocol_error, with its method and reason; toToolError makes it browser_error', async () => {
+  const cdp = await context.newCDPSession(page);
+  try {
+    const deep = 'let o = {}; const root = o; for (let i = 0; i < 1500; i++) { o.a = {}; o = o.a; } root';
+    const error = await errorOf(() => cdp.send('Runtime.evaluate', { expression: deep, returnByValue: true }));
+    assert.deepEqual(kinds(error), ['protocol_error']);
+    assert.deepEqual(protocolErrorOf(error), { method: 'Runtime.evaluate', reason: 'Object reference chain is too long' });
+    assert.equal(protocolErrorOf(new Error('page.evaluate: Error: boom')), undefined);
+    // The companion extension's chrome.debugger hands the browser's error object on as JSON.
+    assert.deepEqual(protocolErrorOf(new Error('cdpSession.send: Protocol error (Runtime.callFunctionOn): {"code":-32000,"message":"Object reference chain is too long"}')),
+      { method: 'Runtime.callFunctionOn', reason: 'Object reference chain is too long' });
+    assert.deepEqual(toToolError(error).toData(), {
+      type: 'browser_error',
+      message: 'The browser failed a protocol command during the call (Runtime.evaluate failed: Object reference chain is too long); this is the browser\'s error, not the page\'s.',
+      hint: 'Check the tab (list_tabs, get_page_context) and call again; if it repeats, run with TABWRIGHT_LOG=debug and report the log.',
+    });
+    assert.deepEqual(toToolError(error).details, { method: 'Runtime.evaluate' });
   } finally {
     await cdp.detach();
   }
@@ -183,6 +215,14 @@ test('what the tools make of real errors: types and fixed wording kept', async (
   assert.deepEqual([covered.type, covered.message], ['element_not_actionable', 'Could not click e5: another element covers it and would receive the click.']);
   const hidden = actionError(await errorOf(() => page.click('#hidden', SHORT)), 'click e1');
   assert.deepEqual([hidden.type, hidden.message], ['element_not_actionable', 'Could not click e1: it is not visible.']);
+  const checkbox = actionError(await errorOf(() => page.fill('#stubborn', 'secret text', SHORT)), 'type into e4');
+  assert.deepEqual(checkbox.toData(), {
+    type: 'element_not_actionable',
+    message: 'Could not type into e4: it is an input that takes no typed text (a checkbox, radio button, file input or button).',
+    hint: 'Use click for a checkbox, radio button or button (fill_form takes true/false for a checkbox), and upload_file for a file input.',
+  });
+  const number = actionError(await errorOf(() => page.fill('#number', 'secret text', SHORT)), 'type into e6');
+  assert.equal(number.message, 'Could not type into e6: it is a number field and the text is not a number.');
   const timedOut = actionError(await errorOf(() => page.waitForSelector('#nothing', { timeout: 50 })), 'click e2');
   assert.deepEqual([timedOut.type, timedOut.message], ['timeout', 'Could not click e2 within the time limit.']);
   const key = actionError(await errorOf(() => page.keyboard.press('NoSuchKey')), 'press NoSuchKey');

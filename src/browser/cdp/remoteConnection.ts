@@ -29,6 +29,8 @@ import { raceTimeout } from '../../util/wait.js';
 import { firstLine, ToolError } from '../../errors.js';
 import { CAPABILITIES_BY_KIND, type Capability } from '../capabilities.js';
 import type { BrowserConnection } from '../connection.js';
+import { ConnectionBase } from '../connectionBase.js';
+import { adoptSelectorEngines } from '../selectorEngines.js';
 import { playwright } from '../playwright.js';
 import { redactUrl, Redactor } from './endpoint.js';
 import { classifyPlaywrightError } from '../../util/playwrightErrors.js';
@@ -38,59 +40,32 @@ const log = logger('remote');
 /** How long leaving (closing our context, then the connection) may take before we stop waiting, in ms. */
 const CLOSE_TIMEOUT_MS = 5_000;
 
-export class RemoteConnection implements BrowserConnection {
+export class RemoteConnection extends ConnectionBase implements BrowserConnection {
   readonly kind: 'cdp' | 'playwright-server';
   readonly capabilities: ReadonlySet<Capability>;
   /** The endpoint without secrets (what logs and get_bridge_status show). */
   readonly endpoint: string;
   private readonly redactor: Redactor;
-  private starting: Promise<BrowserContext> | undefined;
-  private ctx: BrowserContext | undefined;
   /** The context we created (closed on exit); undefined when we use the browser's default one. */
   private owned: BrowserContext | undefined;
   private browser: Browser | undefined;
-  private version: string | undefined;
-  private lastDrop = 0;
-  private readonly listeners = new Set<() => void>();
-  private closing = false;
 
   constructor(
     private readonly remote: RemoteConfig,
     private readonly config: Config,
   ) {
+    super();
     this.kind = remote.kind;
     this.capabilities = new Set(CAPABILITIES_BY_KIND[remote.kind]);
     this.endpoint = redactUrl(remote.endpoint);
     this.redactor = new Redactor(remote.endpoint, remote.headers);
   }
 
-  context(): Promise<BrowserContext> {
-    if (this.closing) return Promise.reject(new ToolError('browser_unavailable', 'The server is shutting down.', 'Start the server again.'));
-    this.starting ??= this.attach().catch(error => {
-      this.starting = undefined;
-      throw error;
-    });
-    return this.starting;
-  }
-
-  isRunning(): boolean {
-    return this.ctx !== undefined;
-  }
-
-  browserVersion(): string | undefined {
-    return this.version;
-  }
-
-  onDisconnect(listener: () => void): () => void {
-    this.listeners.add(listener);
-    return () => void this.listeners.delete(listener);
-  }
-
   disconnectedSince(since: number): boolean {
     return this.lastDrop >= since;
   }
 
-  private async attach(): Promise<BrowserContext> {
+  protected async open(): Promise<BrowserContext> {
     const { chromium } = playwright();
     const { endpoint, headers, connectTimeoutMs: timeout } = this.remote;
     log.info(`attaching to ${this.endpoint} (${this.kind})`);
@@ -116,15 +91,18 @@ export class RemoteConnection implements BrowserConnection {
       throw new ToolError('browser_unavailable', 'The server is shutting down.', 'Start the server again.');
     }
     this.browser = browser;
-    browser.on('disconnected', () => this.dropped(browser));
+    browser.on('disconnected', () => this.browserGone(browser));
     let ctx: BrowserContext;
     try {
       const existing = this.remote.newContext ? undefined : browser.contexts()[0];
-      if (existing) ctx = existing;
-      else {
+      if (existing) {
+        ctx = existing;
+        // Made without the selector engines registered before the attach (../selectorEngines.ts).
+        await adoptSelectorEngines(ctx);
+      } else {
         ctx = await browser.newContext({ viewport: this.config.viewport, acceptDownloads: true });
         this.owned = ctx;
-        ctx.on('close', () => this.dropped(browser));
+        ctx.on('close', () => this.browserGone(browser));
       }
     } catch (error) {
       await browser.close().catch(() => undefined);
@@ -136,24 +114,17 @@ export class RemoteConnection implements BrowserConnection {
     return ctx;
   }
 
-  private dropped(browser: Browser): void {
+  private browserGone(browser: Browser): void {
     if (this.browser !== browser) return;
     this.browser = undefined;
-    this.ctx = undefined;
     this.owned = undefined;
-    this.starting = undefined;
-    if (this.closing) return;
-    this.lastDrop = Date.now();
-    log.warn(`the connection to ${this.endpoint} dropped; the next call attaches again`);
-    for (const listener of [...this.listeners]) listener();
+    if (!this.closing) log.warn(`the connection to ${this.endpoint} dropped; the next call attaches again`);
+    this.dropped();
   }
 
   /** Leaves: closes our own context (never the default one), then the connection. The remote browser and its tabs stay. */
   async close(): Promise<void> {
-    this.closing = true;
-    const starting = this.starting;
-    this.starting = undefined;
-    await starting?.catch(() => undefined);
+    await this.stopOpening();
     const { owned, browser } = this;
     this.ctx = undefined;
     this.owned = undefined;

@@ -15,6 +15,7 @@ import { logger } from '../../log.js';
 import { firstLine, ToolError } from '../../errors.js';
 import { CAPABILITIES_BY_KIND, type Capability } from '../capabilities.js';
 import type { BrowserConnection } from '../connection.js';
+import { ConnectionBase } from '../connectionBase.js';
 import { playwright } from '../playwright.js';
 import { findBrowser, installHint } from './findBrowser.js';
 import { browserEnv } from './locale.js';
@@ -64,41 +65,16 @@ export function launchArgs(config: Config): string[] {
   return mergeFeatureSwitches([...BASE_ARGS, ...(isRoot ? ['--no-sandbox'] : []), '--enable-features=WebMCP', ...config.browserArgs]);
 }
 
-export class LaunchConnection implements BrowserConnection {
+export class LaunchConnection extends ConnectionBase implements BrowserConnection {
   readonly kind = 'launch' as const;
   readonly capabilities: ReadonlySet<Capability> = new Set(CAPABILITIES_BY_KIND.launch);
-  private starting: Promise<BrowserContext> | undefined;
-  private ctx: BrowserContext | undefined;
   private browser: Browser | undefined;
-  private version: string | undefined;
-  private readonly listeners = new Set<() => void>();
-  private closing = false;
 
-  constructor(private readonly config: Config) {}
-
-  context(): Promise<BrowserContext> {
-    if (this.closing) return Promise.reject(new ToolError('browser_unavailable', 'The server is shutting down.', 'Start the server again.'));
-    this.starting ??= this.start().catch(error => {
-      this.starting = undefined;
-      throw error;
-    });
-    return this.starting;
+  constructor(private readonly config: Config) {
+    super();
   }
 
-  isRunning(): boolean {
-    return this.ctx !== undefined;
-  }
-
-  browserVersion(): string | undefined {
-    return this.version;
-  }
-
-  onDisconnect(listener: () => void): () => void {
-    this.listeners.add(listener);
-    return () => void this.listeners.delete(listener);
-  }
-
-  private async start(): Promise<BrowserContext> {
+  protected async open(): Promise<BrowserContext> {
     const executablePath = findBrowser(this.config.browser);
     const { chromium } = playwright();
     const args = launchArgs(this.config);
@@ -149,17 +125,15 @@ export class LaunchConnection implements BrowserConnection {
     }
     this.version = this.browser ? `${this.browser.browserType().name()} ${this.browser.version()}` : undefined;
     this.ctx = ctx;
-    ctx.on('close', () => this.disconnected(ctx));
+    ctx.on('close', () => this.closed(ctx));
     log.info(`browser up: ${this.version}`);
     return ctx;
   }
 
-  private disconnected(ctx: BrowserContext): void {
+  private closed(ctx: BrowserContext): void {
     if (this.ctx !== ctx) return;
-    this.ctx = undefined;
-    this.starting = undefined;
     log.info('browser closed');
-    for (const listener of [...this.listeners]) listener();
+    this.disconnected();
   }
 
   async close(): Promise<void> {

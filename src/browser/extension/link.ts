@@ -1,0 +1,156 @@
+/**
+ * One authenticated link to the companion extension (after the handshake of ./bridge.ts): requests with ids and
+ * their answers, events from the extension, and the server's keepalive ping (EXTENSION-DESIGN.md §4.2: an MV3
+ * worker whose socket is silent for 30 s is stopped; the server pings so that it never is).
+ */
+import type { WebSocket } from 'ws';
+import { logger } from '../../log.js';
+import type { EventFrame, RequestFrame, ResponseFrame } from './protocol.js';
+
+const log = logger('extension');
+
+/** A request the extension refused or failed: `code` is one of DENIAL_CODES, or 'failed' (a Chrome error). */
+export class ExtensionError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ExtensionError';
+  }
+}
+
+/** What the extension said about itself in its hello. */
+export interface ExtensionPeer {
+  extId: string;
+  extVersion: string;
+  /** Changes whenever the extension's worker restarted: everything it had attached is gone. */
+  bootId: string;
+  /** The browser's user agent. */
+  userAgent: string;
+}
+
+export class ExtensionLink {
+  private nextId = 1;
+  private readonly pending = new Map<number, { resolve(value: unknown): void; reject(error: unknown): void }>();
+  private readonly eventListeners = new Set<(ev: string, p: Record<string, unknown>) => void>();
+  private readonly requestHandlers = new Map<string, (p: Record<string, unknown>) => Promise<unknown>>();
+  private readonly closeListeners = new Set<() => void>();
+  private readonly pinger: NodeJS.Timeout;
+  private closed = false;
+
+  /**
+   * @param pingMs  how often the server pings, in ms (20 s, or TABWRIGHT_EXTENSION_PING_MS in tests).
+   */
+  constructor(
+    private readonly socket: WebSocket,
+    readonly peer: ExtensionPeer,
+    pingMs: number,
+  ) {
+    socket.on('message', data => this.onFrame(data.toString()));
+    socket.on('close', () => this.gone());
+    socket.on('error', error => log.debug(`link socket: ${error.message}`));
+    this.pinger = setInterval(() => {
+      this.request('ping', { at: Date.now() }).catch(() => undefined);
+    }, pingMs);
+  }
+
+  /** True until the socket closed. */
+  get open(): boolean {
+    return !this.closed;
+  }
+
+  /**
+   * Sends request `m` with params `p`.
+   * @returns the extension's result.
+   * @throws ExtensionError what the extension answered with `e`, or code 'link_closed' when the link closed first.
+   */
+  request(m: string, p: Record<string, unknown> = {}): Promise<unknown> {
+    if (this.closed) return Promise.reject(new ExtensionError('link_closed', 'The extension link is closed.'));
+    const id = this.nextId++;
+    const frame: RequestFrame = { id, m, p };
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      this.socket.send(JSON.stringify(frame), error => {
+        if (!error) return;
+        this.pending.delete(id);
+        reject(new ExtensionError('link_closed', `The extension link failed: ${error.message}`));
+      });
+    });
+  }
+
+  /** Calls `listener` with each event of the extension. @returns a function that removes it. */
+  onEvent(listener: (ev: string, p: Record<string, unknown>) => void): () => void {
+    this.eventListeners.add(listener);
+    return () => void this.eventListeners.delete(listener);
+  }
+
+  /**
+   * Answers the extension's requests `m` (frames `{id, m, p}` from its side) with `handler`'s result, or `{e}` when
+   * it throws; a request nobody handles is answered `{e: {code: 'failed'}}`. One handler per method (a later one
+   * replaces it). @returns a function that removes it.
+   */
+  onRequest(m: string, handler: (p: Record<string, unknown>) => Promise<unknown>): () => void {
+    this.requestHandlers.set(m, handler);
+    return () => {
+      if (this.requestHandlers.get(m) === handler) this.requestHandlers.delete(m);
+    };
+  }
+
+  /** Calls `listener` once when the link closes. */
+  onClose(listener: () => void): void {
+    if (this.closed) listener();
+    else this.closeListeners.add(listener);
+  }
+
+  /** Closes the link with a close code of protocol.ts CLOSE. */
+  close(code: number, reason: string): void {
+    this.socket.close(code, reason);
+    this.gone();
+  }
+
+  private onFrame(text: string): void {
+    let frame: ResponseFrame & Partial<EventFrame> & { m?: unknown; p?: Record<string, unknown> };
+    try {
+      frame = JSON.parse(text) as typeof frame;
+    } catch {
+      log.warn('the extension sent a frame that is not JSON; ignored');
+      return;
+    }
+    if (typeof frame.ev === 'string') {
+      for (const listener of [...this.eventListeners]) listener(frame.ev, frame.p ?? {});
+      return;
+    }
+    if (typeof frame.m === 'string' && typeof frame.id === 'number') {
+      this.answer(frame.id, frame.m, frame.p ?? {});
+      return;
+    }
+    const waiter = typeof frame.id === 'number' ? this.pending.get(frame.id) : undefined;
+    if (!waiter) return;
+    this.pending.delete(frame.id);
+    if (frame.e) waiter.reject(new ExtensionError(frame.e.code, frame.e.message));
+    else waiter.resolve(frame.r);
+  }
+
+  private answer(id: number, m: string, p: Record<string, unknown>): void {
+    const handler = this.requestHandlers.get(m);
+    const reply = (frame: ResponseFrame) => {
+      if (!this.closed) this.socket.send(JSON.stringify(frame), () => undefined);
+    };
+    if (!handler) return reply({ id, e: { code: 'failed', message: `the server does not handle ${m}` } });
+    handler(p).then(
+      r => reply({ id, r: r ?? {} }),
+      (error: unknown) => reply({ id, e: { code: 'failed', message: error instanceof Error ? error.message : String(error) } }),
+    );
+  }
+
+  private gone(): void {
+    if (this.closed) return;
+    this.closed = true;
+    clearInterval(this.pinger);
+    for (const waiter of this.pending.values()) waiter.reject(new ExtensionError('link_closed', 'The extension link closed before it answered.'));
+    this.pending.clear();
+    for (const listener of [...this.closeListeners]) listener();
+    this.closeListeners.clear();
+  }
+}
