@@ -20,6 +20,7 @@ import { logger } from '../../log.js';
 import { CAPABILITIES_BY_KIND, type Capability } from '../capabilities.js';
 import { adoptSelectorEngines } from '../selectorEngines.js';
 import { CdpRelayEndpoint } from '../cdpRelay/endpoint.js';
+import { ConnectionBase } from '../connectionBase.js';
 import type { BrowserConnection, UserScriptsAvailability, UserScriptsHost, UserScriptsOrigin, UserScriptsRegistration } from '../connection.js';
 import { playwright } from '../playwright.js';
 import { ExtensionBridge } from './bridge.js';
@@ -36,19 +37,13 @@ export function extensionBridgeOf(connection: BrowserConnection): ExtensionBridg
   return connection instanceof ExtensionConnection ? connection.bridge : undefined;
 }
 
-export class ExtensionConnection implements BrowserConnection {
+export class ExtensionConnection extends ConnectionBase implements BrowserConnection {
   readonly kind = 'extension' as const;
   readonly capabilities: ReadonlySet<Capability> = new Set(CAPABILITIES_BY_KIND.extension);
   readonly endpoint = 'the tabwright extension';
   readonly bridge: ExtensionBridge;
-  private starting: Promise<BrowserContext> | undefined;
-  private ctx: BrowserContext | undefined;
   private browser: Browser | undefined;
   private relay: CdpRelayEndpoint | undefined;
-  private version: string | undefined;
-  private lastDrop = 0;
-  private readonly listeners = new Set<() => void>();
-  private closing = false;
   private readonly waitMs: number;
   private upstream: ExtensionUpstream | undefined;
   private usHandler: ((origin: UserScriptsOrigin, msg: unknown) => Promise<unknown>) | undefined;
@@ -57,6 +52,7 @@ export class ExtensionConnection implements BrowserConnection {
   readonly userScripts: UserScriptsHost;
 
   constructor(config: Config, env: Record<string, string | undefined> = process.env) {
+    super();
     this.bridge = new ExtensionBridge({ configDir: config.configDir, env });
     this.userScripts = {
       availability: () => this.usAvailability(),
@@ -73,28 +69,6 @@ export class ExtensionConnection implements BrowserConnection {
     }));
     const wait = Number(env.TABWRIGHT_EXTENSION_WAIT_MS);
     this.waitMs = Number.isFinite(wait) && wait >= 0 ? wait : DEFAULT_EXTENSION_WAIT_MS;
-  }
-
-  context(): Promise<BrowserContext> {
-    if (this.closing) return Promise.reject(new ToolError('browser_unavailable', 'The server is shutting down.', 'Start the server again.'));
-    this.starting ??= this.attach().catch(error => {
-      this.starting = undefined;
-      throw error;
-    });
-    return this.starting;
-  }
-
-  isRunning(): boolean {
-    return this.ctx !== undefined;
-  }
-
-  browserVersion(): string | undefined {
-    return this.version;
-  }
-
-  onDisconnect(listener: () => void): () => void {
-    this.listeners.add(listener);
-    return () => void this.listeners.delete(listener);
   }
 
   disconnectedSince(since: number): boolean {
@@ -175,7 +149,8 @@ export class ExtensionConnection implements BrowserConnection {
     });
   }
 
-  private async attach(): Promise<BrowserContext> {
+  /** Waits for the extension's link, then attaches Playwright to the shared tabs through the CDP relay. */
+  protected async open(): Promise<BrowserContext> {
     const link = await this.waitForLink();
     const upstream = new ExtensionUpstream(link);
     this.upstream = upstream;
@@ -194,7 +169,7 @@ export class ExtensionConnection implements BrowserConnection {
     }
     this.browser = browser;
     this.relay = relay;
-    browser.on('disconnected', () => this.dropped(browser));
+    browser.on('disconnected', () => this.browserGone(browser));
     // The link goes away (browser closed, worker restarted, a newer link replaced it): so does this attachment.
     link.onClose(() => void relay.close());
     const ctx = browser.contexts()[0];
@@ -210,25 +185,18 @@ export class ExtensionConnection implements BrowserConnection {
     return ctx;
   }
 
-  private dropped(browser: Browser): void {
+  private browserGone(browser: Browser): void {
     if (this.browser !== browser) return;
     this.browser = undefined;
-    this.ctx = undefined;
-    this.starting = undefined;
     void this.relay?.close();
     this.relay = undefined;
-    if (this.closing) return;
-    this.lastDrop = Date.now();
-    log.warn('the extension link dropped; the next call waits for the extension to connect again');
-    for (const listener of [...this.listeners]) listener();
+    if (!this.closing) log.warn('the extension link dropped; the next call waits for the extension to connect again');
+    this.dropped();
   }
 
   /** Detaches from every tab and closes the link; the user's tabs and windows stay as they were. */
   async close(): Promise<void> {
-    this.closing = true;
-    const starting = this.starting;
-    this.starting = undefined;
-    await starting?.catch(() => undefined);
+    await this.stopOpening();
     const { browser, relay } = this;
     this.ctx = undefined;
     this.browser = undefined;
