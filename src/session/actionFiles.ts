@@ -19,7 +19,8 @@ const FLUSH_MS = 1_000;
 
 /** Where the file events stood before an action. */
 export interface FilesMark {
-  chooserSeq: number;
+  /** The action's number (FileChoosers.acting): a chooser opened under an earlier one is late. */
+  action: number;
   /** `Tab.fileSignals` before the action. */
   signals: { choosers: number; downloads: number };
   downloadId: number;
@@ -31,8 +32,8 @@ export interface FilesMark {
  * `target.clicks` (a chooser opening from now on is attributed to that ref, ./fileChooser.ts).
  */
 export function markFiles(session: Session, tab: Tab, target: { ref?: string; clicks?: boolean } = {}): FilesMark {
-  tab.fileChoosers.acting(target.ref, target.clicks === true, tab.instanceId);
-  return { chooserSeq: tab.fileChoosers.lastSeq, signals: { ...tab.fileSignals }, downloadId: session.downloads.lastId, instanceId: tab.instanceId };
+  const action = tab.fileChoosers.acting(target.ref, target.clicks === true, tab.instanceId);
+  return { action, signals: { ...tab.fileSignals }, downloadId: session.downloads.lastId, instanceId: tab.instanceId };
 }
 
 /** The files an action caused, as its report gives them. */
@@ -68,7 +69,8 @@ export async function awaitFiles(session: Session, tab: Tab, mark: FilesMark, na
         await tab.page.evaluate('0').catch(() => undefined);
       })(), { ms: FLUSH_MS, onTimeout: 'undefined' });
     } else {
-      if (now.choosers > mark.signals.choosers) await tab.fileChoosers.after(mark.chooserSeq, FLUSH_MS);
+      // Every chooser seen so far, this action's and one that opened late before it (not delivered when it began).
+      await tab.fileChoosers.delivered(FLUSH_MS);
       if (now.downloads > mark.signals.downloads) await session.downloads.started(mark.downloadId, FLUSH_MS);
     }
   }
@@ -85,7 +87,7 @@ export async function awaitFiles(session: Session, tab: Tab, mark: FilesMark, na
   }
   const chooser = tab.closed ? undefined : tab.fileChoosers.takeUnreported(tab.instanceId);
   if (chooser) {
-    files.fileChooser = { multiple: chooser.chooser.isMultiple(), ref: chooser.openedBy, ...(chooser.seq <= mark.chooserSeq ? { late: true } : {}) };
+    files.fileChooser = { multiple: chooser.chooser.isMultiple(), ref: chooser.openedBy, ...(chooser.action < mark.action ? { late: true } : {}) };
   }
   return files;
 }

@@ -28,7 +28,12 @@ export interface OpenChooser {
   reported: boolean;
   /** The ref of the action running (or last run) on the tab when it opened, if that action named one. */
   openedBy?: string;
+  /** The number of the action (FileChoosers.acting) running or last run when it opened: before an action's own, it opened late. */
+  action: number;
 }
+
+/** How long a chooser the tab's CDP session saw is awaited from Playwright before it is given up, in ms. */
+const DELIVERY_MS = 2_000;
 
 /** How long after a click a chooser that has not opened yet is still expected from it, in ms (upload_file). */
 export const LATE_CHOOSER_MS = 10_000;
@@ -43,10 +48,26 @@ export class FileChoosers {
   private lastClick: { ref: string; instanceId: string; at: number; seq: number } | undefined;
   /** A chooser expected from upload_file's own click, to be dropped when it opens: its document and deadline. */
   private drop: { instanceId: string; until: number } | undefined;
+  /** Actions started on the tab so far (acting). */
+  private actions = 0;
+  /**
+   * Choosers the tab's CDP session saw (`Page.fileChooserOpened`) that Playwright has not delivered yet, oldest
+   * first, each with the action it opened under: Playwright resolves the input element before its `filechooser`
+   * event, so the event can come after the next action started, and that action must neither miss it nor claim it.
+   */
+  private signals: Array<{ ref: string | undefined; action: number; at: number }> = [];
+
+  /** The tab's CDP session saw a chooser open (`Page.fileChooserOpened`); Playwright's event follows. */
+  signalled(): void {
+    this.signals.push({ ref: this.actionRef, action: this.actions, at: Date.now() });
+  }
 
   /** Records a chooser the page opened (the tab's `filechooser` listener). */
   opened(chooser: FileChooser, instanceId: string): void {
-    const entry: OpenChooser = { seq: ++this.count, chooser, instanceId, used: false, reported: false, openedBy: this.actionRef };
+    const now = Date.now();
+    this.signals = this.signals.filter(s => now - s.at < DELIVERY_MS);
+    const seen = this.signals.shift() ?? { ref: this.actionRef, action: this.actions };
+    const entry: OpenChooser = { seq: ++this.count, chooser, instanceId, used: false, reported: false, openedBy: seen.ref, action: seen.action };
     if (this.drop && this.drop.instanceId === instanceId && Date.now() < this.drop.until) {
       // The duplicate of a chooser upload_file answered already (its own click and an earlier one both opened one).
       entry.used = true;
@@ -60,9 +81,32 @@ export class FileChoosers {
    * An action starts on the tab: `ref` is the element it acts on (undefined: none), `clicks` whether it clicks it.
    * A chooser that opens from now until the next action is attributed to `ref`.
    */
-  acting(ref: string | undefined, clicks: boolean, instanceId: string): void {
+  acting(ref: string | undefined, clicks: boolean, instanceId: string): number {
     this.actionRef = ref;
+    this.actions += 1;
     if (ref && clicks) this.lastClick = { ref, instanceId, at: Date.now(), seq: this.count };
+    return this.actions;
+  }
+
+  /**
+   * Waits at most `ms` (default 1 s) until Playwright delivered every chooser the CDP session saw (see `signalled`); a signal
+   * older than DELIVERY_MS is given up (Playwright could not resolve its input), so a lost one costs one wait.
+   */
+  async delivered(ms = 1_000): Promise<void> {
+    const deadline = Date.now() + ms;
+    for (;;) {
+      const now = Date.now();
+      this.signals = this.signals.filter(s => now - s.at < DELIVERY_MS);
+      const left = deadline - now;
+      if (!this.signals.length || left <= 0) return;
+      let wake!: () => void;
+      const woken = new Promise<void>(resolve => {
+        wake = resolve;
+      });
+      this.waiters.push(wake);
+      await raceTimeout(woken, { ms: Math.min(left, DELIVERY_MS), onTimeout: 'undefined' });
+      this.waiters = this.waiters.filter(w => w !== wake);
+    }
   }
 
   /**

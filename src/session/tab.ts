@@ -157,6 +157,7 @@ export class Tab {
       });
       cdp.on('Page.fileChooserOpened', () => {
         this.fileSignals.choosers += 1;
+        this.fileChoosers.signalled();
       });
       cdp.on('Page.downloadWillBegin', () => {
         this.fileSignals.downloads += 1;

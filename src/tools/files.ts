@@ -104,6 +104,7 @@ export const uploadFile = defineTabTool({
       // The chooser an earlier click on this element opened (or one no action reported: it opened late),
       // else click the element and wait for one.
       const choosers = tab.fileChoosers;
+      await choosers.delivered();
       const instanceId = tab.instanceId;
       const pending = choosers.pending(instanceId);
       let open = pending && (pending.openedBy === undefined || pending.openedBy === ref) ? pending : undefined;

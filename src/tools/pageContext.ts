@@ -54,6 +54,7 @@ export const getPageContext = defineTabTool({
     const bytes = Buffer.byteLength(snap.text);
     res.merge({ tabId: tab.id, url, title, revision: snap.revision, instanceId: snap.instanceId, refCount: snap.refCount, bytes });
     // A chooser that opened after the last action returned (a page that opens it late) is told here if no action told of it.
+    await tab.fileChoosers.delivered();
     const chooser = tab.fileChoosers.takeUnreported(tab.instanceId);
     const lateChooser = () => {
       if (chooser) reportFileChooser(res, { multiple: chooser.chooser.isMultiple(), ref: chooser.openedBy, late: true });
