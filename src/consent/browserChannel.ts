@@ -4,28 +4,36 @@
  * a click by the user (`isTrusted`), once. Nothing an agent drives can reach it: not a page (the window is the
  * extension's, not web-accessible), not the agent's CDP (the extension attaches only to shared web pages).
  */
+import type { Page } from 'playwright-core';
 import { ToolError } from '../errors.js';
 import type { BrowserConnection } from '../browser/connection.js';
-import { extensionBridgeOf } from '../browser/extension/extensionConnection.js';
+import { extensionBridgeOf, extensionOf } from '../browser/extension/extensionConnection.js';
 import { questionText, type ConsentAnswer, type PromptChannel } from './channel.js';
 
 let nextAsk = 1;
 
-/** The extension's consent window as a channel, when `connection` is the extension's and its link is up; else undefined. */
-export function browserChannel(connection: BrowserConnection): PromptChannel | undefined {
+/**
+ * The extension's consent window as a channel, when `connection` is the extension's and its link is up; else
+ * undefined. `page`: the tab the question is about; while the window is open the extension refuses input events
+ * (`Input.*`) to that tab (`consent_pending`), so nothing the agent drives acts in the page while its human decides.
+ */
+export function browserChannel(connection: BrowserConnection, page?: Page): PromptChannel | undefined {
   const bridge = extensionBridgeOf(connection);
-  if (!bridge?.link) return undefined;
+  const extension = extensionOf(connection);
+  if (!bridge?.link || !extension) return undefined;
   return {
     name: 'browser',
     async ask(question, signal) {
       const link = bridge.link;
       if (!link) throw new ToolError('consent_unavailable', 'The tabwright extension disconnected before it could ask.', 'Retry the call.');
       const askId = nextAsk++;
+      const tabId = page ? await extension.browserTabIdOf(page).catch(() => undefined) : undefined;
       const onAbort = () => void link.request('consent.cancel', { askId }).catch(() => undefined);
       signal.addEventListener('abort', onAbort, { once: true });
       try {
         const asked = link.request('consent.ask', {
           askId,
+          ...(tabId === undefined ? {} : { tabId }),
           title: `Allow "${question.tool.slice(0, 128)}" on ${question.origin.slice(0, 200)}?`,
           detail: questionText(question),
           timeoutMs: Math.max(1000, question.expiresAt - Date.now()),

@@ -4,7 +4,7 @@
  * reach an error.
  */
 import { stuckClause, stuckHint, type Tab } from '../session/tab.js';
-import { firstLine, ToolError } from '../errors.js';
+import { extensionDenial, firstLine, ToolError } from '../errors.js';
 import { classifyPlaywrightError, isTimeoutError, type PlaywrightErrorKind } from '../util/playwrightErrors.js';
 
 /** Why an element was not actionable, for the kinds that say so. */
@@ -38,6 +38,9 @@ const SNAPSHOT_HINT = 'Take a fresh snapshot (get_page_context) to check the ele
  */
 export function actionError(error: unknown, what: string): ToolError {
   if (error instanceof ToolError) return error;
+  // A refusal of the companion extension's gate (consent_pending while its consent window asks about the tab, ...).
+  const denied = extensionDenial(error instanceof Error ? error.message : String(error));
+  if (denied) return denied;
   const kinds = classifyPlaywrightError(error);
   const kind = [...kinds].find(k => REASONS[k]);
   if (kind) return new ToolError('element_not_actionable', `Could not ${what}: ${REASONS[kind]}.`, HINTS[kind] ?? SNAPSHOT_HINT);

@@ -381,7 +381,7 @@ export const callWebmcpTool = defineTabTool({
       validateArguments(name, found.schema, input);
     }
     // After validation, right before dispatch; the extension's consent window first when the tab is reached through it.
-    await consentGate(call, { ...consentSubject(found.info, session.userscripts), tabId: tab.id, arguments: input, browserPrompt: browserChannel(session.connection) });
+    await consentGate(call, { ...consentSubject(found.info, session.userscripts), tabId: tab.id, arguments: input, browserPrompt: browserChannel(session.connection, tab.page) });
     const frame = found.frame;
     const timeout = Math.round((timeoutSec ?? 30) * 1000);
     const started = Date.now();

@@ -11,12 +11,14 @@ import { after, before, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { EXTENSION_ID, startExtensionBrowser, TEST_PAIRING_CODE, type ExtensionBrowser } from '../fixtures/extension.js';
 import { freePort, until } from '../fixtures/harness.js';
-import { call, callRaw, connect, evaluate, type Connected } from '../fixtures/mcp.js';
+import { call, callError, callRaw, connect, evaluate, refOf, type Connected } from '../fixtures/mcp.js';
 import { startSite, type Site } from '../fixtures/site.js';
 
 const SHOP = `<!doctype html><title>Shop</title><h1>Shop</h1>
+<button onclick="window.presses++">Press</button>
 <script>
   window.buys = 0;
+  window.presses = 0;
   document.modelContext.registerTool({
     name: 'buy', description: 'Buy an item', annotations: { consequentialHint: true },
     inputSchema: { type: 'object', properties: { item: { type: 'string' } } },
@@ -101,4 +103,21 @@ test('closing the window is a no; the window of an answered question is gone', a
   const result = await calling;
   assert.equal((result.structuredContent?.error as { type: string }).type, 'consent_denied');
   assert.equal(browser.context.pages().filter(p => p.url().includes('consent.html')).length, 0);
+});
+
+test('while the window asks about a tab, input to that tab is refused; after the answer it goes through', async () => {
+  const { snapshot } = await call<{ snapshot: string }>(server.client, 'get_page_context', { output: 'inline' });
+  const press = refOf(snapshot, 'button', 'Press');
+  const opened = nextConsentWindow();
+  const calling = callRaw(server.client, 'call_webmcp_tool', { name: 'buy', arguments: { item: 'salt' } });
+  const window = await opened;
+  await window.waitForSelector('#title:has-text("buy")');
+  const refused = await callError(server.client, 'click', { ref: press, timeoutMs: 3000 });
+  assert.equal(refused.type, 'extension_denied', JSON.stringify(refused));
+  assert.match(refused.hint, /consent window/);
+  assert.equal(await evaluate(server.client, 'window.presses'), 0, 'no click reached the page');
+  await window.click('#once');
+  assert.equal((await calling).isError, undefined);
+  await call(server.client, 'click', { ref: press });
+  assert.equal(await evaluate(server.client, 'window.presses'), 1);
 });

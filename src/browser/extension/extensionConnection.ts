@@ -34,7 +34,12 @@ export const DEFAULT_EXTENSION_WAIT_MS = 30_000;
 
 /** The extension bridge of `connection` when it is an extension connection (the relay leader routes /extension to it). */
 export function extensionBridgeOf(connection: BrowserConnection): ExtensionBridge | undefined {
-  return connection instanceof ExtensionConnection ? connection.bridge : undefined;
+  return extensionOf(connection)?.bridge;
+}
+
+/** `connection` as the extension connection, or undefined for any other kind. */
+export function extensionOf(connection: BrowserConnection): ExtensionConnection | undefined {
+  return connection instanceof ExtensionConnection ? connection : undefined;
 }
 
 export class ExtensionConnection extends ConnectionBase implements BrowserConnection {
@@ -104,6 +109,17 @@ export class ExtensionConnection extends ConnectionBase implements BrowserConnec
       if (Date.now() >= deadline) return undefined;
       await new Promise(resolve => setTimeout(resolve, 50));
     }
+  }
+
+  /**
+   * Chrome's tab id of `page` (a shared tab), for the extension's requests about it (the consent window's input
+   * lock); undefined when the page is no shared tab or the browser is not connected.
+   */
+  async browserTabIdOf(page: Page): Promise<number | undefined> {
+    const ctx = this.ctx;
+    if (!ctx || !this.upstream) return undefined;
+    const targetId = await this.targetIdOfPage(ctx, page);
+    return targetId === undefined ? undefined : this.upstream.tabIdOfTarget(targetId);
   }
 
   private targetIdOfPage(ctx: BrowserContext, page: Page): Promise<string | undefined> {

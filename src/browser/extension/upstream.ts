@@ -77,6 +77,12 @@ export class ExtensionUpstream implements CdpUpstream {
     return this.tabs.get(tabId)?.targetId;
   }
 
+  /** Chrome's tab id of the shared tab whose CDP target is `targetId`; undefined when no shared tab has it. */
+  tabIdOfTarget(targetId: string): number | undefined {
+    for (const [tabId, tab] of this.tabs) if (tab.targetId === targetId) return tabId;
+    return undefined;
+  }
+
   /** The tab ids announced to the client now. */
   get tabIds(): number[] {
     return [...this.tabs.keys()];
