@@ -44,6 +44,17 @@ export interface BrowserConnection {
   /** The user's tabs and which of them tabwright may drive (own-chrome; the `shareTabs` capability). */
   readonly sharing?: TabSharing;
   /**
+   * Why the page of CDP target `targetId` went away while its tab is still open in the user's browser, if it did
+   * (the user's own browser; absent on the other kinds): what tab_not_found says for it afterwards.
+   */
+  leftScope?(targetId: string): LeftScope | undefined;
+  /**
+   * True when tabs an earlier tabwright leader had in scope wait on the running browser (own-chrome, after a
+   * takeover: the user let tabwright in already): list_tabs connects then, to show them, instead of answering
+   * "not connected" (`asksToConnect`).
+   */
+  resumesScope?(): boolean;
+  /**
    * True when the connection to the browser dropped at or after `since`
    * (ms since the epoch): a call that started then and failed reports
    * `browser_disconnected`. Absent: never.
@@ -124,3 +135,9 @@ export interface TabSharing {
   /** Takes tabs out of scope: detached, left open in the browser as they are. */
   unshare(targetIds: readonly string[]): Promise<void>;
 }
+
+/**
+ * Why a tab left tabwright while it stays open in the user's browser: `unshared` (the user stopped sharing it),
+ * `not_debuggable` (it went to a page the extension may not drive, such as chrome:// or an extension page).
+ */
+export type LeftScope = 'unshared' | 'not_debuggable';

@@ -28,7 +28,7 @@ export function localDispatcher(config: Config): LocalDispatcher {
 /** The browser connection the config names: attached (`remote`), the user's own, else launched. */
 function connectionFor(config: Config): BrowserConnection {
   if (config.remote) return new RemoteConnection(config.remote, config);
-  if (config.own?.kind === 'own-chrome') return new OwnChromeConnection(config.own);
+  if (config.own?.kind === 'own-chrome') return new OwnChromeConnection(config.own, config.dataDir);
   if (config.own?.kind === 'extension') return new ExtensionConnection(config);
   return new LaunchConnection(config);
 }

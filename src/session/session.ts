@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BrowserContext, Frame, Page } from 'playwright-core';
-import type { BrowserConnection } from '../browser/connection.js';
+import type { BrowserConnection, LeftScope } from '../browser/connection.js';
 import type { Config } from '../config.js';
 import { logger } from '../log.js';
 import { ToolError } from '../errors.js';
@@ -27,6 +27,8 @@ export const RUNTIME_PATH = fileURLToPath(new URL('../page/runtime.js', import.m
 export class Session {
   readonly refs = new RefRegistry();
   private readonly tabs = new Map<number, Tab>();
+  /** Tabs of the user's browser that left tabwright while they stay open, and why (at most 256, the newest). */
+  private readonly leftTabs = new Map<number, LeftScope>();
   private readonly registering = new WeakMap<Page, Promise<Tab>>();
   private readonly tabOfPage = new WeakMap<Page, Tab>();
   private readonly dialogListeners = new Set<(tab: Tab) => void>();
@@ -134,11 +136,12 @@ export class Session {
   /**
    * Attaches to a remote browser (a connection with an `endpoint`)
    * so that tools which never launch one (list_tabs, get_bridge_status) see
-   * its open tabs; does nothing for a launch connection.
+   * its open tabs; does nothing for a launch connection, nor for one that asks the user to connect unless it
+   * resumes the tabs an earlier leader had in scope (BrowserConnection.resumesScope).
    * @throws ToolError browser_unavailable when the endpoint does not answer.
    */
   async attachRemote(): Promise<void> {
-    if (this.connection.endpoint !== undefined && !this.connection.asksToConnect) await this.context();
+    if (this.connection.endpoint !== undefined && (!this.connection.asksToConnect || this.connection.resumesScope?.())) await this.context();
   }
 
   /** Returns the Tab for a page, creating it on first sight. */
@@ -172,6 +175,12 @@ export class Session {
   private forget(tab: Tab): void {
     if (!this.tabs.has(tab.id)) return;
     tab.closed = true;
+    // A tab of the user's browser that left tabwright without closing (unshared): later calls on it are told so.
+    const left = tab.targetId ? this.connection.leftScope?.(tab.targetId) : undefined;
+    if (left) {
+      this.leftTabs.set(tab.id, left);
+      if (this.leftTabs.size > 256) this.leftTabs.delete(this.leftTabs.keys().next().value!);
+    }
     this.tabs.delete(tab.id);
     this.refs.dropDocument(tab.instanceId);
     if (this.activeId === tab.id) {
@@ -225,7 +234,7 @@ export class Session {
     if (tabId !== undefined) {
       // An explicit tab exists only once the browser runs: never launch for it.
       const tab = this.tabs.get(tabId);
-      if (!tab || tab.closed) throw tabNotFound(tabId);
+      if (!tab || tab.closed) throw tabNotFound(tabId, this.leftTabs.get(tabId));
       return tab;
     }
     const ctx = await this.context();
@@ -279,7 +288,18 @@ export class Session {
 /** How long injecting the runtime into one already-loaded frame may take, in ms (a page waiting on a dialog never answers). */
 const INJECT_TIMEOUT_MS = 3_000;
 
-/** The error for a tabId that is not open. */
-export function tabNotFound(tabId: number): ToolError {
+/**
+ * The error for a tabId that is not open; `left`: the tab is still open in the user's browser but left
+ * tabwright (connection.ts LeftScope), which the message says instead of "no open tab".
+ */
+export function tabNotFound(tabId: number, left?: LeftScope): ToolError {
+  if (left === 'unshared') {
+    return new ToolError('tab_not_found', `Tab ${tabId} is no longer shared with tabwright: the user stopped sharing it (it is still open in their browser).`,
+      'Do not act on it; if the task needs it, ask the user to share it again (the extension\'s popup, or `tabwright share`). Call list_tabs for the tabs you can use.', { left });
+  }
+  if (left === 'not_debuggable') {
+    return new ToolError('tab_not_found', `Tab ${tabId} went to a page tabwright may not drive (a chrome:// or extension page); it is still open in the user's browser.`,
+      'Call list_tabs for the tabs you can use; once the tab shows a web page again, the user can share it again from the extension\'s popup.', { left });
+  }
   return new ToolError('tab_not_found', `There is no open tab ${tabId}.`, 'Call list_tabs for the open tabs and their tabIds.');
 }

@@ -76,6 +76,8 @@ export class Tab {
   /** Names the userscript an uncaught error's stack comes from (set by the session). */
   scriptOfStack: ((stack: string | undefined) => { id: string; name: string } | undefined) | undefined;
   instanceId = 'pending';
+  /** The CDP target id of the tab (its main frame's id, Page.getFrameTree), once attached; undefined without a CDP session. */
+  targetId: string | undefined;
   revision = 1;
   openerTabId: number | undefined;
   closed = false;
@@ -169,6 +171,8 @@ export class Tab {
       if (await cdp.send('Page.setInterceptFileChooserDialog', { enabled: true }).then(() => true, () => false)) this.fileSignals = { choosers: 0, downloads: 0 };
       const { frameTree } = await cdp.send('Page.getFrameTree');
       this.leaving.setMainFrame(frameTree.frame.id);
+      // A page target's main frame has the target's id (Chromium).
+      this.targetId = frameTree.frame.id;
       if (this.instanceId === 'pending') this.instanceId = frameTree.frame.loaderId;
     } catch (error) {
       if (!this.closed) log.warn(`tab ${this.id}: CDP attach failed:`, error);

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { EXTENSION_ID, startExtensionBrowser, TEST_PAIRING_CODE, type ExtensionBrowser } from '../fixtures/extension.js';
 import { freePort, until } from '../fixtures/harness.js';
-import { call, connect, evaluate, ROOT, type Connected } from '../fixtures/mcp.js';
+import { call, callError, connect, evaluate, ROOT, type Connected } from '../fixtures/mcp.js';
 import { startSite, type Site } from '../fixtures/site.js';
 
 interface Link {
@@ -59,9 +59,16 @@ describe('through tabwright', () => {
     const secretId = await browser.tabIdOf(`${site.origin}/secret`);
     await browser.share(secretId);
     await until('the second tab', async () => (await urls()).includes(`${site.origin}/secret`), 10_000);
+    const secretTab = (await call<{ tabs: Array<{ url: string; tabId: number }> }>(server.client, 'list_tabs')).tabs.find(t => t.url === `${site.origin}/secret`)!.tabId;
     await browser.unshare(secretId);
     await until('the tab to go away', async () => !(await urls()).includes(`${site.origin}/secret`), 10_000);
     assert.deepEqual(await urls(), [`${site.origin}/shared`]);
+    // A call on the tab the user stopped sharing says so, not that the tab closed.
+    const gone = await callError(server.client, 'get_page_context', { tabId: secretTab });
+    assert.equal(gone.type, 'tab_not_found');
+    assert.match(gone.message, new RegExp(`^Tab ${secretTab} is no longer shared with tabwright: the user stopped sharing it \\(it is still open in their browser\\)\\.$`));
+    assert.match(gone.hint, /ask the user to share it again/);
+    assert.ok(!secret.isClosed());
     await browser.unshare(await browser.tabIdOf(`${site.origin}/shared`));
     await shared.close();
     await secret.close();

@@ -114,6 +114,10 @@ describe('tabwright share through the daemon', () => {
     const stopped = await ok(home, ['share', userA.targetId, '--stop']);
     assert.equal(stopped.browserTabs.find((t: { targetId: string }) => t.targetId === userA.targetId).scope, 'not shared');
     assert.deepEqual(stopped.tabs, []);
+    // A call on the tab the user stopped sharing says so, not that it closed.
+    const gone = await cli(home, ['context', 'page', '--tab', String(shared.tabs[0].tabId)]);
+    assert.equal(gone.json?.error?.type, 'tab_not_found');
+    assert.match(gone.json?.error?.message ?? '', /is no longer shared with tabwright: the user stopped sharing it \(it is still open in their browser\)/);
     assert.ok((await chrome.pages()).some(p => p.id === userA.targetId), 'the unshared tab is still open');
   });
 

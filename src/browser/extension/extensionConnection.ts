@@ -21,7 +21,7 @@ import { CAPABILITIES_BY_KIND, type Capability } from '../capabilities.js';
 import { adoptSelectorEngines } from '../selectorEngines.js';
 import { CdpRelayEndpoint } from '../cdpRelay/endpoint.js';
 import { ConnectionBase } from '../connectionBase.js';
-import type { BrowserConnection, UserScriptsAvailability, UserScriptsHost, UserScriptsOrigin, UserScriptsRegistration } from '../connection.js';
+import type { BrowserConnection, LeftScope, UserScriptsAvailability, UserScriptsHost, UserScriptsOrigin, UserScriptsRegistration } from '../connection.js';
 import { playwright } from '../playwright.js';
 import { ExtensionBridge } from './bridge.js';
 import type { ExtensionLink } from './link.js';
@@ -74,6 +74,10 @@ export class ExtensionConnection extends ConnectionBase implements BrowserConnec
     }));
     const wait = Number(env.TABWRIGHT_EXTENSION_WAIT_MS);
     this.waitMs = Number.isFinite(wait) && wait >= 0 ? wait : DEFAULT_EXTENSION_WAIT_MS;
+  }
+
+  leftScope(targetId: string): LeftScope | undefined {
+    return this.upstream?.leftScope(targetId);
   }
 
   disconnectedSince(since: number): boolean {

@@ -21,6 +21,8 @@ import { logger } from '../../log.js';
 import { CdpCommandError, replyWhenSettled, type CdpEvent, type CdpReply, type CdpUpstream } from '../cdpRelay/upstream.js';
 import { ExtensionError, type ExtensionLink } from './link.js';
 import type { SharedTab } from './protocol.js';
+import type { LeftScope } from '../connection.js';
+import { LeftScopeLog } from '../leftScope.js';
 
 const log = logger('extension');
 
@@ -44,6 +46,8 @@ interface TabState {
 export class ExtensionUpstream implements CdpUpstream {
   private emit: (event: CdpEvent) => void = () => undefined;
   private readonly tabs = new Map<number, TabState>();
+  /** Tabs the user stopped sharing, or that went to a page the extension may not drive (still open in the browser). */
+  private readonly left = new LeftScopeLog();
   private readonly children = new Map<string, number>();
   private autoAttach = false;
   /** Tabs being attached now (so a share.changed during an attach does not announce them twice). */
@@ -75,6 +79,11 @@ export class ExtensionUpstream implements CdpUpstream {
   /** The CDP target id of shared tab `tabId`, once it is announced. */
   targetIdOf(tabId: number): string | undefined {
     return this.tabs.get(tabId)?.targetId;
+  }
+
+  /** Why the tab of `targetId` left scope while it stays open in the browser, if it did. */
+  leftScope(targetId: string): LeftScope | undefined {
+    return this.left.get(targetId);
   }
 
   /** Chrome's tab id of the shared tab whose CDP target is `targetId`; undefined when no shared tab has it. */
@@ -312,6 +321,7 @@ export class ExtensionUpstream implements CdpUpstream {
         }
         const state: TabState = { tabId: tab.tabId, context, sessionId: `tw-tab-${tab.tabId}`, targetId, info };
         this.tabs.set(tab.tabId, state);
+        this.left.clear(state.targetId);
         this.emit({ method: 'Target.attachedToTarget', params: { sessionId: state.sessionId, targetInfo: this.targetInfo(state), waitingForDebugger: false } });
         return state;
       } catch (error) {
@@ -338,6 +348,8 @@ export class ExtensionUpstream implements CdpUpstream {
     const tab = this.tabs.get(tabId);
     if (!tab) return;
     this.tabs.delete(tabId);
+    if (reason === 'unshared' || reason === 'not_debuggable') this.left.note(tab.targetId, reason);
+    else this.left.clear(tab.targetId);
     for (const [child, owner] of this.children) if (owner === tabId) this.children.delete(child);
     for (const [targetId, child] of this.childTargets) if (child.tabId === tabId) this.childTargets.delete(targetId);
     log.debug(`tab ${tabId} detached: ${reason}`);

@@ -15,12 +15,13 @@ import { firstLine, ToolError } from '../../errors.js';
 import { logger } from '../../log.js';
 import { raceTimeout } from '../../util/wait.js';
 import { CAPABILITIES_BY_KIND, type Capability } from '../capabilities.js';
-import type { BrowserConnection, TabSharing } from '../connection.js';
+import type { BrowserConnection, LeftScope, TabSharing } from '../connection.js';
 import { ConnectionBase } from '../connectionBase.js';
 import { adoptSelectorEngines } from '../selectorEngines.js';
 import { CdpRelayEndpoint } from '../cdpRelay/endpoint.js';
 import { playwright } from '../playwright.js';
 import { findActivePort } from './activePort.js';
+import { keptScopeWaits, readScope, writeScope } from './scopeFile.js';
 import { OwnChromeUpstream } from './upstream.js';
 
 const log = logger('own-chrome');
@@ -41,8 +42,20 @@ export class OwnChromeConnection extends ConnectionBase implements BrowserConnec
   private readonly approvalListeners = new Set<(pending: { expiresAt: number } | undefined) => void>();
   private approvalPending: { expiresAt: number } | undefined;
 
-  constructor(private readonly own: OwnBrowserConfig) {
+  /**
+   * @param own  the profile to find the browser in and the approval wait.
+   * @param dataDir  where the tabs in scope are kept between leaders (./scopeFile.ts).
+   */
+  constructor(private readonly own: OwnBrowserConfig, private readonly dataDir: string) {
     super();
+  }
+
+  leftScope(targetId: string): LeftScope | undefined {
+    return this.upstream?.leftScope(targetId);
+  }
+
+  resumesScope(): boolean {
+    return !this.upstream && keptScopeWaits(this.dataDir, this.own.profileDir);
   }
 
   /** `own-chrome:<profile dir>` once connected (no secret in it), else `own-chrome`. */
@@ -94,6 +107,9 @@ export class OwnChromeConnection extends ConnectionBase implements BrowserConnec
         throw new ToolError('browser_unavailable', 'The server is shutting down.', 'Start the server again.');
       }
       this.upstream = upstream;
+      // The tabs an earlier leader had in scope on this run of the browser are in scope again.
+      upstream.restoreScope(readScope(this.dataDir, port));
+      upstream.onScope(() => writeScope(this.dataDir, port, upstream.scope()));
       upstream.onDrop(reason => this.upstreamDropped(upstream, reason));
       return upstream;
     })().catch(error => {

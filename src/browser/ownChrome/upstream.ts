@@ -19,7 +19,8 @@ import WebSocket from 'ws';
 import { ToolError } from '../../errors.js';
 import { logger } from '../../log.js';
 import { raceTimeout } from '../../util/wait.js';
-import type { UserTab } from '../connection.js';
+import type { LeftScope, UserTab } from '../connection.js';
+import { LeftScopeLog } from '../leftScope.js';
 import { CdpCommandError, replyWhenSettled, type CdpEvent, type CdpReply, type CdpUpstream } from '../cdpRelay/upstream.js';
 import { ENABLE_HINT, type ActivePort } from './activePort.js';
 
@@ -61,6 +62,9 @@ export class OwnChromeUpstream implements CdpUpstream {
   private readonly attached = new Map<string, string>();
   private readonly shared = new Set<string>();
   private readonly agents = new Set<string>();
+  /** Tabs the user stopped sharing (still open in the browser). */
+  private readonly left = new LeftScopeLog();
+  private readonly scopeListeners = new Set<() => void>();
   /** True between the client's `Target.setAutoAttach` and its leaving: tabs entering scope are attached at once. */
   private clientActive = false;
   private closedReason: string | undefined;
@@ -154,15 +158,21 @@ export class OwnChromeUpstream implements CdpUpstream {
     for (const id of targetIds) {
       if (this.targets.get(id)?.type !== 'page') throw new ToolError('tab_not_found', `The browser has no tab ${id}.`, 'Run `tabwright share` to list the browser\'s tabs and their ids.');
     }
-    for (const id of targetIds) this.shared.add(id);
+    for (const id of targetIds) {
+      this.shared.add(id);
+      this.left.clear(id);
+    }
+    this.scopeChanged();
     if (this.clientActive) await Promise.all(targetIds.map(id => this.attach(id)));
   }
 
   /** Takes tabs out of scope: detached (the tab stays open in the browser, as the user left it). */
   async unshare(targetIds: readonly string[]): Promise<void> {
     for (const id of targetIds) {
+      if (this.inScope(id)) this.left.note(id, 'unshared');
       this.shared.delete(id);
       this.agents.delete(id);
+      this.scopeChanged();
       const sessionId = this.attached.get(id);
       if (sessionId) await this.detach(id, sessionId);
     }
@@ -187,6 +197,7 @@ export class OwnChromeUpstream implements CdpUpstream {
         const result = await this.send(method, params);
         const targetId = String(result.targetId);
         this.agents.add(targetId);
+        this.scopeChanged();
         // Playwright expects the new tab's Target.attachedToTarget before this reply (src/browser/cdpRelay/upstream.ts).
         await this.attach(targetId);
         return result;
@@ -214,6 +225,38 @@ export class OwnChromeUpstream implements CdpUpstream {
     this.clientActive = false;
     this.socket.close();
     this.dropped('closed by tabwright');
+  }
+
+  /** Why the tab of `targetId` left scope while it stays open (the user stopped sharing it), if it did. */
+  leftScope(targetId: string): LeftScope | undefined {
+    return this.left.get(targetId);
+  }
+
+  /**
+   * The tabs in scope by target id: `shared` by the user, `agents` opened by tabwright. A new leader on the same
+   * browser takes them over (`restoreScope`; ../ownChrome/scopeFile.ts keeps them between leaders).
+   */
+  scope(): { shared: string[]; agents: string[] } {
+    return { shared: [...this.shared], agents: [...this.agents] };
+  }
+
+  /**
+   * Puts back in scope the tabs an earlier leader had there, those of them that are still tabs of this browser;
+   * before the client attaches (Target.setAutoAttach attaches them). Raises no listener.
+   */
+  restoreScope(scope: { shared: readonly string[]; agents: readonly string[] }): void {
+    for (const id of scope.shared) if (this.targets.get(id)?.type === 'page') this.shared.add(id);
+    for (const id of scope.agents) if (this.targets.get(id)?.type === 'page' && !this.shared.has(id)) this.agents.add(id);
+  }
+
+  /** Calls `listener` after every change of the scope (a share, an unshare, a tab opened or closed in scope). */
+  onScope(listener: () => void): () => void {
+    this.scopeListeners.add(listener);
+    return () => void this.scopeListeners.delete(listener);
+  }
+
+  private scopeChanged(): void {
+    for (const listener of [...this.scopeListeners]) listener();
   }
 
   private inScope(targetId: string): boolean {
@@ -290,6 +333,7 @@ export class OwnChromeUpstream implements CdpUpstream {
         // A popup of a tab in scope is the agent's too (a page's window.open, a target=_blank link).
         if (method === 'Target.targetCreated' && info.openerId && this.attached.has(info.openerId) && this.clientActive) {
           this.agents.add(info.targetId);
+          this.scopeChanged();
           void this.attach(info.targetId);
         }
         return;
@@ -297,8 +341,12 @@ export class OwnChromeUpstream implements CdpUpstream {
       case 'Target.targetDestroyed': {
         const targetId = String(params.targetId);
         this.targets.delete(targetId);
-        this.shared.delete(targetId);
-        this.agents.delete(targetId);
+        this.left.clear(targetId);
+        if (this.inScope(targetId)) {
+          this.shared.delete(targetId);
+          this.agents.delete(targetId);
+          this.scopeChanged();
+        }
         return;
       }
       case 'Target.attachedToTarget': {
