@@ -67,7 +67,13 @@ export const WHY_MISSED: Partial<Record<TransportId, string>> = {
     + 'nothing per command beyond the link (a command reaches the link well under a millisecond after the relay gets it; the ordering barriers hold commands back only while '
     + 'a tab is attached, never in a timed operation), and renicing the extension\'s renderer (Chrome backgrounds its main thread) '
     + 'changed nothing measurable. At ~3.5 ms more per round trip, 19 round trips of a type cost ~65 ms; run-to-run spread on the '
-    + 'same build is 1.4× to 3.0× for type.',
+    + 'same build is 1.4× to 3.0× for type. For a click on a fresh document most of the gap is one pair of commands: Playwright evaluates '
+    + 'its ~330 KB injected script in the main and the utility world of every new document before its first action, and through '
+    + 'chrome.debugger each of those two Runtime.evaluate calls took 69 and 83 ms against 21 and 25 over the pipe (protocol logs of '
+    + 'the same click, load average under 1): about 100 of the click\'s ~100 ms extra, the other 34 round trips costing nearly what '
+    + 'they cost over the pipe. The time is spent inside chrome.debugger.sendCommand with a large argument (a 330 KB expression '
+    + 'alone takes 17 to 28 ms there, timed in the worker), not on the link: keeping the expression in the worker and sending a '
+    + 'hash instead (tried) saved about 10 ms per document. A later action on the same document does not evaluate it again.',
 };
 
 function stats(tr: TransportResults, transport: TransportId, op: TransportOp): OpStats | undefined {
