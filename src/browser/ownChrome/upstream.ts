@@ -234,7 +234,7 @@ export class OwnChromeUpstream implements CdpUpstream {
 
   /**
    * The tabs in scope by target id: `shared` by the user, `agents` opened by tabwright. A new leader on the same
-   * browser takes them over (`restoreScope`; ../ownChrome/scopeFile.ts keeps them between leaders).
+   * browser takes them over (`restoreScope`; ./scopeFile.ts keeps them between leaders).
    */
   scope(): { shared: string[]; agents: string[] } {
     return { shared: [...this.shared], agents: [...this.agents] };
