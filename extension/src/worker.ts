@@ -643,6 +643,9 @@ async function onPageMessage(message: { type?: string; code?: string; port?: num
       if (!Number.isInteger(port) || port < 1 || port > 65535) throw new Error(`${message.port} is not a port number.`);
       await chrome.storage.local.set({ pairing: { code: message.code.replace(/[\s-]/g, '').toUpperCase(), port } });
       await chrome.alarms.create(REDIAL_ALARM, { periodInMinutes: 0.5 });
+      // A dial in flight (the worker's start) may have read the storage before this pairing: let it finish, then
+      // dial with this one; joining it would leave the link to the next alarm, up to 30 s away.
+      await dialing?.catch(() => undefined);
       socket?.close(1000, 'pairing changed');
       socket = undefined;
       lastError = undefined;
