@@ -144,6 +144,18 @@ export class Session {
     if (this.connection.endpoint !== undefined && (!this.connection.asksToConnect || this.connection.resumesScope?.())) await this.context();
   }
 
+  /**
+   * `tab` once its registration is done: a tab is listed (a new popup an action reports) before its CDP session is
+   * attached and its document known (instanceId 'pending'); a call on it waits for that, or the refs of a snapshot
+   * taken meanwhile would belong to no document and go stale at once. A registration that failed, or takes longer
+   * than REGISTER_WAIT_MS, leaves the tab as it is.
+   */
+  private async registered(tab: Tab): Promise<Tab> {
+    const pending = this.registering.get(tab.page);
+    if (pending) await raceTimeout(pending.catch(() => undefined), { ms: REGISTER_WAIT_MS, onTimeout: 'undefined' });
+    return tab;
+  }
+
   /** Returns the Tab for a page, creating it on first sight. */
   register(page: Page): Promise<Tab> {
     let pending = this.registering.get(page);
@@ -235,11 +247,11 @@ export class Session {
       // An explicit tab exists only once the browser runs: never launch for it.
       const tab = this.tabs.get(tabId);
       if (!tab || tab.closed) throw tabNotFound(tabId, this.leftTabs.get(tabId));
-      return tab;
+      return await this.registered(tab);
     }
     const ctx = await this.context();
     const active = this.activeId !== undefined ? this.tabs.get(this.activeId) : undefined;
-    if (active && !active.closed) return active;
+    if (active && !active.closed) return await this.registered(active);
     return this.openTab(ctx);
   }
 
@@ -284,6 +296,9 @@ export class Session {
     await this.connection.close();
   }
 }
+
+/** How long a call on a tab waits for the tab's registration (its CDP session attached), in ms. */
+const REGISTER_WAIT_MS = 5_000;
 
 /** How long injecting the runtime into one already-loaded frame may take, in ms (a page waiting on a dialog never answers). */
 const INJECT_TIMEOUT_MS = 3_000;
