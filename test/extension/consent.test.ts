@@ -50,6 +50,17 @@ function nextConsentWindow(): Promise<Page> {
   return browser.context.waitForEvent('page', { predicate: p => p.url().startsWith(`chrome-extension://${EXTENSION_ID}/consent.html`), timeout: 20_000 });
 }
 
+/**
+ * The user's click on an answer button. An accepted answer closes the window at once, which can be before
+ * Playwright's click returns ("Target page, context or browser has been closed"): that is the answer taking effect;
+ * the call's result says what it was.
+ */
+async function answer(window: Page, selector: string): Promise<void> {
+  await window.click(selector).catch((error: Error) => {
+    if (!window.isClosed() && !/has been closed/.test(error.message)) throw error;
+  });
+}
+
 async function statusOf(page: Page): Promise<string | null> {
   await until('the consent page to answer', async () => (await page.locator('#status').getAttribute('data-state')) !== null, 5000);
   return await page.locator('#status').getAttribute('data-state');
@@ -64,7 +75,7 @@ test('the question opens the extension\'s consent window; the user\'s click ther
   // The agent's side sees no such tab.
   const { tabs } = await call<{ tabs: Array<{ url: string }> }>(server.client, 'list_tabs');
   assert.ok(tabs.every(t => !t.url.startsWith('chrome-extension:')), JSON.stringify(tabs));
-  await window.click('#once');
+  await answer(window, '#once');
   const result = await calling;
   assert.equal(result.isError, undefined, JSON.stringify(result));
   assert.match(JSON.stringify(result.content), /bought tea/);
@@ -88,7 +99,7 @@ test('a script\'s click in the window and the same page in another tab do not co
   assert.match(await copy.locator('#status').textContent() ?? '', /only from the consent window/);
   await copy.close();
   assert.equal(await evaluate(server.client, 'window.buys'), 1, 'nothing ran meanwhile');
-  await window.click('#deny');
+  await answer(window, '#deny');
   const result = await calling;
   assert.equal(result.isError, true);
   assert.equal((result.structuredContent?.error as { type: string }).type, 'consent_denied');
@@ -116,7 +127,7 @@ test('while the window asks about a tab, input to that tab is refused; after the
   assert.equal(refused.type, 'extension_denied', JSON.stringify(refused));
   assert.match(refused.hint, /consent window/);
   assert.equal(await evaluate(server.client, 'window.presses'), 0, 'no click reached the page');
-  await window.click('#once');
+  await answer(window, '#once');
   assert.equal((await calling).isError, undefined);
   await call(server.client, 'click', { ref: press });
   assert.equal(await evaluate(server.client, 'window.presses'), 1);
