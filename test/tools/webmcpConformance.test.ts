@@ -490,7 +490,13 @@ const FORMS_PROBE = `(async () => {
   const step = async fn => {
     changes = 0;
     fn();
+    // The browser dispatches a form's toolchange from a task of its own: wait until none has come for 100 ms, so a
+    // loaded machine's late event is counted in its own step, not in the next one.
     await sleep(20);
+    for (let seen = -1, i = 0; seen !== changes && i < 20; i++) {
+      seen = changes;
+      await sleep(100);
+    }
     const stop = new AbortController();
     await mc.registerTool({ name: 'sentinel_' + sentinels++, description: 'd', execute: () => 1 }, { signal: stop.signal });
     const count = changes - 1;
@@ -729,6 +735,9 @@ for (const mode of MODES) {
     await call(tw.client, 'navigate', { tabId, url: `${tw.site.origin}/probe` });
     assert.deepEqual(await evaluate(tw.client, FORM_CALLS_PROBE, tabId), FORM_CALLS_EXPECTED);
     await call(tw.client, 'navigate', { tabId, url: `${tw.site.origin}/parsed` });
-    assert.deepEqual(await evaluate(tw.client, PARSED_PROBE, tabId), PARSED_EXPECTED);
+    // One toolchange per form on an idle machine; a parser that yields inside a form (a loaded machine) may fire more.
+    const parsed = await evaluate<typeof PARSED_EXPECTED>(tw.client, PARSED_PROBE, tabId);
+    assert.deepEqual(parsed.tools, PARSED_EXPECTED.tools);
+    assert.ok(parsed.changes >= PARSED_EXPECTED.changes, JSON.stringify(parsed));
   });
 }
