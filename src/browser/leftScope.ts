@@ -8,23 +8,24 @@ import type { LeftScope } from './connection.js';
 /** How many tabs are remembered; the oldest are forgotten first. */
 const KEEP = 256;
 
-export class LeftScopeLog {
-  private readonly byTarget = new Map<string, LeftScope>();
+/** Keyed by CDP target id in the upstreams, by tabwright tab id in the session. */
+export class LeftScopeLog<K = string> {
+  private readonly byKey = new Map<K, LeftScope>();
 
-  /** Records that the tab of target `targetId` left scope for `why`. */
-  note(targetId: string, why: LeftScope): void {
-    this.byTarget.delete(targetId);
-    this.byTarget.set(targetId, why);
-    if (this.byTarget.size > KEEP) this.byTarget.delete(this.byTarget.keys().next().value!);
+  /** Records that the tab `key` names left scope for `why`. */
+  note(key: K, why: LeftScope): void {
+    this.byKey.delete(key);
+    this.byKey.set(key, why);
+    if (this.byKey.size > KEEP) this.byKey.delete(this.byKey.keys().next().value!);
   }
 
   /** The tab is in scope again (shared anew) or closed: nothing to tell about it. */
-  clear(targetId: string): void {
-    this.byTarget.delete(targetId);
+  clear(key: K): void {
+    this.byKey.delete(key);
   }
 
-  /** Why the tab of `targetId` left scope, if it did. */
-  get(targetId: string): LeftScope | undefined {
-    return this.byTarget.get(targetId);
+  /** Why the tab `key` names left scope, if it did. */
+  get(key: K): LeftScope | undefined {
+    return this.byKey.get(key);
   }
 }

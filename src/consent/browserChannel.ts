@@ -7,7 +7,7 @@
 import type { Page } from 'playwright-core';
 import { ToolError } from '../errors.js';
 import type { BrowserConnection } from '../browser/connection.js';
-import { extensionBridgeOf, extensionOf } from '../browser/extension/extensionConnection.js';
+import { extensionOf } from '../browser/extension/extensionConnection.js';
 import { questionText, type ConsentAnswer, type PromptChannel } from './channel.js';
 
 let nextAsk = 1;
@@ -18,9 +18,9 @@ let nextAsk = 1;
  * (`Input.*`) to that tab (`consent_pending`), so nothing the agent drives acts in the page while its human decides.
  */
 export function browserChannel(connection: BrowserConnection, page?: Page): PromptChannel | undefined {
-  const bridge = extensionBridgeOf(connection);
   const extension = extensionOf(connection);
-  if (!bridge?.link || !extension) return undefined;
+  if (!extension?.bridge.link) return undefined;
+  const bridge = extension.bridge;
   return {
     name: 'browser',
     async ask(question, signal) {

@@ -4,8 +4,9 @@
  * (temp + rename) only once the socket listens, removed on exit, so it
  * exists only while the endpoint is live.
  */
-import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { writePrivateFile } from '../util/privateFile.js';
 
 /** What daemon.json holds. */
 export interface DaemonEndpoint {
@@ -50,12 +51,7 @@ export function processAlive(pid: number): boolean {
 
 /** Writes the endpoint file: temp file of mode 0600 in the same folder, then rename. */
 export function writeEndpoint(configDir: string, endpoint: DaemonEndpoint): void {
-  mkdirSync(configDir, { recursive: true, mode: 0o700 });
-  const file = endpointPath(configDir);
-  const temp = `${file}.${process.pid}.tmp`;
-  writeFileSync(temp, `${JSON.stringify(endpoint, null, 2)}\n`, { mode: 0o600 });
-  chmodSync(temp, 0o600); // in case the file existed with other bits
-  renameSync(temp, file);
+  writePrivateFile(endpointPath(configDir), `${JSON.stringify(endpoint, null, 2)}\n`);
 }
 
 /** Removes the endpoint file if it is still this daemon's (same pid and token). */

@@ -64,8 +64,7 @@ export class FileChoosers {
 
   /** Records a chooser the page opened (the tab's `filechooser` listener). */
   opened(chooser: FileChooser, instanceId: string): void {
-    const now = Date.now();
-    this.signals = this.signals.filter(s => now - s.at < DELIVERY_MS);
+    this.pruneSignals();
     const seen = this.signals.shift() ?? { ref: this.actionRef, action: this.actions };
     const entry: OpenChooser = { seq: ++this.count, chooser, instanceId, used: false, reported: false, openedBy: seen.ref, action: seen.action };
     if (this.drop && this.drop.instanceId === instanceId && Date.now() < this.drop.until) {
@@ -95,17 +94,10 @@ export class FileChoosers {
   async delivered(ms = 1_000): Promise<void> {
     const deadline = Date.now() + ms;
     for (;;) {
-      const now = Date.now();
-      this.signals = this.signals.filter(s => now - s.at < DELIVERY_MS);
-      const left = deadline - now;
+      this.pruneSignals();
+      const left = deadline - Date.now();
       if (!this.signals.length || left <= 0) return;
-      let wake!: () => void;
-      const woken = new Promise<void>(resolve => {
-        wake = resolve;
-      });
-      this.waiters.push(wake);
-      await raceTimeout(woken, { ms: Math.min(left, DELIVERY_MS), onTimeout: 'undefined' });
-      this.waiters = this.waiters.filter(w => w !== wake);
+      await this.nextOpened(Math.min(left, DELIVERY_MS));
     }
   }
 
@@ -160,14 +152,25 @@ export class FileChoosers {
     while (this.count <= seq) {
       const left = deadline - Date.now();
       if (left <= 0) return undefined;
-      let wake!: () => void;
-      const woken = new Promise<void>(resolve => {
-        wake = resolve;
-      });
-      this.waiters.push(wake);
-      await raceTimeout(woken, { ms: left, onTimeout: 'undefined' });
-      this.waiters = this.waiters.filter(w => w !== wake);
+      await this.nextOpened(left);
     }
     return this.latest;
+  }
+
+  /** Resolves when the next chooser opens, or after `ms`. */
+  private async nextOpened(ms: number): Promise<void> {
+    let wake!: () => void;
+    const woken = new Promise<void>(resolve => {
+      wake = resolve;
+    });
+    this.waiters.push(wake);
+    await raceTimeout(woken, { ms, onTimeout: 'undefined' });
+    this.waiters = this.waiters.filter(w => w !== wake);
+  }
+
+  /** Drops the signals older than DELIVERY_MS (choosers Playwright never delivered: it could not resolve their input). */
+  private pruneSignals(): void {
+    const now = Date.now();
+    this.signals = this.signals.filter(s => now - s.at < DELIVERY_MS);
   }
 }

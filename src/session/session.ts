@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BrowserContext, Frame, Page } from 'playwright-core';
 import type { BrowserConnection, LeftScope } from '../browser/connection.js';
+import { LeftScopeLog } from '../browser/leftScope.js';
 import type { Config } from '../config.js';
 import { logger } from '../log.js';
 import { ToolError } from '../errors.js';
@@ -27,8 +28,8 @@ export const RUNTIME_PATH = fileURLToPath(new URL('../page/runtime.js', import.m
 export class Session {
   readonly refs = new RefRegistry();
   private readonly tabs = new Map<number, Tab>();
-  /** Tabs of the user's browser that left tabwright while they stay open, and why (at most 256, the newest). */
-  private readonly leftTabs = new Map<number, LeftScope>();
+  /** Tabs of the user's browser that left tabwright while they stay open, and why, by tab id (the newest 256). */
+  private readonly leftTabs = new LeftScopeLog<number>();
   private readonly registering = new WeakMap<Page, Promise<Tab>>();
   private readonly tabOfPage = new WeakMap<Page, Tab>();
   private readonly dialogListeners = new Set<(tab: Tab) => void>();
@@ -189,10 +190,7 @@ export class Session {
     tab.closed = true;
     // A tab of the user's browser that left tabwright without closing (unshared): later calls on it are told so.
     const left = tab.targetId ? this.connection.leftScope?.(tab.targetId) : undefined;
-    if (left) {
-      this.leftTabs.set(tab.id, left);
-      if (this.leftTabs.size > 256) this.leftTabs.delete(this.leftTabs.keys().next().value!);
-    }
+    if (left) this.leftTabs.note(tab.id, left);
     this.tabs.delete(tab.id);
     this.refs.dropDocument(tab.instanceId);
     if (this.activeId === tab.id) {

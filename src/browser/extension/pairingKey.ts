@@ -6,10 +6,11 @@
  * it) override the file. Never logged.
  */
 import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ToolError } from '../../errors.js';
 import { decodeKey, encodeKey } from './protocol.js';
+import { writePrivateFile } from '../../util/privateFile.js';
 
 /** The key file's name in the config dir. */
 export const PAIRING_KEY_FILE = 'pairing-key';
@@ -39,11 +40,7 @@ export function pairingKey(configDir: string, env: Record<string, string | undef
   }
   if (text !== undefined) return parse(text.trim(), file);
   const code = encodeKey(randomBytes(32));
-  mkdirSync(configDir, { recursive: true, mode: 0o700 });
-  const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, `${code}\n`, { mode: 0o600 });
-  chmodSync(tmp, 0o600);
-  renameSync(tmp, file);
+  writePrivateFile(file, `${code}\n`);
   // Two processes creating it at once: both read back the one that won the rename.
   return parse(readFileSync(file, 'utf8').trim(), file);
 }

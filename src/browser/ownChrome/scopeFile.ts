@@ -2,17 +2,18 @@
  * The tabs in scope of the user's Chrome, kept between tabwright leaders (docs/own-browser.md, "Sharing tabs"):
  * the leader holds the one browser socket, so when it exits and another process takes over, the new leader opens
  * its own socket, and without this file the tabs the user shared and the tabs the agent opened would drop out of
- * reach. `<dataDir>/own-chrome-scope.json` (mode 0600, written whole through a temp file and a rename) names the
+ * reach. `<dataDir>/own-chrome-scope.json` (mode 0600, written whole: src/util/privateFile.ts) names the
  * browser run it belongs to (its DevToolsActivePort browser path, new each time Chrome starts) and the target
  * ids; a file of another profile or another run of the browser is ignored. It holds no page content and no
  * secret: target ids, which are valid only inside that browser run.
  *
  * Shape: `{ profileDir, browserPath, shared: string[], agents: string[] }`.
  */
-import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { logger } from '../../log.js';
 import { parseActivePort, type ActivePort } from './activePort.js';
+import { writePrivateFile } from '../../util/privateFile.js';
 
 const log = logger('own-chrome');
 
@@ -47,11 +48,7 @@ export function writeScope(dataDir: string, port: ActivePort, scope: Scope): voi
       rmSync(file, { force: true });
       return;
     }
-    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-    const temp = `${file}.${process.pid}.tmp`;
-    writeFileSync(temp, `${JSON.stringify({ profileDir: port.profileDir, browserPath: port.browserPath, ...scope })}\n`, { mode: 0o600 });
-    chmodSync(temp, 0o600);
-    renameSync(temp, file);
+    writePrivateFile(file, `${JSON.stringify({ profileDir: port.profileDir, browserPath: port.browserPath, ...scope })}\n`);
   } catch (error) {
     log.warn(`could not keep the tabs in scope in ${file}: ${error instanceof Error ? error.message : String(error)}`);
   }
