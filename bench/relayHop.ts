@@ -4,10 +4,13 @@
  *
  *   npx tsx bench/relayHop.ts [--calls 500] [--chromium /usr/bin/chromium]
  *
- * Three browsers with the same switches: one launched by playwright-core (its pipe, as the `launch` transport), two
+ * Four browsers with the same switches: one launched by playwright-core (its pipe, as the `launch` transport), three
  * started with `--remote-debugging-port=0` (bench/transports.ts), one reached by connectOverCDP over the browser's
  * DevTools WebSocket (as `cdp`), one through tabwright's own CDP relay (src/browser/cdpRelay/endpoint.ts in front of
- * src/browser/ownChrome/upstream.ts, in this process, as `own-chrome`). Interleaved, `--calls` times each: a
+ * src/browser/ownChrome/upstream.ts, in this process, as `own-chrome`), one with the companion extension loaded and
+ * paired, through the same relay in front of src/browser/extension/upstream.ts and the extension's link (a bridge in
+ * this process; as `extension`: the worker relays each command through chrome.debugger; nothing else attaches to
+ * that browser). Interleaved, `--calls` times each: a
  * CDPSession `Runtime.evaluate` of `1` (a small frame each way), of a 200 KB string (a large reply, like a
  * screenshot), of a 345 KB expression (a large request, like the injected script Playwright sends every fresh
  * document on its first action), then `page.evaluate` of the first two. Prints median and p90 per wire, in ms.
@@ -17,13 +20,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { chromium, type CDPSession, type Page } from 'playwright-core';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { CdpRelayEndpoint } from '../src/browser/cdpRelay/endpoint.js';
+import { ExtensionBridge } from '../src/browser/extension/bridge.js';
+import { LINK_PATH } from '../src/browser/extension/protocol.js';
+import { ExtensionUpstream } from '../src/browser/extension/upstream.js';
+import { TEST_PAIRING_CODE } from '../test/fixtures/extension.js';
+import { pollUntil } from '../src/util/wait.js';
 import { setLogLevel } from '../src/log.js';
 import { findActivePort } from '../src/browser/ownChrome/activePort.js';
 import { OwnChromeUpstream } from '../src/browser/ownChrome/upstream.js';
 import { TreeSampler } from './procs.js';
 import { median, quantile } from './stats.js';
-import { relayBrowserArgs, startDebuggableBrowser } from './transports.js';
+import { relayBrowserArgs, startDebuggableBrowser, withExtension, type LikeManagedOptions } from './transports.js';
 
 const { values } = parseArgs({ options: { calls: { type: 'string', default: '500' }, chromium: { type: 'string', default: '/usr/bin/chromium' } } });
 const calls = Number(values.calls);
@@ -39,11 +49,29 @@ sampler.untrack('self');
 if (!argv) throw new Error('the launched browser\'s command line was not found under /proc');
 
 const started: Array<{ dir: string; stop: () => Promise<void> }> = [];
-async function startBrowser(): Promise<string> {
+/** Starts a browser with the launched one's switches, changed by `opts`. */
+async function startBrowser(opts: LikeManagedOptions = {}): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'twbench-hop-'));
-  started.push({ dir, stop: await startDebuggableBrowser(argv![0]!, relayBrowserArgs(argv!, dir), dir) });
+  await opts.prepareProfile?.(dir);
+  const args = [...relayBrowserArgs(argv!, dir).filter(a => !opts.drop?.includes(a)), ...(opts.extraArgs ?? [])];
+  started.push({ dir, stop: await startDebuggableBrowser(argv![0]!, args, dir) });
   return dir;
 }
+
+// The extension's link: a bridge behind a loopback HTTP server of this process (the relay leader's part in tabwright).
+const configDir = mkdtempSync(join(tmpdir(), 'twbench-hop-config-'));
+const bridge = new ExtensionBridge({ configDir, env: { TABWRIGHT_PAIRING_KEY: TEST_PAIRING_CODE } });
+const linkServer = createServer((_req, res) => res.writeHead(404).end());
+linkServer.on('upgrade', (req, socket, head) => (req.url === LINK_PATH ? bridge.handleUpgrade(req, socket, head) : socket.destroy()));
+await new Promise<void>(resolve => linkServer.listen(0, '127.0.0.1', resolve));
+const linkPort = (linkServer.address() as AddressInfo).port;
+await startBrowser(await withExtension(linkPort));
+// The pairing browser's own link came and went with it; the measured browser's worker dials as it starts.
+const link = await pollUntil(() => bridge.link, { ms: 30_000, intervalMs: 50 });
+if (!link) throw new Error('the extension did not connect within 30 s');
+const extensionUpstream = new ExtensionUpstream(link);
+const extensionRelay = await CdpRelayEndpoint.start(extensionUpstream);
+const viaExtension = await chromium.connectOverCDP(extensionRelay.url, { noDefaults: true, isLocal: true });
 
 const direct = await chromium.connectOverCDP(`http://127.0.0.1:${(await findActivePort(await startBrowser())).port}`);
 const upstream = await OwnChromeUpstream.connect(await findActivePort(await startBrowser()), 10_000);
@@ -51,7 +79,7 @@ const relay = await CdpRelayEndpoint.start(upstream);
 const relayed = await chromium.connectOverCDP(relay.url, { noDefaults: true, isLocal: true });
 
 const wires: Array<{ name: string; page: Page; session: CDPSession }> = [];
-for (const [name, page] of [['pipe (launch)', await (await launched.newContext()).newPage()], ['WebSocket (cdp)', await direct.contexts()[0]!.newPage()], ['relay (own-chrome)', await relayed.contexts()[0]!.newPage()]] as const) {
+for (const [name, page] of [['pipe (launch)', await (await launched.newContext()).newPage()], ['WebSocket (cdp)', await direct.contexts()[0]!.newPage()], ['relay (own-chrome)', await relayed.contexts()[0]!.newPage()], ['extension', await viaExtension.contexts()[0]!.newPage()]] as const) {
   wires.push({ name, page, session: await page.context().newCDPSession(page) });
 }
 
@@ -83,6 +111,11 @@ try {
   await relayed.close();
   await relay.close();
   upstream.close();
+  await viaExtension.close();
+  await extensionRelay.close();
+  bridge.close();
+  linkServer.close();
+  rmSync(configDir, { recursive: true, force: true });
   for (const b of started) {
     await b.stop();
     rmSync(b.dir, { recursive: true, force: true });

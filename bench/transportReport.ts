@@ -58,22 +58,19 @@ export const WHY_MISSED: Partial<Record<TransportId, string>> = {
     + 'a 345 KB request 12.0, 27.2 and 21.0 ms. The relay\'s own hop (in tabwright\'s process: a parse and a stringify of each frame, '
     + 'loopback) adds nothing measurable beyond the WebSocket: the cdp row, the same WebSocket without the relay, lands as far from launch, '
     + 'and run-to-run spread on this shared 2-core machine (0.8× to 1.5× on the same build) is larger than either.',
-  extension: 'the commands are the same as launch\'s; each one takes about 4 more process hops (tabwright → Chrome\'s network service → '
-    + 'the extension\'s worker → chrome.debugger in the browser process → the page, and back), and on this loaded machine each hop waits for '
-    + 'a core. Timed per command with temporary timestamps in the link and the worker (259 commands, load average 9.5 on 2 cores): the '
-    + 'link\'s round trip has a median of 4.8 ms (mean 10.2), of which the worker\'s chrome.debugger call is 2.0 (mean 4.5), '
-    + 'server → worker 0.6 (mean 1.6) and worker → server 0.9 (mean 4.1); the long tail of the last lies wholly inside stalls of '
-    + 'tabwright\'s event loop (about 40% of them its own CPU: GC, JSON, the rest waiting to be scheduled). The relay and the upstream add '
-    + 'nothing per command beyond the link (a command reaches the link well under a millisecond after the relay gets it; the ordering barriers hold commands back only while '
-    + 'a tab is attached, never in a timed operation), and renicing the extension\'s renderer (Chrome backgrounds its main thread) '
-    + 'changed nothing measurable. At ~3.5 ms more per round trip, 19 round trips of a type cost ~65 ms; run-to-run spread on the '
-    + 'same build is 1.4× to 3.0× for type. For a click on a fresh document most of the gap is one pair of commands: Playwright evaluates '
-    + 'its ~330 KB injected script in the main and the utility world of every new document before its first action, and through '
-    + 'chrome.debugger each of those two Runtime.evaluate calls took 69 and 83 ms against 21 and 25 over the pipe (protocol logs of '
-    + 'the same click, load average under 1): about 100 of the click\'s ~100 ms extra, the other 34 round trips costing nearly what '
-    + 'they cost over the pipe. The time is spent inside chrome.debugger.sendCommand with a large argument (a 330 KB expression '
-    + 'alone takes 17 to 28 ms there, timed in the worker), not on the link: keeping the expression in the worker and sending a '
-    + 'hash instead (tried) saved about 10 ms per document. A later action on the same document does not evaluate it again.',
+  extension: 'the commands are the same as launch\'s; each one costs more, and the target allows too few of them. One small CDP '
+    + 'round trip timed by `bench/relayHop.ts` (300 each, interleaved, a quiet machine, 2026-12-05) takes 1.43 ms over Playwright\'s pipe '
+    + 'and 3.15 ms through the extension (tabwright → the link\'s WebSocket → the extension\'s worker → chrome.debugger in the browser '
+    + 'process → the page, and back); a 345 KB request 18.3 and 49.6 ms, a 200 KB reply 16.1 and 42.3 ms. Of the 3.15 ms, the worker\'s '
+    + 'chrome.debugger.sendCommand alone takes about 2 ms, more than the pipe\'s whole round trip, so even commands issued from inside '
+    + 'the worker would cost more than launch\'s. At +1.7 ms a round trip, an operation meets 1.2× only when it sends at most about one '
+    + 'round trip per 8 ms of launch\'s time: snapshot sends 3 (one carrying Playwright\'s 14 KB utility script on a fresh document) '
+    + 'in ~16 ms, type 19 in ~40 ms, click 33 plus two 345 KB injected-script evaluations (Playwright\'s, once per fresh document: the '
+    + 'main world\'s for the preview of the ElementHandle tabwright resolves a ref to, the utility world\'s for the action) in ~73 ms. '
+    + 'Screenshot (2 round trips, most of its time spent capturing) meets it. The relay and the upstream add nothing per command '
+    + 'beyond the link (the own-chrome column uses the same relay over a plain WebSocket). What could meet it is not a faster wire but '
+    + 'fewer commands on this transport than on launch: an action or a snapshot as one page-side evaluation the worker runs, instead of '
+    + 'Playwright\'s actionability sequence; not built (it would be a second implementation of the element actions beside Playwright\'s).',
 };
 
 function stats(tr: TransportResults, transport: TransportId, op: TransportOp): OpStats | undefined {

@@ -12,7 +12,8 @@
  *
  * - `cdp`, for comparison: the same kind of browser over a plain DevTools WebSocket, no relay.
  *
- * - `extension`: `--connection extension` against a headless Chromium with the companion extension loaded and paired.
+ * - `extension`: `--connection extension` against a Chromium started like `own-chrome`'s, with the companion extension
+ *   loaded and paired (nothing else attached to it, as in a user's browser).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -206,16 +207,27 @@ interface StartedBrowser {
   close(): Promise<void>;
 }
 
+/** How a transport's browser differs from the managed browser's switches. */
+export interface LikeManagedOptions {
+  /** Switches of the managed browser to leave out (matched whole). */
+  drop?: readonly string[];
+  /** Switches to add. */
+  extraArgs?: readonly string[];
+  /** Readies the profile before the browser starts on it. */
+  prepareProfile?(profile: string): Promise<void>;
+}
+
 /**
- * Starts a browser with the managed browser's switches (`relayBrowserArgs`) and fits its window to the managed
- * browser's viewport. @throws when it does not start (nothing is left running).
+ * Starts a browser with the managed browser's switches (`relayBrowserArgs`, changed by `opts`) and fits its window to
+ * the managed browser's viewport. @throws when it does not start (nothing is left running).
  */
-async function startLikeManaged(referenceBrowser: string[] | undefined, id: TransportId): Promise<StartedBrowser> {
+async function startLikeManaged(referenceBrowser: string[] | undefined, id: TransportId, opts: LikeManagedOptions = {}): Promise<StartedBrowser> {
   if (!referenceBrowser?.length) throw new Error('needs the managed browser\'s command line (the launch transport did not start)');
   const profile = mkdtempSync(join(tmpdir(), `twbench-${id}-`));
-  const args = relayBrowserArgs(referenceBrowser, profile);
+  const args = [...relayBrowserArgs(referenceBrowser, profile).filter(a => !opts.drop?.includes(a)), ...(opts.extraArgs ?? [])];
   let stopBrowser: (() => Promise<void>) | undefined;
   try {
+    await opts.prepareProfile?.(profile);
     stopBrowser = await startDebuggableBrowser(referenceBrowser[0]!, args, profile);
     const [w, h] = VIEWPORT.split('x').map(Number) as [number, number];
     const viewport = await fitWindow(profile, w, h);
@@ -281,24 +293,53 @@ const cdp: BenchTransport = {
 };
 
 /**
- * The companion extension: `--connection extension` on a free relay port, with a headless Chromium that loads
- * dist/extension and is paired with the server once it listens (the test lane's browser, test/fixtures/extension.ts:
- * Playwright launches it to play the user on the extension's pages, so its pipe is attached beside the extension).
- * The agent's tabs come from open_tab (they join the shared set); every CDP command goes server → relay → link →
- * the extension's worker → chrome.debugger.
+ * How a browser like the managed one runs the companion extension, paired with a server on `port` (the test pairing
+ * code): without Playwright's switches that keep extensions out, with the built extension loaded, and its profile
+ * paired first, as a user pairs, on the extension's pairing page of a browser Playwright launches on that profile
+ * for that alone and closes again (test/fixtures/extension.ts). Used by the `extension` transport and relayHop.ts.
+ */
+export async function withExtension(port: number): Promise<LikeManagedOptions> {
+  const { extensionArgs, startExtensionBrowser, TEST_PAIRING_CODE } = await import('../test/fixtures/extension.js');
+  return {
+    drop: ['--disable-extensions', '--disable-component-extensions-with-background-pages'],
+    extraArgs: extensionArgs().filter(a => /^--(load-extension|disable-extensions-except)=/.test(a)),
+    prepareProfile: async profile => {
+      const pairing = await startExtensionBrowser({ profile });
+      try {
+        await pairing.pair(TEST_PAIRING_CODE, port);
+      } finally {
+        await pairing.close();
+      }
+    },
+  };
+}
+
+/**
+ * The companion extension: `--connection extension` on a free relay port, against a Chromium the bench starts itself
+ * with the managed browser's switches and the extension loaded, as a user's browser runs: nothing but the extension
+ * attaches to it while it is measured. Its profile is paired first, as a user pairs, on the extension's pairing page
+ * of a browser Playwright launches for that alone (test/fixtures/extension.ts) and closes again; the worker then
+ * dials the server when the measured browser starts (and retries until the server listens). The agent's tabs come
+ * from open_tab (they join the shared set); every CDP command goes server → relay → link → the extension's worker →
+ * chrome.debugger.
  */
 const extension: BenchTransport = {
   id: 'extension',
   label: 'extension (chrome.debugger)',
-  prepare: async () => {
-    const { extensionLane } = await import('../test/fixtures/extension.js');
-    const lane = await extensionLane([HOST_RULES]);
+  prepare: async ({ referenceBrowser }) => {
+    const { TEST_PAIRING_CODE } = await import('../test/fixtures/extension.js');
+    const { freePort } = await import('../test/fixtures/harness.js');
+    const port = await freePort();
+    const b = await startLikeManaged(referenceBrowser, 'extension', await withExtension(port));
     return {
       args: ['--connection', 'extension'],
-      env: lane.env,
-      notes: ['a headless Chromium with the companion extension loaded and paired (Playwright launches it to play the user; tabwright reaches it only through the extension link)'],
-      afterStart: () => lane.pair(),
-      close: () => lane.close(),
+      env: { TABWRIGHT_WS_PORT: String(port), TABWRIGHT_PAIRING_KEY: TEST_PAIRING_CODE },
+      notes: [
+        `${startedNote(b)}, with the companion extension loaded and paired (on the extension's pairing page of a browser Playwright launched on the same profile and closed before)`,
+        'nothing attaches to the measured browser but the extension: tabwright reaches it only through the extension link',
+      ],
+      browserCommandLine: b.commandLine,
+      close: () => b.close(),
     };
   },
 };

@@ -41,6 +41,11 @@ export function addServerOptions(cmd: Command): Command {
     .option('--own-chrome', 'drive the user\'s running Chrome after they click "Allow remote debugging?" (same as --connection own-chrome; docs/own-browser.md)')
     .option('--own-chrome-profile <dir>', 'with --own-chrome: the Chrome user data dir whose DevToolsActivePort to read (env TABWRIGHT_OWN_CHROME_PROFILE; default: the OS\'s Chrome, then Chromium folder)')
     .option('--new-context', 'with --cdp-endpoint: use a context of our own, closed on exit, instead of the browser\'s tabs (env TABWRIGHT_NEW_CONTEXT=1)')
+    .addOption(new Option('--policy <mode>', 'hardened: no agent-written code (execute, export_script, sync_scripts), only http(s) and about:blank loads, uploads only from --allow-root, no downloads (env TABWRIGHT_POLICY; docs/policy.md)').choices(['default', 'hardened']))
+    .option('--allow-host <pattern>', 'only these hosts may be loaded or requested: example.com, *.example.com, 127.0.0.1:8080; repeatable (env TABWRIGHT_ALLOW_HOSTS, comma-separated)', collect)
+    .option('--deny-host <pattern>', 'these hosts may never be loaded or requested; wins over --allow-host; repeatable (env TABWRIGHT_DENY_HOSTS, comma-separated)', collect)
+    .option('--max-calls <n>', 'at most n successful tool calls per session, and per day unless --max-calls-per-day (env TABWRIGHT_MAX_CALLS)')
+    .option('--max-calls-per-day <n>', 'at most n successful tool calls per calendar day across processes (env TABWRIGHT_MAX_CALLS_PER_DAY; default --max-calls)')
     .option('--isolate-sessions', 'give each MCP session its own browser context, closed when the session ends (env TABWRIGHT_ISOLATE_SESSIONS=1)');
 }
 

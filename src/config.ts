@@ -6,6 +6,7 @@ import { homedir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
 import { checkEndpoint, parseHeaders } from './browser/cdp/endpoint.js';
 import { ToolError } from './errors.js';
+import { describePolicy, OPEN_POLICY, parsePolicy, restricts, type Policy } from './consent/policy.js';
 
 export type OutputMode = 'auto' | 'inline' | 'file';
 
@@ -86,6 +87,67 @@ export interface Config {
   maxWaitMs: number;
   /** take_screenshot's defaults: format, quality and maximum width (docs/screenshots.md). */
   screenshot: ScreenshotConfig;
+  /**
+   * `--policy hardened`, `--allow-host`, `--deny-host` (or `TABWRIGHT_POLICY`, `TABWRIGHT_ALLOW_HOSTS`,
+   * `TABWRIGHT_DENY_HOSTS`): what the agent may not do (docs/policy.md).
+   */
+  policy: Policy;
+  /** `--max-calls` / `--max-calls-per-day`: how many calls may succeed (docs/policy.md, "Call budgets"). */
+  budget: CallBudgetConfig;
+}
+
+/** Caps on successful tool calls (src/dispatch/callBudget.ts); undefined = no cap. */
+export interface CallBudgetConfig {
+  /** Per session: the serving process's lifetime (`--max-calls`, `TABWRIGHT_MAX_CALLS`). */
+  session?: number;
+  /**
+   * Per calendar day, local time, shared by every process of the data dir (`--max-calls-per-day`,
+   * `TABWRIGHT_MAX_CALLS_PER_DAY`; default: `--max-calls`).
+   */
+  day?: number;
+}
+
+/**
+ * Parses a call cap: a whole number from 1 to 10^9.
+ * @throws ToolError invalid_arguments for anything else.
+ */
+export function parseCallCap(text: string, flag: string): number {
+  const n = /^\s*\d+\s*$/.test(text) ? Number(text) : NaN;
+  if (!(n >= 1 && n <= 1e9)) {
+    throw new ToolError('invalid_arguments', `${flag} "${text}" is not a whole number from 1 to 1000000000.`, `Use e.g. ${flag} 200 (successful tool calls).`);
+  }
+  return n;
+}
+
+/**
+ * The call budget from `--max-calls` / `--max-calls-per-day` over `TABWRIGHT_MAX_CALLS` /
+ * `TABWRIGHT_MAX_CALLS_PER_DAY` (an empty variable counts as unset). The day cap defaults to the session cap.
+ * @throws ToolError invalid_arguments for a value that is not a whole number from 1 up.
+ */
+export function resolveBudget(flags: ConfigFlags, env: Env): CallBudgetConfig {
+  const sessionText = flags.maxCalls ?? (env.TABWRIGHT_MAX_CALLS || undefined);
+  const dayText = flags.maxCallsPerDay ?? (env.TABWRIGHT_MAX_CALLS_PER_DAY || undefined);
+  const session = sessionText !== undefined ? parseCallCap(sessionText, '--max-calls') : undefined;
+  const day = dayText !== undefined ? parseCallCap(dayText, '--max-calls-per-day') : session;
+  return { session, day };
+}
+
+/** Splits a list of host patterns: commas or whitespace (`TABWRIGHT_ALLOW_HOSTS`, `TABWRIGHT_DENY_HOSTS`). */
+function hostList(text: string | undefined): string[] {
+  return (text ?? '').split(/[\s,]+/).filter(Boolean);
+}
+
+/**
+ * The policy from `--policy`, `--allow-host`, `--deny-host` (else `TABWRIGHT_POLICY`, `TABWRIGHT_ALLOW_HOSTS`,
+ * `TABWRIGHT_DENY_HOSTS`; the variables' patterns and the flags' add up, like `--allow-root`).
+ * @throws ToolError invalid_arguments for an unknown mode or a bad pattern.
+ */
+export function resolvePolicy(flags: ConfigFlags, env: Env): Policy {
+  const mode = flags.policy ?? (env.TABWRIGHT_POLICY || undefined);
+  const allow = [...hostList(env.TABWRIGHT_ALLOW_HOSTS), ...(flags.allowHost ?? [])];
+  const deny = [...hostList(env.TABWRIGHT_DENY_HOSTS), ...(flags.denyHost ?? [])];
+  if (mode === undefined && !allow.length && !deny.length) return OPEN_POLICY;
+  return parsePolicy(mode, allow, deny);
 }
 
 /** An image format take_screenshot writes. */
@@ -265,6 +327,11 @@ export interface ConfigFlags {
   screenshotFormat?: string;
   screenshotQuality?: string;
   screenshotMaxWidth?: string;
+  policy?: string;
+  allowHost?: string[];
+  denyHost?: string[];
+  maxCalls?: string;
+  maxCallsPerDay?: string;
 }
 
 type Env = Record<string, string | undefined>;
@@ -339,6 +406,13 @@ export function resolveConfig(flags: ConfigFlags = {}, env: Env = process.env): 
   const remote = resolveRemote(flags, env);
   const own = resolveOwnBrowser(flags, env, remote !== undefined);
   const isolateSessions = Boolean(flags.isolateSessions) || env.TABWRIGHT_ISOLATE_SESSIONS === '1';
+  const policy = resolvePolicy(flags, env);
+  // The extension's downloads go to the user's download folder, unseen, and its requests are not routed through
+  // Playwright here: neither a download refusal nor a host rule could be enforced (docs/policy.md, "Connections").
+  if (own?.kind === 'extension' && restricts(policy)) {
+    throw new ToolError('invalid_arguments', '--policy, --allow-host and --deny-host cannot be enforced on the extension connection.',
+      'Drive a browser tabwright launches or attaches to (default launch, --cdp-endpoint, --ws-endpoint, --own-chrome) with a policy, or drop the policy flags.');
+  }
   if (isolateSessions && !remote && flags.userDataDir) {
     throw new ToolError('invalid_arguments', '--isolate-sessions and --user-data-dir exclude each other.', 'Session contexts are temporary; drop --user-data-dir (the launch then uses a temporary profile).');
   }
@@ -370,6 +444,8 @@ export function resolveConfig(flags: ConfigFlags = {}, env: Env = process.env): 
     maxWaitMs: flags.maxWait !== undefined || env.TABWRIGHT_MAX_WAIT ? parseMaxWait(flags.maxWait ?? env.TABWRIGHT_MAX_WAIT!) : DEFAULT_MAX_WAIT_MS,
     structuredContent: Boolean(flags.structuredContent) || env.TABWRIGHT_STRUCTURED_CONTENT === '1' || env.TABWRIGHT_STRUCTURED_CONTENT === 'true',
     screenshot: resolveScreenshot(flags, env),
+    policy,
+    budget: resolveBudget(flags, env),
   };
 }
 
@@ -418,9 +494,11 @@ export function resolveOwnBrowser(flags: ConfigFlags, env: Env, hasRemote: boole
  * companion extension's link. Processes whose keys differ run their own browsers.
  */
 export function sharedBrowserKey(config: Config): string {
-  if (config.own?.kind === 'own-chrome') return `own-chrome:${config.own.profileDir ?? 'default'}`;
+  // Processes with different policies never share a browser: a follower's calls would run under the leader's.
+  const policy = restricts(config.policy) ? ` (policy ${describePolicy(config.policy)})` : '';
+  if (config.own?.kind === 'own-chrome') return `own-chrome:${config.own.profileDir ?? 'default'}${policy}`;
   if (config.own?.kind === 'extension') return 'extension';
-  return config.userDataDir;
+  return config.userDataDir + policy;
 }
 
 /**
@@ -447,4 +525,9 @@ export function resolveRemote(flags: ConfigFlags, env: Env): RemoteConfig | unde
     newContext: !cdp || Boolean(flags.newContext) || env.TABWRIGHT_NEW_CONTEXT === '1',
     connectTimeoutMs: Number.isFinite(timeout) && timeout > 0 ? timeout : CONNECT_TIMEOUT_MS,
   };
+}
+
+/** The connection kind `config` selects (before anything connects): an endpoint's kind, the user's own browser's, else launch. */
+export function connectionKindOf(config: Pick<Config, 'remote' | 'own'>): 'launch' | 'cdp' | 'playwright-server' | 'own-chrome' | 'extension' {
+  return config.remote?.kind ?? config.own?.kind ?? 'launch';
 }

@@ -99,7 +99,7 @@ export function checkCommand(method: string, params: Record<string, unknown>, or
     throw new Denied('scheme_denied', `Page.navigate to ${String(params.url)}: only http(s), about:blank and data: pages can be driven.`);
   }
   if (method === 'DOM.setFileInputFiles' && !fileAccess) {
-    throw new Denied('method_denied', 'DOM.setFileInputFiles needs "Allow access to file URLs" for the extension (chrome://extensions → Details).');
+    throw new Denied('file_access', 'DOM.setFileInputFiles needs "Allow access to file URLs" for the extension (chrome://extensions → Details).');
   }
   if (inputLocked && method.startsWith('Input.')) {
     throw new Denied('consent_pending', `${method} refused while a consent question about this tab is open.`);

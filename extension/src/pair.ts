@@ -12,10 +12,20 @@ const fail = (error: unknown) => {
   out.textContent = error instanceof Error ? error.message : String(error);
   out.dataset.state = 'error';
 };
+/** Set while a pairing is on its way: the status shown then is "Pairing…", never one read before it was taken. */
+let pairing = false;
 byId('pair').addEventListener('click', () => {
-  ask({ type: 'pair', code: byId<HTMLInputElement>('code').value, port: Number(byId<HTMLInputElement>('port').value) }).then(show, fail);
+  pairing = true;
+  out.textContent = 'Pairing…';
+  out.dataset.state = 'pairing';
+  ask({ type: 'pair', code: byId<HTMLInputElement>('code').value, port: Number(byId<HTMLInputElement>('port').value) })
+    .then(show, fail)
+    .finally(() => {
+      pairing = false;
+    });
   byId<HTMLInputElement>('code').value = '';
 });
 byId('unpair').addEventListener('click', () => void ask({ type: 'unpair' }).then(show, fail));
-ask({ type: 'status' }).then(show, fail);
-setInterval(() => void ask({ type: 'status' }).then(show, () => undefined), 1000);
+const refresh = () => ask({ type: 'status' }).then(s => pairing || show(s));
+refresh().catch(fail);
+setInterval(() => void refresh().catch(() => undefined), 1000);

@@ -17,6 +17,8 @@ import * as userScripts from './userScripts.js';
 const dbg = (chrome as any).debugger as ChromeDebuggerApi;
 
 const REDIAL_ALARM = 'tabwright-redial';
+/** How long a link may take from dialling to the server's welcome, in ms (a loopback handshake takes milliseconds). */
+const HANDSHAKE_MS = 10_000;
 const GROUP_TITLE = 'tabwright';
 const bootId = hex(crypto.getRandomValues(new Uint8Array(8)));
 
@@ -112,6 +114,13 @@ async function open(): Promise<void> {
   const clientNonce = hex(crypto.getRandomValues(new Uint8Array(32)));
   const extId = chrome.runtime.id;
   let stage: 'challenge' | 'welcome' | 'linked' = 'challenge';
+  // A link whose handshake stalls (the socket never opens, or the server never answers) would hold `socket` and
+  // keep every later dial from trying again: past HANDSHAKE_MS it is closed, and the close redials.
+  const handshake = setTimeout(() => {
+    if (socket !== ws || linked) return;
+    lastError = `the server on 127.0.0.1:${pairing.port} did not finish the handshake within ${HANDSHAKE_MS / 1000} s`;
+    ws.close();
+  }, HANDSHAKE_MS);
   ws.onopen = () => {
     ws.send(JSON.stringify({ t: 'hello', v: [LINK_PROTOCOL, LINK_PROTOCOL], extId, extVersion: chrome.runtime.getManifest().version, bootId, clientNonce, userAgent: navigator.userAgent }));
   };
@@ -133,6 +142,7 @@ async function open(): Promise<void> {
       if (frame.t !== 'welcome') return ws.close(CLOSE.unauthorized, 'no welcome');
       stage = 'linked';
       linked = true;
+      clearTimeout(handshake);
       lastError = undefined;
       retryMs = 500;
       void refreshIndicators();
@@ -142,6 +152,7 @@ async function open(): Promise<void> {
     else if (typeof frame.id === 'number') answered(frame as ResponseFrame);
   };
   ws.onclose = (event: CloseEvent) => {
+    clearTimeout(handshake);
     for (const [id, waiter] of asked) if (waiter.socket === ws) {
       asked.delete(id);
       waiter.reject(new Error('the link closed'));

@@ -5,7 +5,7 @@
  */
 import { ToolError } from '../errors.js';
 
-export type Capability = 'trustedInput' | 'screenshot' | 'snapshot' | 'evaluate' | 'webmcp' | 'userscripts' | 'console' | 'shareTabs';
+export type Capability = 'trustedInput' | 'screenshot' | 'snapshot' | 'evaluate' | 'webmcp' | 'userscripts' | 'console' | 'network' | 'shareTabs';
 
 /**
  * `cdp`: a browser attached over the DevTools protocol; `playwright-server`: a Playwright server's browser;
@@ -13,18 +13,117 @@ export type Capability = 'trustedInput' | 'screenshot' | 'snapshot' | 'evaluate'
  */
 export type ConnectionKind = 'launch' | 'cdp' | 'playwright-server' | 'own-chrome' | 'extension' | 'userscript';
 
-/** Which connection kinds offer which capability (the kinds not built yet included). */
-export const CAPABILITIES_BY_KIND: Record<ConnectionKind, readonly Capability[]> = {
-  launch: ['trustedInput', 'screenshot', 'snapshot', 'evaluate', 'webmcp', 'console'],
-  cdp: ['trustedInput', 'screenshot', 'snapshot', 'evaluate', 'webmcp', 'console'],
-  'playwright-server': ['trustedInput', 'screenshot', 'snapshot', 'evaluate', 'webmcp', 'console'],
-  'own-chrome': ['trustedInput', 'screenshot', 'snapshot', 'evaluate', 'webmcp', 'console', 'shareTabs'],
-  // chrome.debugger's Input.dispatchMouseEvent is trusted (EXTENSION-DESIGN.md §2b). Userscripts run in shared tabs
-  // through chrome.userScripts when the user allowed it, else the CDP injector (docs/userscripts.md, "Through the
-  // extension"); no 'userscripts' capability: that names a userscript manager's.
-  extension: ['trustedInput', 'screenshot', 'snapshot', 'evaluate', 'webmcp', 'console'],
-  userscript: ['evaluate', 'webmcp', 'userscripts'],
+/**
+ * Whether a capability works on a connection kind: `available`; `experimental` (works, on a draft or unstable
+ * footing the reason names); `unavailable` (the reason says why). A `note` on an available one names a limit.
+ */
+export type CapabilityStatus = 'available' | 'unavailable' | 'experimental';
+
+/** One capability's status on one connection kind, as the manifest reports it. */
+export interface CapabilityState {
+  status: CapabilityStatus;
+  /** Why: for `unavailable` and `experimental` (always), and a limit of an `available` one (sometimes). */
+  reason?: string;
+}
+
+/**
+ * What the manifest reports besides the capabilities tools declare in `needs`: features that differ by connection
+ * kind without a tool needing them as a whole (downloads, viewport emulation, stopping a stuck script).
+ */
+export type ReportedCapability = Capability | 'downloads' | 'viewportEmulation' | 'stopStuckScript';
+
+const ALL_KINDS: readonly ConnectionKind[] = ['launch', 'cdp', 'playwright-server', 'own-chrome', 'extension', 'userscript'];
+
+/** A state for every kind: `available` unless `except` says otherwise. */
+function states(except: Partial<Record<ConnectionKind, CapabilityState>> = {}): Record<ConnectionKind, CapabilityState> {
+  return Object.fromEntries(ALL_KINDS.map(kind => [kind, except[kind] ?? { status: 'available' }])) as Record<ConnectionKind, CapabilityState>;
+}
+
+const off = (reason: string): CapabilityState => ({ status: 'unavailable', reason });
+
+/** The userscript kind (a userscript manager's page-side API) is not built in this version; its reasons say what it could not do. */
+const USERSCRIPT = 'a userscript manager runs inside the page';
+
+/**
+ * The one declaration of what each connection kind can do (docs/connections.md, "The seam"; the reasons are
+ * docs/attach.md "What each connection cannot do" and docs/own-browser.md "What differs"): each capability, in
+ * the order get_bridge_status lists them, with its state per kind. CAPABILITIES_BY_KIND (what `needs` is checked
+ * against) and the capability manifest (get_bridge_status, the MCP initialize `_meta`) are both read from it.
+ */
+export const CAPABILITY_DECLARATIONS: Readonly<Record<ReportedCapability, Record<ConnectionKind, CapabilityState>>> = {
+  trustedInput: states({ userscript: off(`${USERSCRIPT}: the events it dispatches are untrusted (isTrusted false)`) }),
+  screenshot: states({ userscript: off(`${USERSCRIPT} and cannot capture the page's pixels`) }),
+  snapshot: states({ userscript: off(`${USERSCRIPT} and cannot read the browser's accessibility tree`) }),
+  evaluate: states(),
+  webmcp: states(Object.fromEntries(ALL_KINDS.map(kind => [kind, {
+    status: 'experimental',
+    reason: kind === 'launch'
+      ? `a draft web API: native in the browser tabwright launches (its WebMCP feature, unless --webmcp polyfill), else tabwright's polyfill`
+      : kind === 'userscript'
+        ? `a draft web API: the page's own document.modelContext, else tabwright's polyfill`
+        : `a draft web API: native only where the browser has its WebMCP feature on (tabwright cannot switch it on here), else tabwright's polyfill`,
+  }]))),
+  // Names a userscript manager's own API; tabwright's userscript store runs on every kind (docs/userscripts.md).
+  userscripts: states(Object.fromEntries(ALL_KINDS.filter(k => k !== 'userscript').map(kind => [kind, off(`a userscript manager's own API (the userscript kind); tabwright's own scripts tools work here`)]))),
+  console: states({ userscript: off(`${USERSCRIPT} and sees only what it wraps of the console`) }),
+  network: states({ userscript: off(`${USERSCRIPT} and cannot see the browser's network traffic`) }),
+  shareTabs: states({
+    launch: off('tabwright opened every tab of the browser it launched: there is nothing to share'),
+    cdp: off('every tab of the attached context is already in reach'),
+    'playwright-server': off(`the Playwright server's browser has only tabwright's tabs`),
+    extension: off(`the user shares tabs from the extension's popup, not through tabwright`),
+    userscript: off(`${USERSCRIPT}: its tabs are where the user installed it`),
+  }),
+  downloads: states({
+    cdp: { status: 'available', reason: 'the browser writes the file on its own machine: this works only when it runs on the same machine as tabwright (a Playwright server streams it)' },
+    'own-chrome': off(`downloads go to the user's download folder: tabwright leaves their settings alone, so list_downloads does not see them`),
+    extension: off(`downloads go to the browser's download folder: chrome.debugger has no Browser.setDownloadBehavior, so list_downloads does not see them`),
+    userscript: off(`${USERSCRIPT} and cannot see downloads`),
+  }),
+  viewportEmulation: states({
+    cdp: { status: 'available', reason: `in the browser's default context tabwright leaves the window size as it is; contexts of its own (--new-context) get --viewport` },
+    'own-chrome': off(`the viewport is the user's window: tabwright attaches without emulation (noDefaults)`),
+    extension: off(`the viewport is the user's window: tabwright attaches without emulation (noDefaults)`),
+    userscript: off(`${USERSCRIPT} and cannot emulate a viewport`),
+  }),
+  stopStuckScript: states({
+    extension: off('Chrome answers an extension\'s Runtime.terminateExecution "not allowed for untrusted clients": a page in an endless loop stays stuck until it leaves the page'),
+    userscript: off(`${USERSCRIPT} and runs on its thread`),
+  }),
 };
+
+/** The capabilities tools declare in `needs` (the others are reported only). */
+const NEEDED: readonly Capability[] = ['trustedInput', 'screenshot', 'snapshot', 'evaluate', 'webmcp', 'userscripts', 'console', 'network', 'shareTabs'];
+
+/** Which connection kinds offer which capability (the kinds not built yet included): those not `unavailable` there. */
+export const CAPABILITIES_BY_KIND: Record<ConnectionKind, readonly Capability[]> = Object.fromEntries(
+  ALL_KINDS.map(kind => [kind, NEEDED.filter(c => CAPABILITY_DECLARATIONS[c][kind].status !== 'unavailable')]),
+) as unknown as Record<ConnectionKind, readonly Capability[]>;
+
+/** The capability manifest of one connection kind: every capability with its state there, in declaration order. */
+export interface CapabilityManifest {
+  connection: ConnectionKind;
+  capabilities: Record<ReportedCapability, CapabilityState>;
+}
+
+/** The manifest of `kind` (get_bridge_status `capabilityManifest`, the MCP initialize `_meta`). */
+export function capabilityManifest(kind: ConnectionKind): CapabilityManifest {
+  const capabilities = Object.fromEntries(
+    (Object.keys(CAPABILITY_DECLARATIONS) as ReportedCapability[]).map(name => [name, { ...CAPABILITY_DECLARATIONS[name][kind] }]),
+  ) as Record<ReportedCapability, CapabilityState>;
+  return { connection: kind, capabilities };
+}
+
+/**
+ * One line for the model: the capabilities that are not plainly available on `manifest`'s kind, with their reasons
+ * (`Unavailable here: shareTabs (…); downloads (…). Experimental: webmcp (…).`); undefined when everything is.
+ */
+export function manifestLine(manifest: CapabilityManifest): string | undefined {
+  const entries = Object.entries(manifest.capabilities) as Array<[ReportedCapability, CapabilityState]>;
+  const list = (status: CapabilityStatus) => entries.filter(([, s]) => s.status === status).map(([name, s]) => `${name} (${s.reason})`).join('; ');
+  const parts = [list('unavailable') && `Unavailable here: ${list('unavailable')}.`, list('experimental') && `Experimental: ${list('experimental')}.`].filter(Boolean);
+  return parts.length ? parts.join(' ') : undefined;
+}
 
 /** The server flag that selects each kind a user can start today (a kind not built yet has none). */
 const KIND_FLAG: Partial<Record<ConnectionKind, string>> = {

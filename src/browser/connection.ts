@@ -26,6 +26,18 @@ export interface BrowserConnection {
   onDisconnect(listener: () => void): () => void;
   /** Closes the browser and removes temporary profiles. Safe to call twice. */
   close(): Promise<void>;
+  /**
+   * Ends this use of the browser but not the connection (close_browser): closes a browser tabwright launched,
+   * detaches from one it attached to (its process and tabs stay). The next context() launches or attaches
+   * again, as at start. Calls in flight on its pages fail (their pages close or detach). Never throws.
+   * @returns what happened to the browser.
+   */
+  release(): Promise<BrowserRelease>;
+  /**
+   * True for one MCP session's own context in a browser other sessions share (`--isolate-sessions`, the daemon's
+   * `/mcp`: ./sessionContext.ts): close_browser closes only that context.
+   */
+  readonly sessionContext?: boolean;
   /** The remote endpoint with its secrets redacted; undefined for a launched browser. */
   readonly endpoint?: string;
   /**
@@ -66,6 +78,13 @@ export interface BrowserConnection {
    */
   readonly userScripts?: UserScriptsHost;
 }
+
+/**
+ * What `release()` did: `closed` (the browser tabwright launched, or a Playwright server's browser for this
+ * connection, ended with its tabs), `detached` (an attached browser keeps running with its tabs), `context_closed`
+ * (tabwright's own context in a browser it does not own closed with its tabs; the browser keeps running).
+ */
+export type BrowserRelease = 'closed' | 'detached' | 'context_closed';
 
 /** Whether the browser's userscript API can be used now, and if not why (`reason` is a stable code). */
 export interface UserScriptsAvailability {

@@ -6,6 +6,7 @@
  */
 import type { BrowserContext } from 'playwright-core';
 import { ToolError } from '../errors.js';
+import type { BrowserRelease } from './connection.js';
 
 export abstract class ConnectionBase {
   /** The open in progress or done; undefined before the first call, after a failure, a drop or close(). */
@@ -16,6 +17,8 @@ export abstract class ConnectionBase {
   protected version: string | undefined;
   /** Set by close(): no open starts any more. */
   protected closing = false;
+  /** A release() in progress: a call that needs the browser meanwhile opens it again once it is done. */
+  private releasing: Promise<BrowserRelease> | undefined;
   /** When the browser last went away on its own (ms since the epoch; 0: never): `disconnectedSince` of the remote kinds. */
   protected lastDrop = 0;
   private readonly listeners = new Set<() => void>();
@@ -32,6 +35,7 @@ export abstract class ConnectionBase {
    */
   context(): Promise<BrowserContext> {
     if (this.closing) return Promise.reject(new ToolError('browser_unavailable', 'The server is shutting down.', 'Start the server again.'));
+    if (this.releasing) return this.releasing.then(() => this.context(), () => this.context());
     this.starting ??= this.open().catch(error => {
       this.starting = undefined;
       throw error;
@@ -65,6 +69,32 @@ export abstract class ConnectionBase {
     this.lastDrop = Date.now();
     this.disconnected();
   }
+
+  /**
+   * Leaves the browser (close_browser): what `leave()` does, after an open in progress has settled; the next
+   * context() opens again. Calls that ask for the context meanwhile wait for it. A no-op while the server closes.
+   */
+  release(): Promise<BrowserRelease> {
+    if (this.closing) return Promise.resolve(this.leaves());
+    this.releasing ??= (async () => {
+      await this.starting?.catch(() => undefined);
+      this.starting = undefined;
+      await this.leave();
+      return this.leaves();
+    })().finally(() => {
+      this.releasing = undefined;
+    });
+    return this.releasing;
+  }
+
+  /**
+   * Ends tabwright's use of the browser, with nothing in progress: forgets `ctx` first (so the kind's close
+   * and drop handlers stay quiet), then closes or detaches what open() made. Never throws.
+   */
+  protected abstract leave(): Promise<void>;
+
+  /** What leave() does to the browser (close_browser reports it). */
+  protected abstract leaves(): BrowserRelease;
 
   /** Starts closing: no open starts any more, and the one in progress has settled. */
   protected async stopOpening(): Promise<void> {

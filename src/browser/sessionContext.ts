@@ -10,10 +10,11 @@ import type { BrowserContext } from 'playwright-core';
 import type { Config } from '../config.js';
 import { ToolError } from '../errors.js';
 import type { Capability, ConnectionKind } from './capabilities.js';
-import type { BrowserConnection } from './connection.js';
+import type { BrowserConnection, BrowserRelease } from './connection.js';
 
 export class SessionContextConnection implements BrowserConnection {
   readonly kind: ConnectionKind;
+  readonly sessionContext = true;
   readonly capabilities: ReadonlySet<Capability>;
   readonly endpoint: string | undefined;
   readonly asksToConnect: boolean | undefined;
@@ -92,6 +93,18 @@ export class SessionContextConnection implements BrowserConnection {
 
   disconnectedSince(since: number): boolean {
     return this.base.disconnectedSince?.(since) ?? false;
+  }
+
+  /**
+   * Closes this session's context (its tabs, cookies and storage go with it) and lets the next call open a new
+   * one; the browser and the other sessions' contexts stay (close_browser of one session).
+   */
+  async release(): Promise<BrowserRelease> {
+    const ctx = this.ctx ?? (await this.starting?.catch(() => undefined));
+    this.ctx = undefined;
+    this.starting = undefined;
+    await ctx?.close().catch(() => undefined);
+    return 'context_closed';
   }
 
   /** Closes this session's context (its tabs, cookies and storage go with it); the browser stays. */

@@ -8,7 +8,7 @@ import { configDir, dataDir } from '../config.js';
 import { daemonRequest, ensureDaemon, streamTool, type DaemonInfo } from './daemonClient.js';
 import { exitCodeOf } from './exitCodes.js';
 import { CliError, cliError, type CliErrorData } from './output.js';
-import { askConsent, clearStatus, showProgress } from './progress.js';
+import { askConsent, canAskHere, clearStatus, showProgress } from './progress.js';
 import { currentScope, rememberedTab } from './rememberedTab.js';
 import { treeTool } from './toolTree.js';
 
@@ -65,6 +65,9 @@ export async function callTool(tool: string, args: Record<string, unknown>, rawB
   const filled = rawBody === undefined ? withRememberedTab(tool, args) : { args };
   const info = await daemon();
   let waiting: { stop(): void } | undefined;
+  // Without a terminal nobody can answer here: the daemon then asks through the dashboard or the extension only, and
+  // fails at once (consent_unavailable) when neither can (docs/dashboard.md, "Consent").
+  const canAsk = canAskHere();
   const response = await streamTool(info, tool, rawBody ?? JSON.stringify(filled.args), process.cwd(), {
     progress: p => {
       if (!waiting) showProgress(p);
@@ -78,7 +81,13 @@ export async function callTool(tool: string, args: Record<string, unknown>, rawB
         await daemonRequest(info, 'POST', `/v1/consent/${encodeURIComponent(question.questionId)}`, { body: { answer } }).catch(() => undefined);
       });
     },
-  }).finally(() => {
+    consentClosed: closed => {
+      waiting?.stop();
+      waiting = undefined;
+      clearStatus();
+      if (closed.message) process.stderr.write(`tabwright: ${closed.message}\n`);
+    },
+  }, canAsk ? {} : { 'x-tabwright-consent': 'none' }).finally(() => {
     waiting?.stop();
     clearStatus();
   });

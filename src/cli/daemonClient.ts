@@ -108,6 +108,8 @@ function readJson(res: IncomingMessage): Promise<DaemonResponse> {
 export interface StreamHandlers {
   progress?(data: { done: number; total?: number; message?: string }): void;
   consent?(data: Record<string, unknown>): void;
+  /** The consent question `questionId` was withdrawn: answered through another surface (`answeredBy`), expired or cancelled. */
+  consentClosed?(data: { questionId?: string; answeredBy?: string; message?: string }): void;
 }
 
 /**
@@ -118,13 +120,13 @@ export interface StreamHandlers {
  * the daemon's own 413.
  * @throws CliError daemon_unavailable when the connection fails before an answer.
  */
-export function streamTool(info: DaemonInfo, tool: string, body: string, workspace: string, handlers: StreamHandlers): Promise<DaemonResponse> {
+export function streamTool(info: DaemonInfo, tool: string, body: string, workspace: string, handlers: StreamHandlers, headers: Record<string, string> = {}): Promise<DaemonResponse> {
   return new Promise((resolve, reject) => {
     let answered = false;
     const data = Buffer.from(body);
     const req = request({
       host: '127.0.0.1', port: info.port, method: 'POST', path: `/v1/tools/${encodeURIComponent(tool)}`,
-      headers: { 'x-tabwright-token': info.token, accept: 'text/event-stream', 'content-type': 'application/json', 'content-length': String(data.length), ...workspaceHeaders(workspace) },
+      headers: { 'x-tabwright-token': info.token, accept: 'text/event-stream', 'content-type': 'application/json', 'content-length': String(data.length), ...workspaceHeaders(workspace), ...headers },
     }, res => {
       answered = true;
       if (!String(res.headers['content-type'] ?? '').startsWith('text/event-stream')) {
@@ -155,6 +157,7 @@ export function streamTool(info: DaemonInfo, tool: string, body: string, workspa
           }
           if (event === 'progress') handlers.progress?.(parsed as { done: number; total?: number; message?: string });
           else if (event === 'consent') handlers.consent?.(parsed);
+          else if (event === 'consent_closed') handlers.consentClosed?.(parsed);
           else if (event === 'result') final = { status: res.statusCode ?? 200, body: parsed };
         }
       });

@@ -26,7 +26,7 @@ export const EXIT_MEANINGS: Record<keyof typeof EXIT, string> = {
   usage: 'usage error: an unknown command or option, a missing argument, bad `--args` JSON, arguments the tool refuses',
   unreachable: 'the browser or the daemon cannot be reached or started (the daemon: not running with autostart off, not started within 15 s, connection refused)',
   auth: 'pairing or authentication failed: the daemon refused the token (the one in `daemon.json` is not the daemon\'s)',
-  cap: 'a cap was reached: too many requests in flight or workspaces active (`too_many_requests`, `too_many_workspaces`), a request body too large (`payload_too_large`)',
+  cap: 'a cap was reached: too many requests in flight or workspaces active (`too_many_requests`, `too_many_workspaces`), a request body too large (`payload_too_large`), the call budget spent (`call_budget_exceeded`)',
   consentDenied: 'consent denied',
   consentExpired: 'consent expired unanswered',
   rejected: 'rejected by validation (the diagnostics are in the payload)',
@@ -41,6 +41,7 @@ export const EXIT_BY_TYPE: Readonly<Record<string, ExitCode>> = {
   consent_denied: EXIT.consentDenied,
   consent_expired: EXIT.consentExpired,
   script_rejected: EXIT.rejected,
+  call_budget_exceeded: EXIT.cap,
 };
 
 /** The code of a request the daemon refused before dispatch, by its HTTP status (docs/daemon.md); it wins over the type. */

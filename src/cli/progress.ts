@@ -23,9 +23,28 @@ export function clearStatus(): void {
   line = false;
 }
 
-/** Shows a progress event: `[done/total] message`. */
+let waitNoted = false;
+
+/**
+ * Shows a progress event: `[done/total] message`, redrawn in place on a terminal. Without one (an agent reading
+ * stderr), the first consent wait is written once as a line ("tabwright: Waiting for the user to allow buy (300 s
+ * left); answer in the tabwright dashboard: http://…"), so whoever reads it knows why the call waits and where the
+ * user answers; other progress is not written there.
+ */
 export function showProgress(p: { done: number; total?: number; message?: string }): void {
+  if (!tty()) {
+    if (!waitNoted && p.message?.startsWith('Waiting for the user to allow ')) {
+      waitNoted = true;
+      process.stderr.write(`tabwright: ${p.message}\n`);
+    }
+    return;
+  }
   status(`tabwright: ${p.total ? `[${p.done}/${p.total}]` : `[${p.done}]`}${p.message ? ` ${p.message}` : ''}`);
+}
+
+/** True when a human can answer a consent question here: stdin and stderr are terminals. */
+export function canAskHere(): boolean {
+  return tty() && Boolean(process.stdin.isTTY);
 }
 
 /** The answers the daemon takes (docs/daemon.md, "Consent"). */
@@ -46,7 +65,7 @@ export function askConsent(question: { text?: string; expiresAt?: string | numbe
   const left = () => Number.isFinite(expires) ? `${Math.max(0, Math.ceil((expires - Date.now()) / 1000))} s left` : 'waiting';
   clearStatus();
   process.stderr.write(`tabwright: consent needed: ${question.text ?? '(no text)'}\n`);
-  const interactive = tty() && Boolean(process.stdin.isTTY);
+  const interactive = canAskHere();
   if (!interactive) {
     const timer = setInterval(() => status(`tabwright: waiting for consent (${left()})`), 1000);
     status(`tabwright: waiting for consent (${left()})`);

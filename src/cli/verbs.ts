@@ -80,7 +80,9 @@ const execSpec: ToolVerbSpec = {
   prepare: args => (args.code === '-' ? { ...args, code: argsFromStdin() } : args),
 };
 const pageSpec: ToolVerbSpec = { tool: 'get_page_context', description: 'the accessibility snapshot of the remembered (or active) tab (tool get_page_context)' };
+const textSpec: ToolVerbSpec = { tool: 'get_text', description: 'the visible text of the remembered (or active) tab, or of --ref / --selector, bounded by --max-chars (tool get_text)' };
 const consoleSpec: ToolVerbSpec = { tool: 'get_console_context', description: 'console messages and page errors of the remembered (or active) tab (tool get_console_context)' };
+const networkSpec: ToolVerbSpec = { tool: 'list_network_requests', description: 'the network requests of the remembered (or active) tab\'s current document (tool list_network_requests)' };
 
 function argsFromStdin(): string {
   return readFileSync(0, 'utf8');
@@ -114,16 +116,19 @@ export function addToolVerbs(program: Command, allTools = true): void {
     description: "with --own-chrome: list the user's Chrome tabs, share tabs N... (numbers, ids or URL/title text) with the agent, or stop sharing them with --stop (tool share_tabs)",
     positionals: [{ arg: '[tabs...]', field: 'tabs' }],
   });
+  addToolVerb(program, 'close-browser', { tool: 'close_browser', description: 'close the browser tabwright launched, or detach from an attached one (it keeps running); the next command starts or attaches again (tool close_browser)' });
   program.command('use').description('remember a tab for later commands run in this directory (and TABWRIGHT_CLI_SCOPE)')
     .requiredOption('--tab <n>', 'the tab to remember (from `tabwright tabs`)', parseIntArg)
     .action((opts: { tab: number }) => respond(() => useTab(opts.tab)));
 
-  const context = program.command('context').description('what a tab shows: page (snapshot) or console');
+  const context = program.command('context').description('what a tab shows: page (snapshot), text, console or network');
   addToolVerb(context, 'page', pageSpec);
+  addToolVerb(context, 'text', textSpec);
   addToolVerb(context, 'console', consoleSpec);
+  addToolVerb(context, 'network', networkSpec);
 
   // Noun-verb forms.
-  const tab = program.command('tab').description('tabs: list, open, close, focus, reload, navigate, shot, use, tools, call, exec');
+  const tab = program.command('tab').description('tabs: list, open, close, focus, reload, navigate, shot, use, tools, call, exec, page, text, console, network');
   addToolVerb(tab, 'list', tabsSpec);
   addToolVerb(tab, 'open', { tool: 'open_tab', description: 'open a tab, optionally loading URL (tool open_tab)', positionals: [{ arg: '[url]', field: 'url' }] });
   addToolVerb(tab, 'close', { tool: 'close_tab', description: 'close tab N (tool close_tab)', positionals: [{ arg: '<tabId>', field: 'tabId', type: 'int' }] });
@@ -138,7 +143,9 @@ export function addToolVerbs(program: Command, allTools = true): void {
   addToolVerb(tab, 'call', callSpec);
   addToolVerb(tab, 'exec', execSpec);
   addToolVerb(tab, 'page', pageSpec);
+  addToolVerb(tab, 'text', textSpec);
   addToolVerb(tab, 'console', consoleSpec);
+  addToolVerb(tab, 'network', networkSpec);
 
   // Scripts (the tool set `scripts`; docs/userscripts.md, "Tool sets").
   const scripts = program.command('scripts').alias('script').description('stored userscripts and AgentScripts: list, install, get, enable, disable, rm, sync');

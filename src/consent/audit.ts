@@ -12,10 +12,11 @@ const log = logger('consent');
 /**
  * How the decision was reached: a saved override, a rule, the defaults, the
  * broken-rules fallback, `--auto-allow`/`--auto-deny`, or the human through a
- * prompt channel (`elicitation`, `terminal`, `cli` = the daemon's HTTP caller, later `browser`); `none` when no
- * channel could ask.
+ * prompt channel (`elicitation`, `terminal`, `cli` = the daemon's HTTP caller, `browser` = the extension's window,
+ * `dashboard` = the local dashboard's page, `consent_cli` = `tabwright consent answer`); `none` when no channel could
+ * ask.
  */
-export type AuditChannel = 'override' | 'rules' | 'script' | 'default' | 'rules_invalid' | 'auto' | 'elicitation' | 'terminal' | 'browser' | 'cli' | 'none';
+export type AuditChannel = 'override' | 'rules' | 'script' | 'default' | 'rules_invalid' | 'auto' | 'elicitation' | 'terminal' | 'browser' | 'cli' | 'dashboard' | 'consent_cli' | 'none';
 
 export interface AuditEntry {
   /** ISO 8601. */

@@ -67,6 +67,29 @@ export class ConsentPending extends ToolError {
   }
 }
 
+/** Where an answer came from, in words for the human ("the tabwright dashboard"). */
+export function surfaceName(channel: string): string {
+  switch (channel) {
+    case 'dashboard': return 'the tabwright dashboard';
+    case 'consent_cli': return '`tabwright consent answer`';
+    case 'elicitation': return 'the MCP client';
+    case 'browser': return 'the tabwright extension\'s window';
+    case 'cli': return 'the CLI\'s terminal';
+    case 'terminal': return 'the server\'s terminal';
+    default: return channel;
+  }
+}
+
+/**
+ * The reason a channel's question is withdrawn when another surface answered it first (the gate asks through all at
+ * once, ./gate.ts). `by`: the audit channel that answered (`dashboard`, `elicitation`, ...).
+ */
+export class AnsweredElsewhere extends ToolError {
+  constructor(readonly by: string) {
+    super('cancelled', `The consent question was answered through ${surfaceName(by)}.`, 'Nothing to do: the call goes on with that answer.');
+  }
+}
+
 function oneLine(text: string, max: number): string {
   const flat = text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ').trim();
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
@@ -134,7 +157,7 @@ export class TerminalChannel implements PromptChannel {
         fn();
       };
       const onAbort = () => finish(() => {
-        streams.output.write('\n(no answer in time: not allowed)\n');
+        streams.output.write(signal.reason instanceof AnsweredElsewhere ? `\n(answered through ${surfaceName(signal.reason.by)})\n` : '\n(no answer in time: not allowed)\n');
         reject(abortError(signal));
       });
       signal.addEventListener('abort', onAbort, { once: true });

@@ -4,8 +4,12 @@
  * file, defaults) decides: `allow` runs at once, `deny` fails at once with
  * `consent_denied`, `prompt` asks a human and blocks until they answer, up
  * to 5 minutes (`consent_expired` after). `--auto-allow` / `--auto-deny`
- * answer prompts without asking. The human is asked through the caller's
- * channel (MCP elicitation), else the server's terminal, else the call
+ * answer prompts without asking. The human is asked through every surface
+ * that can reach them at once: the companion extension's window, the
+ * caller's channel (MCP elicitation, the CLI's terminal) else the server's
+ * terminal, and the consent hub (./hub.ts: the local dashboard and
+ * `tabwright consent answer`); the first answer wins and the others are
+ * withdrawn (docs/dashboard.md, "Consent"). With none of them the call
  * fails with `consent_unavailable`. While a prompt waits, progress
  * notifications go out at least every 10 s: one when it opens (here), then
  * the front's heartbeat (src/dispatch/callWatch.ts), told through
@@ -14,7 +18,8 @@
  */
 import { rulesPath, ConsentPolicy, type ConsentSubject } from './rules.js';
 import { appendAudit, type AuditChannel, type AuditEntry } from './audit.js';
-import { ConsentPending, TerminalChannel, terminalAvailable, type ConsentAnswer, type ConsentQuestion, type PromptChannel } from './channel.js';
+import { AnsweredElsewhere, ConsentPending, TerminalChannel, terminalAvailable, type ConsentAnswer, type ConsentQuestion, type PromptChannel } from './channel.js';
+import { consentHub, type ConsentHub } from './hub.js';
 import { saveOverride } from './overrides.js';
 import type { Config } from '../config.js';
 import { ToolError } from '../errors.js';
@@ -22,6 +27,16 @@ import { logger } from '../log.js';
 import { raceTimeout } from '../util/wait.js';
 
 const log = logger('consent');
+
+/**
+ * The progress message of a consent wait: "Waiting for the user to allow buy (295 s left)", plus where to answer
+ * when the dashboard asks and no MCP client does ("; answer in the tabwright dashboard: http://127.0.0.1:19682/").
+ */
+export function consentProgress(w: ConsentWaiting, now = Date.now()): string {
+  const left = Math.max(0, Math.round((w.expiresAt - now) / 1000));
+  const where = w.dashboardUrl && !w.askedIn?.includes('elicitation') ? `; answer in the tabwright dashboard: ${w.dashboardUrl}` : '';
+  return `Waiting for the user to allow ${w.tool} (${left} s left)${where}`;
+}
 
 /** The longest gap between two progress notifications while a prompt waits, in ms (at least every 10 s). */
 export const PROGRESS_EVERY_MS = 10_000;
@@ -48,6 +63,10 @@ export interface ConsentWaiting {
   origin: string;
   tabId?: number;
   expiresAt: number;
+  /** Where the human is asked, in the order tried: the channels' names, and `dashboard` for the hub. */
+  askedIn?: Array<PromptChannel['name'] | 'dashboard'>;
+  /** The dashboard's address (no secret in it) when the hub asks too. */
+  dashboardUrl?: string;
   /** How often the wait reports progress, in ms (a tenth of a shortened expiry). */
   everyMs?: number;
 }
@@ -74,13 +93,68 @@ export interface GateResult {
   answer?: ConsentAnswer;
 }
 
+/** Where the gate asks: the caller's channels and the hub (or none of it). */
+interface Asking {
+  channels: PromptChannel[];
+  hub?: ConsentHub;
+}
+
 const terminal = new TerminalChannel();
 
-/** The channel to ask through: the caller's, else the terminal when there is one, else none. */
+/** The caller's channel: its own, else the terminal when there is one, else none. */
 function pickChannel(call: GateCall): PromptChannel | undefined {
   if (call.prompt) return call.prompt;
   if (call.config.consent.terminal && terminalAvailable()) return terminal;
   return undefined;
+}
+
+/**
+ * Every way to ask at once: the browser's prompt (the extension's window), the caller's channel, and the hub while a
+ * surface is attached. A channel that asks only in the call's result (2026-07-28 elicitation) asks alone: the call
+ * ends with its question, and its retry carries the answer.
+ */
+function asking(call: GateCall, gated: GatedCall, hub: ConsentHub): Asking {
+  const own = pickChannel(call);
+  if (own?.inResult && !gated.browserPrompt) return { channels: [own] };
+  const channels = [gated.browserPrompt, own?.inResult ? undefined : own].filter((c): c is PromptChannel => c !== undefined);
+  return { channels, hub: hub.available ? hub : undefined };
+}
+
+/**
+ * Asks through every channel of `ask` and the hub; the first answer wins and the others are withdrawn (their signal
+ * aborts with AnsweredElsewhere). A channel that fails leaves the others asking; the last failure is thrown when all
+ * failed. ConsentPending (the question went out in the result) ends the race at once.
+ * @returns the answer and the audit channel it came through.
+ */
+function race(ask: Asking, question: ConsentQuestion, signal: AbortSignal): Promise<{ answer: ConsentAnswer; channel: AuditChannel }> {
+  const local = new AbortController();
+  const onAbort = () => local.abort(signal.reason);
+  if (signal.aborted) onAbort();
+  else signal.addEventListener('abort', onAbort, { once: true });
+  const askers: Array<() => Promise<{ answer: ConsentAnswer; channel: AuditChannel }>> = ask.channels.map(c => async () => ({ answer: await c.ask(question, local.signal), channel: c.name }));
+  const hub = ask.hub;
+  if (hub) askers.push(async () => {
+    const { answer, surface } = await hub.ask(question, local.signal, ask.channels.map(c => c.name));
+    return { answer, channel: surface === 'dashboard' ? 'dashboard' : 'consent_cli' };
+  });
+  return new Promise<{ answer: ConsentAnswer; channel: AuditChannel }>((resolve, reject) => {
+    let left = askers.length;
+    let settled = false;
+    const end = (fn: () => void, by?: AuditChannel) => {
+      if (settled) return;
+      settled = true;
+      signal.removeEventListener('abort', onAbort);
+      if (!local.signal.aborted) local.abort(new AnsweredElsewhere(by ?? 'none'));
+      fn();
+    };
+    for (const run of askers) {
+      run().then(got => end(() => resolve(got), got.channel), (error: unknown) => {
+        if (error instanceof ConsentPending || local.signal.aborted) return end(() => reject(error));
+        log.debug('a consent channel failed while others ask:', error);
+        if (--left === 0) end(() => reject(error));
+      });
+    }
+  });
 }
 
 function preview(args: unknown): string {
@@ -101,7 +175,7 @@ function preview(args: unknown): string {
  *   channel), cancelled (the caller cancelled while the prompt waited), ConsentPending (the question
  *   went to the MCP client in the result; the retry carries the answer).
  */
-export async function consentGate(call: GateCall, gated: GatedCall): Promise<GateResult> {
+export async function consentGate(call: GateCall, gated: GatedCall, hub: ConsentHub = consentHub): Promise<GateResult> {
   const { config } = call;
   const resolved = ConsentPolicy.load(config).resolve(gated);
   const audit = (decision: AuditEntry['decision'], channel: AuditChannel, answer?: ConsentAnswer) =>
@@ -123,11 +197,13 @@ export async function consentGate(call: GateCall, gated: GatedCall): Promise<Gat
     if (config.consent.auto === 'allow') return { channel: 'auto' };
     throw new ToolError('consent_denied', `Calling the ${what} needs the user's approval and the server runs with --auto-deny.`, 'Do not retry; the server refuses every call that would ask the user.');
   }
-  const channel = gated.browserPrompt ?? pickChannel(call);
-  if (!channel) {
+  const ask = asking(call, gated, hub);
+  if (!ask.channels.length && !ask.hub) {
     audit('unavailable', 'none');
-    throw new ToolError('consent_unavailable', `Calling the ${what} needs the user's approval, and there is no way to ask: the caller offers no channel (an MCP client without elicitation, a daemon HTTP call without \`Accept: text/event-stream\`) and the server has no terminal.`, `Add a rule to ${rulesPath(config.configDir)} (e.g. {"rules":[{"origin":"${gated.origin}","tool":"${gated.name}","permission":"allow"}]}), or start the server with --auto-allow (unattended runs), or call from an MCP client with elicitation (or the CLI, which asks on its terminal).`);
+    throw new ToolError('consent_unavailable', `Calling the ${what} needs the user's approval, and there is no way to ask: the caller offers no channel (an MCP client without elicitation, a CLI without a terminal, a daemon HTTP call without \`Accept: text/event-stream\`), the server has no terminal, and no dashboard runs (TABWRIGHT_DASHBOARD_PORT=off).`, `Add a rule to ${rulesPath(config.configDir)} (e.g. {"rules":[{"origin":"${gated.origin}","tool":"${gated.name}","permission":"allow"}]}), or start the server with --auto-allow (unattended runs) or with its dashboard on, or call from an MCP client with elicitation (or the CLI in a terminal).`);
   }
+  // The name the audit records when nothing answered: the first way asked.
+  const firstWay: AuditChannel = ask.channels[0]?.name ?? 'dashboard';
 
   const timeoutMs = config.consent.timeoutMs;
   const question: ConsentQuestion = {
@@ -147,23 +223,30 @@ export async function consentGate(call: GateCall, gated: GatedCall): Promise<Gat
   call.signal.addEventListener('abort', onCallAbort, { once: true });
   const timer = setTimeout(() => controller.abort(expired), timeoutMs);
   // The front's heartbeat ticks from here on, with this wording (src/tools/waiting.ts) and this pace.
-  call.waiting?.({ kind: 'consent', tool: gated.name, origin: gated.origin, tabId: gated.tabId, expiresAt: question.expiresAt, everyMs: promptTickMs(timeoutMs) });
+  const dashboardUrl = ask.hub?.surfaceUrl;
+  const waiting: ConsentWaiting = {
+    kind: 'consent', tool: gated.name, origin: gated.origin, tabId: gated.tabId, expiresAt: question.expiresAt,
+    askedIn: [...ask.channels.map(c => c.name), ...(ask.hub ? ['dashboard' as const] : [])],
+    ...(dashboardUrl ? { dashboardUrl } : {}),
+    everyMs: promptTickMs(timeoutMs),
+  };
+  call.waiting?.(waiting);
   let answer: ConsentAnswer;
+  let channel: AuditChannel;
   try {
     // 2026-07-28 elicitation hands the question out in the result at once: nothing waits, nothing to report.
-    if (channel.name !== 'elicitation' || call.client.era !== 'modern') {
-      const left = Math.max(0, Math.round((question.expiresAt - Date.now()) / 1000));
-      call.progress(1, undefined, `Waiting for the user to allow ${gated.name} (${left} s left)`).catch(error => log.debug('progress failed:', error));
+    if (!(ask.channels.length === 1 && !ask.hub && ask.channels[0]!.name === 'elicitation' && call.client.era === 'modern')) {
+      call.progress(1, undefined, consentProgress(waiting)).catch(error => log.debug('progress failed:', error));
     }
-    answer = await raceTimeout(channel.ask(question, controller.signal), { signal: controller.signal });
+    ({ answer, channel } = await raceTimeout(race(ask, question, controller.signal), { signal: controller.signal }));
   } catch (error) {
     if (error instanceof ConsentPending) throw error;
     const type = error instanceof ToolError ? error.type : undefined;
-    if (type === 'consent_expired') audit('expired', channel.name);
-    else if (type === 'cancelled') audit('cancelled', channel.name);
-    else audit('unavailable', channel.name);
+    if (type === 'consent_expired') audit('expired', firstWay);
+    else if (type === 'cancelled') audit('cancelled', firstWay);
+    else audit('unavailable', firstWay);
     if (error instanceof ToolError) throw error;
-    log.warn(`asking through ${channel.name} failed:`, error);
+    log.warn(`asking through ${firstWay} failed:`, error);
     throw new ToolError('consent_unavailable', `Asking the user about the ${what} failed: ${error instanceof Error ? error.message : String(error)}`.slice(0, 500), `Add a rule to ${rulesPath(config.configDir)} or start the server with --auto-allow.`);
   } finally {
     clearTimeout(timer);
@@ -175,7 +258,7 @@ export async function consentGate(call: GateCall, gated: GatedCall): Promise<Gat
     saveOverride(config.configDir, { origin: gated.origin, tool: gated.name, scriptId: gated.scriptId, permission: answer === 'always' ? 'allow' : 'deny' });
   }
   const allowed = answer === 'once' || answer === 'always';
-  audit(allowed ? 'allowed' : 'denied', channel.name, answer);
-  if (allowed) return { channel: channel.name, answer };
+  audit(allowed ? 'allowed' : 'denied', channel, answer);
+  if (allowed) return { channel, answer };
   throw new ToolError('consent_denied', `The user did not allow the ${what}${answer === 'never' ? ' and chose "always deny"' : ''}.`, 'Do not retry this call; ask the user what to do instead.');
 }

@@ -6,7 +6,7 @@
  * cannot answer: they have neither the token nor a loopback Origin.
  */
 import { randomBytes } from 'node:crypto';
-import { questionText, type ConsentAnswer, type ConsentQuestion, type PromptChannel } from '../consent/channel.js';
+import { AnsweredElsewhere, questionText, type ConsentAnswer, type ConsentQuestion, type PromptChannel } from '../consent/channel.js';
 import { ToolError } from '../errors.js';
 import type { SseStream } from './sse.js';
 
@@ -63,7 +63,14 @@ export class HttpPromptChannel implements PromptChannel {
       });
       const onAbort = () => {
         entry.remove();
-        reject(reasonOf(signal));
+        const reason = reasonOf(signal);
+        // The caller stops asking its human: answered through another surface, expired or cancelled.
+        void this.stream.send('consent_closed', {
+          questionId: entry.id,
+          ...(signal.reason instanceof AnsweredElsewhere ? { answeredBy: signal.reason.by } : {}),
+          message: reason instanceof ToolError ? reason.message : 'The consent question was withdrawn.',
+        });
+        reject(reason);
       };
       signal.addEventListener('abort', onAbort, { once: true });
       void this.stream.send('consent', { questionId: entry.id, text: questionText(question), ...question }).then(sent => {

@@ -55,7 +55,8 @@ export async function answerToolCall(ctx: ToolCallContext, req: IncomingMessage,
     signal: caller.signal,
     client: { name: 'tabwright-daemon-http' }, // not MCP: no protocol version or era
     workspace,
-    prompt: stream ? new HttpPromptChannel(stream, ctx.pending) : undefined,
+    // `x-tabwright-consent: none`: the caller cannot ask its human (a CLI without a terminal; docs/daemon.md, "Consent").
+    prompt: stream && req.headers['x-tabwright-consent'] !== 'none' ? new HttpPromptChannel(stream, ctx.pending) : undefined,
     progress: (done, total, message) => watch.progress(done, total, message),
     waiting: what => watch.setWaiting(what),
   };

@@ -8,7 +8,7 @@
 export const INSTRUCTIONS = [
   'tabwright drives a real Chromium for you: open pages, read them as compact accessibility snapshots with refs, click, type, fill forms, handle dialogs, popups, uploads and downloads, take screenshots, run JavaScript, read the console, and call the tools a page offers (WebMCP). Use it whenever a task needs a live web page: a site that needs JavaScript or a sign-in, testing a web app, filling a form, checking what a page shows.',
   '',
-  'Loop: navigate {url} → get_page_context (refs like e12) → click / type / fill_form {ref} → read what the action reports (the element it acted on, navigation, new tabs, dialogs, what changed on the page). Refs belong to one document: after a navigation take a new snapshot. Tools act on the active tab unless given tabId; list_tabs shows the tabs.',
+  'Loop: navigate {url} → get_page_context (refs like e12) → click / type / fill_form {ref} → read what the action reports (the element it acted on, navigation, new tabs, dialogs, what changed on the page). Refs belong to one document: after a navigation take a new snapshot. wait_for {text | ref | url | request …} waits for what an action set going. Tools act on the active tab unless given tabId; list_tabs shows the tabs.',
   '',
   'Page tools: list_webmcp_tools, then call_webmcp_tool; the human approves risky calls (consent).',
   'A call that would block longer than the max wait (45 s by default) returns pending with a callId: call wait_for_call {callId} for its outcome.',

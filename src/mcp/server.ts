@@ -5,7 +5,8 @@
  */
 import { McpServer, type McpRequestContext } from '@modelcontextprotocol/server';
 import * as z from 'zod';
-import type { Config } from '../config.js';
+import { capabilityManifest } from '../browser/capabilities.js';
+import { connectionKindOf, type Config } from '../config.js';
 import type { Dispatcher } from '../dispatch/dispatcher.js';
 import type { PendingCalls } from '../dispatch/pending.js';
 import type { ClientInfo } from '../tools/context.js';
@@ -93,6 +94,31 @@ function annotationsOf(tool: AnyTool): { readOnlyHint?: true; destructiveHint?: 
 }
 
 /**
+ * The `_meta` key of the initialize result that carries the capability manifest: a prefix of our own in reverse
+ * DNS notation, as the MCP specification asks of `_meta` keys ("General fields", `_meta`).
+ */
+export const CAPABILITIES_META_KEY = 'io.tabwright/capabilities';
+
+/**
+ * Puts the capability manifest of the configured connection kind (src/browser/capabilities.ts) on the initialize
+ * result's `_meta` under CAPABILITIES_META_KEY, so a client sees what works here before its first call. The
+ * browser is not connected yet: it is what the kind supports. The SDK (2.4) has no option for an initialize
+ * `_meta`, so its own initialize handler is wrapped (a method its typings mark private); if a later SDK drops it,
+ * the result goes out without the key and get_bridge_status still has the manifest. The 2026-07-28 era has no
+ * initialize: there get_bridge_status is the way (docs/mcp.md, "Capability manifest").
+ */
+function announceCapabilities(server: McpServer, config: Config): void {
+  const low = server.server as unknown as { _oninitialize?: (request: unknown) => Promise<Record<string, unknown>> };
+  const initialize = low._oninitialize?.bind(server.server);
+  if (!initialize) return;
+  const meta = { [CAPABILITIES_META_KEY]: capabilityManifest(connectionKindOf(config)) };
+  server.server.setRequestHandler('initialize', async request => {
+    const result = await initialize(request);
+    return { ...result, _meta: { ...(result._meta as Record<string, unknown> | undefined), ...meta } } as Awaited<ReturnType<typeof initialize>> as never;
+  });
+}
+
+/**
  * Builds the server for one MCP connection (stdio) or request (HTTP).
  * @param calls  the process's pending calls (src/dispatch/pending.ts): one per front process, shared by its
  *   connections and requests, so a `wait_for_call` finds the call whichever request answered pending.
@@ -100,6 +126,7 @@ function annotationsOf(tool: AnyTool): { readOnlyHint?: true; destructiveHint?: 
 export function buildServer(dispatcher: Dispatcher, config: Config, request: McpRequestContext, calls: PendingCalls): McpServer {
   const server = new McpServer({ name: 'tabwright', version: VERSION }, { capabilities: { tools: {}, resources: {} }, instructions: INSTRUCTIONS, requestState: { verify: consentStateCodec.verify } });
   registerResources(server, dispatcher);
+  announceCapabilities(server, config);
   // Only the configured tool sets are listed; the dispatcher still runs any tool by name.
   for (const tool of TOOLS.filter(t => !t.humanOnly && config.toolsets.includes(t.toolset ?? 'core'))) {
     server.registerTool(

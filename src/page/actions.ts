@@ -242,3 +242,24 @@ export function focusEditable(el: Element, caretAtEnd: boolean): boolean {
   }
   return true;
 }
+
+/** The pointer events whose arrival `pointerInputSeen` counts. */
+const POINTER_TYPES = ['pointerdown', 'pointerup', 'pointermove', 'pointerover', 'mousedown', 'mouseup', 'mousemove', 'mouseover', 'click'];
+let pointerInput = 0;
+
+/**
+ * Starts counting the trusted pointer events that reach this document, with
+ * listeners on its window in the capture phase. Called once, when the
+ * runtime installs itself: at document start that is before any page
+ * script, whose own window listener could otherwise stop the event before
+ * ours sees it (DOM: listeners of one target run in the order they were
+ * added; stopImmediatePropagation skips the rest).
+ */
+export function countPointerInput(): void {
+  for (const type of POINTER_TYPES) addEventListener(type, event => { if (event.isTrusted) pointerInput++; }, { capture: true, passive: true });
+}
+
+/** How many trusted pointer events reached this document since the runtime came (see countPointerInput). */
+export function pointerInputSeen(): number {
+  return pointerInput;
+}

@@ -11,7 +11,7 @@
  * described and cycles marked, and measures its UTF-8 size against
  * `maxBytes` in the page, so an oversized value never crosses the wire),
  * the snapshot walker and ref lookup (./snapshot.ts; docs/snapshot.md), `find`
- * (./find.ts), the hit test and input helpers of the element tools (./actions.ts), the action
+ * (./find.ts), the cookie consent banner scan (./consentBanners.ts), the hit test and input helpers of the element tools (./actions.ts), the action
  * descriptions (./describe.ts), closed shadow roots (./shadow.ts),
  * `census()` (the count of visible links, buttons and controls that
  * snapshot coverage is measured against), and `webmcp`, the bridge of the
@@ -71,9 +71,11 @@ function serialize(value: unknown): string {
 import { hasArea, insideAriaHidden, interactiveKind, isVisible, styleOf, styleVisible, type InteractiveEntry, type InteractiveKind } from './dom.js';
 import { adoptClosedRoot, recordClosedRoots, shadowRootOf, takeCandidates } from './shadow.js';
 import { byId, idOf, nonce, snapshot } from './snapshot.js';
-import { dispatchClick, fieldState, focusEditable, hitTest } from './actions.js';
+import { countPointerInput, dispatchClick, fieldState, focusEditable, hitTest, pointerInputSeen } from './actions.js';
 import { ancestorId, describe, focused } from './describe.js';
 import { find } from './find.js';
+import { scanConsentBanner } from './consentBanners.js';
+import { text } from './text.js';
 import { truncateJson, type JsonCut } from './truncateJson.js';
 import { installWebMcp, type WebMcpMode } from './webmcp.js';
 
@@ -197,6 +199,14 @@ const makeApi = (webmcp: ReturnType<typeof installWebMcp>) => Object.freeze({
    * ids the server turns into refs.
    */
   find,
+  /**
+   * The cookie / privacy consent banner of this document, if any: its CMP,
+   * the reject or necessary-only control to click, its buttons
+   * (./consentBanners.ts; `dismiss_consent_banner`).
+   */
+  consentBanner: scanConsentBanner,
+  /** The visible text of this document or of one element (the `get_text` tool, ./text.ts). */
+  text,
   /** The element of a snapshot id, if it is still in the document (the `tabwright-ref` selector engine). */
   byRef: byId,
   /** The snapshot id of an element, if it has one (used to find an iframe's node). */
@@ -212,6 +222,8 @@ const makeApi = (webmcp: ReturnType<typeof installWebMcp>) => Object.freeze({
   dispatchClick,
   fieldState,
   focusEditable,
+  /** Trusted pointer events that reached this document (src/tools/pointerDelivery.ts). */
+  pointerInputSeen,
   /**
    * Action reports (src/page/describe.ts): role, name and nearest container
    * of an element; the focused element with its id; the id of a snapshot
@@ -256,5 +268,6 @@ const makeApi = (webmcp: ReturnType<typeof installWebMcp>) => Object.freeze({
 
 if (!('__tabwright' in globalThis)) {
   recordClosedRoots();
+  countPointerInput();
   Object.defineProperty(globalThis, '__tabwright', { value: makeApi(installWebMcp(webmcpMode)), enumerable: false, writable: false, configurable: false });
 }

@@ -34,6 +34,29 @@ export interface SnapshotOptions {
    * paging line that says where to continue. Default: no budget.
    */
   budget?: number;
+  /**
+   * How much to write (docs/snapshot.md, "Levels"): `full` (default) every line; `interactive` only
+   * actionable elements, headings and landmarks (no text lines, no row texts); `summary` only headings
+   * and landmarks (landmarks with refs), every actionable element counted in `counts` instead.
+   */
+  level?: SnapshotLevel;
+}
+
+/** How much a snapshot writes: see SnapshotOptions.level. */
+export type SnapshotLevel = 'summary' | 'interactive' | 'full';
+
+/** What a `summary` walk counted (this document and its same-origin frames walked inline). */
+export interface ElementCounts {
+  /** Actionable elements with role link. */
+  links: number;
+  /** Actionable elements with role button. */
+  buttons: number;
+  /** Form fields: text boxes, selects, checkboxes, radios, sliders, spin buttons, switches. */
+  fields: number;
+  /** Other actionable elements (tabs, menu items, clickable wrappers). */
+  other: number;
+  /** `<form>` elements and role=form (rendered). */
+  forms: number;
 }
 
 export interface SnapshotResult {
@@ -50,6 +73,8 @@ export interface SnapshotResult {
   cut?: boolean;
   /** Budget left after the walk (characters; Infinity without a budget). */
   budgetLeft?: number;
+  /** With level `summary`: the elements counted instead of written. */
+  counts?: ElementCounts;
 }
 
 const MARK = '\u0001';
@@ -323,6 +348,9 @@ interface Ctx {
   offset: number;
   /** Shared by every level of one walk: characters left, and whether the walk stopped at the budget. */
   budget: Budget;
+  level: SnapshotLevel;
+  /** Shared by one walk (level summary). */
+  counts: ElementCounts;
 }
 
 interface Budget {
@@ -393,18 +421,19 @@ function stopped(kids: ArrayLike<Node>, from: number, shown: number, budget: Bud
   return [from, from + shown, total, true];
 }
 
-function moreLine(id: string, [from, to, total, cut]: Paging, limit: number): string | undefined {
-  const ref = `get_page_context {ref: "${MARK}${id}${MARK}", offset: ${to}}`;
+function moreLine(id: string, [from, to, total, cut]: Paging, limit: number, level: SnapshotLevel = 'full'): string | undefined {
+  const lv = level === 'full' ? '' : `, level: "${level}"`;
+  const ref = `get_page_context {ref: "${MARK}${id}${MARK}", offset: ${to}${lv}}`;
   if (cut) return `… snapshot budget reached${to > from ? ` after item ${to} of ${total}` : ` in item ${to + 1} of ${total}`}; continue: ${ref}`;
   if (from === 0 && to >= total) return undefined;
   const shown = to > from ? `items ${from + 1}–${to} of ${total} shown` : `${total} items, none past ${from}`;
-  if (to >= total) return `… ${shown}; this is the end (earlier ones: get_page_context {ref: "${MARK}${id}${MARK}", offset: ${Math.max(0, from - limit)}})`;
+  if (to >= total) return `… ${shown}; this is the end (earlier ones: get_page_context {ref: "${MARK}${id}${MARK}", offset: ${Math.max(0, from - limit)}${lv}})`;
   return `… ${shown}; ${total - to} more: ${ref}`;
 }
 
 function walkNode(n: Node, out: Item[], ctx: Ctx): void {
   if (n.nodeType === 3) {
-    if (!ctx.quiet) {
+    if (!ctx.quiet && ctx.level === 'full') {
       const data = (n as Text).data;
       out.push(data);
       if (isCountable(n)) ctx.budget.left -= ctx.maxText ? Math.min(data.length, ctx.maxText) : data.length;
@@ -464,7 +493,7 @@ function walkElement(el: Element, out: Item[], ctx: Ctx): void {
     let sub: SnapshotResult | undefined;
     try {
       const rt = ((el as HTMLIFrameElement).contentWindow as unknown as { __tabwright?: { snapshot?: (o: SnapshotOptions) => SnapshotResult } } | null)?.__tabwright;
-      if (rt?.snapshot) sub = rt.snapshot({ limit: ctx.limit, urls: ctx.urls, maxText: ctx.maxText, budget: ctx.budget.left });
+      if (rt?.snapshot) sub = rt.snapshot({ limit: ctx.limit, urls: ctx.urls, maxText: ctx.maxText, budget: ctx.budget.left, level: ctx.level });
     } catch {
       sub = undefined; // cross-origin
     }
@@ -474,12 +503,19 @@ function walkElement(el: Element, out: Item[], ctx: Ctx): void {
       ctx.candidates += sub.candidates ?? 0;
       if (sub.budgetLeft !== undefined) ctx.budget.left = sub.budgetLeft;
       if (sub.cut) ctx.budget.cut = true;
+      if (sub.counts) addCounts(ctx.counts, sub.counts);
     } else ctx.frames.push(id);
     push(node);
     return;
   }
 
   const actionable = kind ? isVisible(el) : isActionable(el, style, role) && isVisible(el);
+  if (actionable && ctx.level === 'summary') {
+    // Counted, not written; what is inside (a nested control) is counted too.
+    countActionable(ctx.counts, role || 'generic', kind);
+    walkChildren(el, out, { ...ctx, quiet: true });
+    return;
+  }
   if (actionable) {
     const id = assignId(el);
     if (!hasArea(el) && style.display !== 'contents') {
@@ -504,7 +540,7 @@ function walkElement(el: Element, out: Item[], ctx: Ctx): void {
     }
     const quiet = ctx.quiet || NAME_FROM_CONTENT.has(r) || ariaHidden;
     const more = walkChildren(el, node.kids, { ...ctx, quiet });
-    if (more) node.more = moreLine(id, more, ctx.limit);
+    if (more) node.more = moreLine(id, more, ctx.limit, ctx.level);
     push(node);
     return;
   }
@@ -519,6 +555,15 @@ function walkElement(el: Element, out: Item[], ctx: Ctx): void {
   if (role === 'heading') {
     const level = /^h([1-6])$/.exec(tag)?.[1] ?? el.getAttribute('aria-level') ?? '2';
     const node: SnapNode = { role, kids: [], attrs: ` [level=${level}]` };
+    if (ctx.level === 'summary') {
+      // The heading's name, and what is inside it counted (a heading that is a link).
+      const name = nameOf(el, role);
+      walkChildren(el, [], { ...ctx, quiet: true });
+      if (!name) return;
+      node.name = cut(name, 100);
+      push(node);
+      return;
+    }
     if (el.querySelector(INTERACTIVE_SELECTOR)) {
       walkChildren(el, node.kids, ctx);
     } else {
@@ -530,33 +575,72 @@ function walkElement(el: Element, out: Item[], ctx: Ctx): void {
     return;
   }
   if (role === 'row') {
-    push(rowNode(el, ctx));
+    const row = rowNode(el, ctx);
+    if (ctx.level !== 'full') {
+      // No cell texts: a row is its actionable nodes.
+      for (const k of row.kids) out.push(k);
+      return;
+    }
+    push(row);
     return;
   }
   if (role === 'img') {
+    if (ctx.level !== 'full') return;
     const name = nameOf(el, role);
     if (name) push({ role, name: cut(name, 100), kids: [] });
     return;
   }
+  if (role === 'form' && ctx.level === 'summary') ctx.counts.forms++;
   const kids: Item[] = [];
   const more = walkChildren(el, kids, ctx);
+  if (ctx.level !== 'full' && !OUTLINE.has(role)) {
+    // Levels below full keep headings, landmarks and actionable nodes only: any other container is its children.
+    if (more && ctx.level === 'interactive') {
+      const id = assignId(el);
+      const line = moreLine(id, more, ctx.limit, ctx.level);
+      if (line) kids.push(BREAK, { role: '', kids: [], more: line }, BREAK);
+    }
+    for (const k of kids) out.push(k);
+    return;
+  }
   const structural = STRUCTURAL.has(role);
   const name = structural && (NAMED_ONLY.has(role) || el.hasAttribute('aria-label') || el.hasAttribute('aria-labelledby')) ? nameOf(el, role) : '';
   const paged = el === ctx.pagedEl;
   if (more || paged || (structural && (!NAMED_ONLY.has(role) || name))) {
     const node: SnapNode = { role: role || 'generic', kids };
     if (name) node.name = cut(name, 100);
-    if (more || paged) {
+    if (more || paged || (ctx.level === 'summary' && LANDMARKS.has(role))) {
       node.id = assignId(el);
-      if (more) node.more = moreLine(node.id, more, ctx.limit);
+      if (more) node.more = moreLine(node.id, more, ctx.limit, ctx.level);
     }
-    if (!kids.length && !node.more && !paged) return;
+    if (!kids.length && !node.more && !paged && !(ctx.level === 'summary' && node.id)) return;
     push(node);
     return;
   }
   if (!inline) out.push(BREAK);
   for (const k of kids) out.push(k);
   if (!inline) out.push(BREAK);
+}
+
+/** Landmark roles: a summary gives them refs (to scope a snapshot or get_text to one). */
+const LANDMARKS = new Set(['navigation', 'main', 'banner', 'contentinfo', 'complementary', 'form', 'search', 'region', 'dialog', 'alertdialog']);
+/** What levels below full keep of the non-actionable nodes: headings and landmarks. */
+const OUTLINE = new Set([...LANDMARKS, 'heading']);
+const FIELD_ROLES = new Set([...VALUED, ...CHECKABLE, 'switch']);
+
+function countActionable(counts: ElementCounts, role: string, kind: InteractiveKind | null): void {
+  if (role === 'link') counts.links++;
+  else if (role === 'button') counts.buttons++;
+  else if (FIELD_ROLES.has(role) || kind === 'control') counts.fields++;
+  else counts.other++;
+}
+
+function addCounts(into: ElementCounts, from: ElementCounts): void {
+  into.links += from.links;
+  into.buttons += from.buttons;
+  into.fields += from.fields;
+  into.other += from.other;
+  into.forms += from.forms;
 }
 
 /** A table row: its cells' texts on one line (`- row: a | b | c`), the actionable nodes in it below. */
@@ -649,8 +733,11 @@ function writeNode(node: SnapNode, indent: string, lines: string[], maxText: num
  * `rootId`), as lines with ref placeholders.
  */
 export function snapshot(opts: SnapshotOptions = {}): SnapshotResult {
-  const budget: Budget = { left: opts.budget ?? Infinity, cut: false };
-  const ctx: Ctx = { limit: Math.max(1, opts.limit ?? 50), maxText: opts.maxText ?? 0, urls: !!opts.urls, frames: [], candidates: 0, quiet: false, offset: Math.max(0, opts.offset ?? 0), budget };
+  const level = opts.level ?? 'full';
+  // A summary writes headings and landmarks only: no paging, no budget (the server caps its lines).
+  const budget: Budget = { left: level === 'summary' ? Infinity : opts.budget ?? Infinity, cut: false };
+  const counts: ElementCounts = { links: 0, buttons: 0, fields: 0, other: 0, forms: 0 };
+  const ctx: Ctx = { limit: level === 'summary' ? 1e9 : Math.max(1, opts.limit ?? 50), maxText: opts.maxText ?? 0, urls: !!opts.urls, frames: [], candidates: 0, quiet: false, offset: Math.max(0, opts.offset ?? 0), budget, level, counts };
   const items: Item[] = [];
   if (opts.root || opts.rootId) {
     const root = opts.root ?? elements.get(opts.rootId!)?.deref();
@@ -662,12 +749,12 @@ export function snapshot(opts: SnapshotOptions = {}): SnapshotResult {
     if (!body) return { lines: [], frames: [], nonce };
     const more = walkChildren(body, items, ctx);
     if (more) {
-      const line = moreLine(assignId(body), more, ctx.limit);
+      const line = moreLine(assignId(body), more, ctx.limit, ctx.level);
       if (line) items.push(BREAK, { role: '', kids: [], more: line }, BREAK);
     }
   }
   const lines: string[] = [];
   write(items, '', lines, opts.maxText ?? 0);
   const candidates = ctx.candidates + pendingCandidates();
-  return { lines, frames: ctx.frames, nonce, cut: budget.cut || undefined, budgetLeft: budget.left, candidates: candidates || undefined };
+  return { lines, frames: ctx.frames, nonce, cut: budget.cut || undefined, budgetLeft: budget.left, candidates: candidates || undefined, counts: level === 'summary' ? counts : undefined };
 }

@@ -110,6 +110,12 @@ export type BridgeResult =
 export interface WebMcpBridge {
   /** `polyfill` when installed here; `native` when the browser's own serves this document; `none` without either. */
   readonly state: 'polyfill' | 'native' | 'none';
+  /**
+   * The polyfill came after the document's own scripts had started (injected late: a document older than the session,
+   * or one another DevTools client let run before the init script was in): tools it registered before went to the
+   * browser's native WebMCP or nowhere, and the polyfill does not list them. False when installed at document start.
+   */
+  readonly late: boolean;
   /** The tools, sorted by name; `state` when not polyfilled. */
   list(): BridgeTool[] | 'native' | 'none';
   /** Runs a tool; `id` names the call for `abort`. */
@@ -173,12 +179,16 @@ const LONE_SURROGATES = new RegExp(LONE_SURROGATE.source, 'g');
  */
 export function installWebMcp(mode: WebMcpMode): WebMcpBridge {
   const hasNative = 'modelContext' in Document.prototype || 'modelContext' in document;
+  // An init script runs before the parser has seen anything (HTML "create and initialize a Document"; CDP
+  // Page.addScriptToEvaluateOnNewDocument): a parsed <script> or a finished parse means this is a late injection.
+  const late = document.readyState !== 'loading' || document.scripts.length > 0;
   const declared = declarationsRecorder();
   if (mode === 'native' || (mode === 'auto' && hasNative)) {
     const state = hasNative ? 'native' : 'none';
     if (hasNative) watchNativeRegistrations(declared.refused);
     return Object.freeze({
       state,
+      late,
       list: () => state,
       call: async () => ({ ok: false as const, gone: true as const, error: { name: 'NotSupportedError', message: 'WebMCP is not polyfilled in this document.' } }),
       abort: () => false,
@@ -350,6 +360,8 @@ export function installWebMcp(mode: WebMcpMode): WebMcpBridge {
       const ctl = new AbortCtl();
       return new Promise<string | null>((resolve, reject) => {
         let state: 'queued' | 'running' | 'done' = 'queued';
+        // Whether `execute` itself has settled: a tool that ends before the cancel task runs is not cancelled.
+        let finished = false;
         const settle = (fn: () => void) => {
           if (state === 'done') return;
           state = 'done';
@@ -367,9 +379,11 @@ export function installWebMcp(mode: WebMcpMode): WebMcpBridge {
             const started = state === 'running';
             settle(() => reject(signal.reason));
             // The tool's own signal is aborted (with the default AbortError, not the caller's reason), then
-            // toolcancel fires, both a task later (as Chromium 156).
+            // toolcancel fires, both a task later (as Chromium 156), unless `execute` settled meanwhile (a tool
+            // that awaited a call the same abort rejected).
             if (started) {
               task(() => {
+                if (finished) return;
                 ctl.abort();
                 fire(ToolCancelEvent, 'toolcancel', entry.name);
               });
@@ -384,6 +398,7 @@ export function installWebMcp(mode: WebMcpMode): WebMcpBridge {
           fire(ToolActivatedEvent, 'toolactivated', entry.name);
           running.then(
             value => {
+              finished = true;
               let text: string | null;
               try {
                 // A string result as it is (null where Chromium cannot carry it: a lone surrogate);
@@ -398,6 +413,7 @@ export function installWebMcp(mode: WebMcpMode): WebMcpBridge {
               task(() => settle(() => resolve(text)));
             },
             e => {
+              finished = true;
               if (!entry.form) logError(`WebMCP tool execution failed: Uncaught ${String(e)}`);
               task(() => settle(() => reject(entry.form && e instanceof DOMEx ? e : error('UnknownError', INVOCATION_FAILED))));
             },
@@ -807,6 +823,7 @@ export function installWebMcp(mode: WebMcpMode): WebMcpBridge {
 
   return Object.freeze({
     state: 'polyfill' as const,
+    late,
     list: (): BridgeTool[] =>
       all().map(e => {
         const t: BridgeTool = { name: e.name, description: e.description };

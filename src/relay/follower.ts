@@ -136,6 +136,7 @@ export class RelayFollower {
         prompt: prompt?.name,
         sessionKey: hooks.sessionKey,
         isolate: hooks.isolate,
+        budget: hooks.budget,
       });
       if (hooks.signal.aborted) onAbort();
       else hooks.signal.addEventListener('abort', onAbort, { once: true });

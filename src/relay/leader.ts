@@ -203,8 +203,11 @@ export class RelayLeader {
         consent: frame.consent,
         sessionKey: frame.sessionKey,
         isolate: frame.isolate,
+        budget: frame.budget,
         // The caller is a follower of this process (get_bridge_status says so).
         relay: { role: 'follower', leaderPid: process.pid, relayProtocol: RELAY_PROTOCOL },
+        // Leases are held per follower process (and its MCP session, if it has one).
+        caller: { id: `pid ${peer.pid}${frame.sessionKey !== undefined ? ` session ${frame.sessionKey}` : ''}`, name: frame.client?.name },
         prompt,
         async progress(done, total, message) {
           send({ t: 'progress', id: frame.id, done, total, message });

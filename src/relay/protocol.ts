@@ -5,6 +5,7 @@
  * version, so two builds can always tell each other which one is older;
  * every other frame may change, and changing one moves RELAY_PROTOCOL.
  */
+import type { BudgetStatus } from '../dispatch/callBudget.js';
 import type { ConsentAnswer, ConsentQuestion, PromptChannel } from '../consent/channel.js';
 import type { ConsentConfig } from '../config.js';
 import type { ClientInfo } from '../tools/context.js';
@@ -74,6 +75,8 @@ export type FollowerFrame =
     isolate?: boolean;
     /** The follower can ask its human: `channel` is its PromptChannel's name. */
     prompt?: PromptChannel['name'];
+    /** The follower's own call budget, sent with get_bridge_status calls (it counts its callers' calls itself). */
+    budget?: BudgetStatus;
   }
   | { t: 'cancel'; id: number }
   /** The follower's MCP session `sessionKey` ended: its browser context closes. */

@@ -16,6 +16,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { sharedBrowserKey, type Config } from '../config.js';
 import type { CallHooks, Dispatcher, LocalDispatcher } from '../dispatch/dispatcher.js';
 import { localDispatcher } from '../dispatch/local.js';
+import { callBudgetOf, withinBudget } from '../dispatch/callBudget.js';
+import { checkCall } from '../consent/policy.js';
 import { readScriptResource, type ResourceText } from '../userscripts/resources.js';
 import { logger } from '../log.js';
 import { ToolError } from '../errors.js';
@@ -67,13 +69,28 @@ export class RelayDispatcher implements Dispatcher {
       const role = this.role;
       // The role rides with the call (CallHooks.relay); a follower's calls get theirs from the leader (./leader.ts).
       if (role.kind === 'leader' || role.kind === 'standalone') return role.local.call(tool, args, { ...hooks, relay: ownRelayStatus(role.kind) });
-      if (role.kind === 'follower' && role.follower.open) return role.follower.call(tool, args, hooks);
+      if (role.kind === 'follower' && role.follower.open) return this.followerCall(role.follower, tool, args, hooks);
       if (this.closed) return failed(new ToolError('browser_unavailable', 'This tabwright process is shutting down.', 'Start it again.'));
       // Refused earlier (another relay protocol): try again, the other process may have been restarted.
       if (attempt > 0 && role.kind === 'refused') return failed(role.error);
       if (attempt > 1) return failed(new ToolError('browser_unavailable', 'No tabwright process owns the browser right now.', 'Retry in a few seconds.'));
       await this.rejoin({ deadlineMs: TAKEOVER_JOIN_MS, takeover: true });
     }
+  }
+
+  /**
+   * A call through the leader: this process checks its own policy (the same as the leader's: the relay key holds
+   * it) and counts its own callers' calls against its own budget; the leader counts them no more.
+   */
+  private async followerCall(follower: RelayFollower, tool: string, args: unknown, hooks: CallHooks): Promise<ToolResult> {
+    try {
+      checkCall(this.config.policy, tool, args);
+    } catch (error) {
+      return failed(error as ToolError);
+    }
+    const budget = callBudgetOf(this.config);
+    const status = tool === 'get_bridge_status' ? budget.status(hooks.sessionKey) : undefined;
+    return withinBudget(budget, tool, hooks.sessionKey, () => follower.call(tool, args, status ? { ...hooks, budget: status } : hooks), failed);
   }
 
   /** Script resources come from the store in this process's data dir, the same SQLite file every process on it shares. */
@@ -85,7 +102,10 @@ export class RelayDispatcher implements Dispatcher {
   async endSession(sessionKey: string): Promise<void> {
     const role = this.role;
     if (role.kind === 'leader' || role.kind === 'standalone') await role.local.endSession(sessionKey);
-    else if (role.kind === 'follower') role.follower.endSession(sessionKey);
+    else if (role.kind === 'follower') {
+      callBudgetOf(this.config).endSession(sessionKey);
+      role.follower.endSession(sessionKey);
+    }
   }
 
   /** Ends this process's part: a leader disconnects its followers (they take over), closes its browser and lets go of the port. */

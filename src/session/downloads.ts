@@ -37,6 +37,11 @@ export interface DownloadRecord {
   startedAt: string;
   /** Why it failed, in the browser's words (Chromium reports a cut-off transfer as "canceled"). */
   error?: string;
+  /**
+   * Set when the server policy refused the download (`--policy hardened`, docs/policy.md): the error type
+   * `policy_denied_download` and the rule. Nothing was saved.
+   */
+  refused?: { type: 'policy_denied_download'; rule: string };
 }
 
 /**
@@ -109,7 +114,7 @@ export class Downloads {
    * `dir` (default: the session's): the downloads folder of the workspace of
    * the call that last acted on the tab (Tab.workspace).
    */
-  add(tabId: number, download: Download, dir: string = this.dir): DownloadRecord {
+  add(tabId: number, download: Download, dir: string = this.dir, refuse?: string): DownloadRecord {
     const suggestedName = download.suggestedFilename();
     const record: DownloadRecord = {
       id: ++this.count,
@@ -123,8 +128,16 @@ export class Downloads {
       startedAt: new Date().toISOString(),
     };
     this.records.push(record);
-    this.done.set(record.id, this.save(record, download, dir));
+    this.done.set(record.id, refuse ? this.refuse(record, download, refuse) : this.save(record, download, dir));
     return record;
+  }
+
+  /** Cancels a download the policy refuses (`rule`) and drops what the browser wrote of it. */
+  private async refuse(record: DownloadRecord, download: Download, rule: string): Promise<void> {
+    Object.assign(record, { state: 'failed', error: `refused by the server policy (${rule}: downloads are off)`, refused: { type: 'policy_denied_download', rule } });
+    log.warn(`download ${record.id} refused (${rule}): ${record.suggestedName}`);
+    await download.cancel().catch(() => undefined);
+    await download.delete().catch(() => undefined);
   }
 
   private async save(record: DownloadRecord, download: Download, dir: string): Promise<void> {

@@ -195,6 +195,7 @@ export async function findElements(session: Session, tab: Tab, opts: FindOptions
     const refOf = (raw: Raw): Found => {
       const f = raw.found;
       const out: Found = { ref: session.refs.assign(tab.id, instanceId, f.id), role: f.role, tag: f.tag };
+      session.refs.describe(out.ref, f.role, f.name);
       if (f.name) out.name = f.name;
       if (f.text) out.text = f.text;
       const frameId = f.frameId ?? raw.frameId;

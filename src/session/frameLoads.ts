@@ -10,7 +10,7 @@
  * when its document is ready.
  */
 import type { Frame, Page, Request } from 'playwright-core';
-import { pollUntil } from '../util/wait.js';
+import { pollUntil, raceTimeout } from '../util/wait.js';
 
 /** A child frame's load that is not done: under way, or failed with the browser's error text. */
 export type FrameLoad = { state: 'loading' } | { state: 'failed'; error?: string };
@@ -69,7 +69,11 @@ export class FrameLoads {
     const deadline = Date.now() + ms;
     const frames = this.page.frames().filter(f => f !== this.page.mainFrame());
     if (!frames.length) return true;
-    const committed = await pollUntil(() => frames.every(f => f.isDetached() || this.loads.get(f)?.state !== 'loading') || undefined, { ms, intervalMs: 25 });
+    // A frame still on its initial empty document whose iframe names a page has a navigation to come that the
+    // browser may not have reported yet (its request event can come after the parent's domcontentloaded).
+    const coming = new Set((await Promise.all(frames.map(async f => ((await navigationToCome(f, ms)) ? f : undefined)))).filter(f => f !== undefined));
+    const pending = (f: Frame) => this.loads.get(f)?.state === 'loading' || (coming.has(f) && !this.loads.has(f) && isInitial(f));
+    const committed = await pollUntil(() => frames.every(f => f.isDetached() || !pending(f)) || undefined, { ms: deadline - Date.now(), intervalMs: 25 });
     if (!committed) return false;
     const loaded = await Promise.all(frames.map(f => {
       const left = deadline - Date.now();
@@ -90,6 +94,32 @@ function childNavigation(page: Page, request: Request): Frame | undefined {
     return undefined; // a service worker's request has no frame
   }
   return frame === page.mainFrame() ? undefined : frame;
+}
+
+/** Whether `frame` is on the initial empty document of a frame (no URL yet, or about:blank). */
+function isInitial(frame: Frame): boolean {
+  return /^(about:blank|)$/.test(frame.url());
+}
+
+/**
+ * Whether `frame` is on its initial empty document while its `<iframe>` names a page to load (a `src` other than
+ * about:blank and javascript:), read from the parent within `ms`; false when it cannot be read.
+ */
+async function navigationToCome(frame: Frame, ms: number): Promise<boolean> {
+  if (!isInitial(frame) || frame.isDetached()) return false;
+  const read = (async () => {
+    const element = await frame.frameElement();
+    try {
+      return await element.evaluate(node => {
+        const el = node as Element;
+        const src = (el.getAttribute('src') ?? '').trim();
+        return src !== '' && !el.hasAttribute('srcdoc') && !/^(about:blank|javascript:)/i.test(src);
+      });
+    } finally {
+      void element.dispose().catch(() => undefined);
+    }
+  })();
+  return (await raceTimeout(read.catch(() => false), { ms, onTimeout: 'undefined' })) ?? false;
 }
 
 function isErrorPage(frame: Frame): boolean {

@@ -35,8 +35,20 @@ export type RefLookup =
   | { status: 'stale' }
   | { status: 'unknown' };
 
+/** What a ref named when it was issued (its snapshot line's role and name): what a stale ref's candidates are matched by. */
+export interface RefDescription {
+  tabId: number;
+  role: string;
+  name?: string;
+}
+
+/** Descriptions kept at most, across documents (the oldest go first). */
+const DESCRIPTIONS_MAX = 20_000;
+
 export class RefRegistry {
   private counter = 0;
+  /** By ref; kept when the ref's document goes, so a stale ref still says what it named. */
+  private readonly descriptions = new Map<string, RefDescription>();
   private readonly byRef = new Map<string, RefTarget>();
   private readonly byDocument = new Map<string, Map<string, string>>();
 
@@ -51,6 +63,20 @@ export class RefRegistry {
       this.byRef.set(ref, { tabId, instanceId, ariaRef });
     }
     return ref;
+  }
+
+  /** Records the role and name a ref's element was shown with (a snapshot line, a find match). */
+  describe(ref: string, role: string, name?: string): void {
+    const target = this.byRef.get(ref);
+    if (!target || !role) return;
+    this.descriptions.delete(ref);
+    this.descriptions.set(ref, name ? { tabId: target.tabId, role, name } : { tabId: target.tabId, role });
+    if (this.descriptions.size > DESCRIPTIONS_MAX) this.descriptions.delete(this.descriptions.keys().next().value!);
+  }
+
+  /** The role and name `ref` was last shown with, live or stale; undefined when never described. */
+  description(ref: string): RefDescription | undefined {
+    return this.descriptions.get(ref);
   }
 
   /** Looks a ref up: `live`, `stale` (issued earlier for a document now gone), or `unknown`. */
@@ -143,7 +169,7 @@ export async function frameOf(tab: Tab, id: string, ref: string): Promise<Frame>
     }));
     frame = framesByNonce.get(nonce)?.deref();
   }
-  if (!frame || frame.isDetached()) throw new ToolError('stale_ref', `The frame of ref ${ref} is gone (the iframe was removed or navigated).`, RETAKE);
+  if (!frame || frame.isDetached()) throw new ToolError('stale_ref', `The frame of ref ${ref} is gone (the iframe was removed or navigated).`, RETAKE, { ref });
   return frame;
 }
 
@@ -151,7 +177,7 @@ const RETAKE = 'Call get_page_context for a fresh snapshot and use its refs.';
 
 /** The error for a ref whose element left its document. */
 export function goneError(ref: string): ToolError {
-  return new ToolError('stale_ref', `The element of ref ${ref} is no longer on the page (it was removed or re-rendered).`, RETAKE);
+  return new ToolError('stale_ref', `The element of ref ${ref} is no longer on the page (it was removed or re-rendered).`, RETAKE, ref ? { ref } : undefined);
 }
 
 /**
@@ -165,7 +191,7 @@ export async function lookupRef(session: Session, ref: string, opts: { dialogOk?
     throw new ToolError('invalid_arguments', `"${ref.slice(0, 40)}" is not a ref tabwright issued.`, `Refs look like e12 and come from get_page_context. ${RETAKE}`);
   }
   if (found.status === 'stale') {
-    throw new ToolError('stale_ref', `Ref ${ref} belongs to a document that has since been replaced or closed.`, RETAKE);
+    throw new ToolError('stale_ref', `Ref ${ref} belongs to a document that has since been replaced or closed.`, RETAKE, { ref });
   }
   const { tabId, instanceId } = found.target;
   const tab = await session.tab(tabId, opts).catch((error: unknown) => {
@@ -173,7 +199,7 @@ export async function lookupRef(session: Session, ref: string, opts: { dialogOk?
     throw new ToolError('stale_ref', `Ref ${ref} belongs to tab ${tabId}, which is closed.`, RETAKE);
   });
   if (tab.instanceId !== instanceId) {
-    throw new ToolError('stale_ref', `Ref ${ref} is from an older revision of tab ${tabId} (now revision ${tab.revision}).`, RETAKE);
+    throw new ToolError('stale_ref', `Ref ${ref} is from an older revision of tab ${tabId} (now revision ${tab.revision}).`, RETAKE, { ref });
   }
   return { tab, target: found.target };
 }

@@ -7,13 +7,14 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BrowserContext, Frame, Page } from 'playwright-core';
-import type { BrowserConnection, LeftScope } from '../browser/connection.js';
+import type { BrowserConnection, BrowserRelease, LeftScope } from '../browser/connection.js';
 import { LeftScopeLog } from '../browser/leftScope.js';
 import type { Config } from '../config.js';
 import { logger } from '../log.js';
 import { ToolError } from '../errors.js';
 import { dialogOpenError } from './dialogs.js';
 import { Downloads } from './downloads.js';
+import { routeRequests } from './requestPolicy.js';
 import { runtimeInitScript } from '../webmcp/runtimeScript.js';
 import type { UserscriptInjector } from '../userscripts/injection.js';
 import { RefRegistry, registerRefEngine } from './refs.js';
@@ -36,6 +37,15 @@ export class Session {
   private nextTabId = 1;
   private activeId: number | undefined;
   private ctx: Promise<BrowserContext> | undefined;
+  /** Aborted by close_browser (browserSignal). */
+  private browserCalls = new AbortController();
+  /** When close_browser last left the browser (ms since the epoch; 0: never). */
+  private closedAt = 0;
+  /**
+   * How many other sessions have a context open in this session's browser (set by the dispatcher on the main
+   * session under `--isolate-sessions` and the daemon's `/mcp`): close_browser refuses to close it under them.
+   */
+  otherSessions: (() => number) | undefined;
   /** Every download of the session, saved under `<workspace>/.tabwright/downloads/`. */
   readonly downloads: Downloads;
   /** Injects enabled userscripts into every page; set before the browser starts. */
@@ -67,6 +77,8 @@ export class Session {
     // The ref engine first: a context that opens while it registers would lack it (several sessions in one process).
     await registerRefEngine();
     const ctx = await this.connection.context();
+    // The host rules first: no request of a page may slip past them (docs/policy.md).
+    await routeRequests(ctx, this.config.policy);
     const runtime = this.runtimeScript();
     if (runtime) await ctx.addInitScript({ content: runtime });
     else log.warn(`in-page runtime missing at ${RUNTIME_PATH}; run npm run build`);
@@ -176,7 +188,9 @@ export class Session {
     tab.onDocument(old => this.refs.dropDocument(old));
     page.on('close', () => this.forget(tab));
     // Into the workspace of the call that last acted on the tab (a daemon or relay leader serves many workspaces).
-    page.on('download', download => this.downloads.add(tab.id, download, tab.workspace ? join(tab.workspace, '.tabwright', 'downloads') : undefined));
+    // Under --policy hardened every download is cancelled and reported refused (docs/policy.md).
+    const refuse = this.config.policy.mode === 'hardened' ? '--policy hardened' : undefined;
+    page.on('download', download => this.downloads.add(tab.id, download, tab.workspace ? join(tab.workspace, '.tabwright', 'downloads') : undefined, refuse));
     const opener = await page.opener().catch(() => null);
     if (opener) tab.openerTabId = (await this.register(opener)).id;
     await tab.attach();
@@ -287,6 +301,45 @@ export class Session {
     const tab = await this.tab(tabId, { dialogOk: true });
     await tab.page.close();
     this.forget(tab);
+  }
+
+  /**
+   * close_browser: leaves the browser (BrowserConnection.release: closes the one tabwright launched, detaches
+   * from an attached one) and forgets every tab, ref and dialog of this session; the next call that needs the
+   * browser starts or attaches again, as at start. Calls in flight on its tabs fail (`closedBrowserSince`).
+   * @returns what happened to the browser and how many tabs the session had.
+   */
+  async closeBrowser(): Promise<{ release: BrowserRelease; tabCount: number }> {
+    const tabCount = this.tabs.size;
+    this.closedAt = Date.now();
+    const release = await this.connection.release();
+    this.ctx = undefined;
+    for (const tab of [...this.tabs.values()]) {
+      tab.closed = true;
+      this.tabs.delete(tab.id);
+      this.refs.dropDocument(tab.instanceId);
+    }
+    this.activeId = undefined;
+    this.closedAt = Date.now();
+    // Calls still running (a wait on a page that went away, a pending page tool) stop now, whatever they wait for.
+    const calls = this.browserCalls;
+    this.browserCalls = new AbortController();
+    calls.abort(new Error('close_browser left the browser'));
+    return { release, tabCount };
+  }
+
+  /**
+   * Aborts when close_browser leaves the browser: the dispatcher joins it to each call's signal, so a call in
+   * flight on the browser ends (`browser_disconnected`) instead of waiting on pages that are gone. A fresh signal
+   * after each close_browser.
+   */
+  get browserSignal(): AbortSignal {
+    return this.browserCalls.signal;
+  }
+
+  /** True when close_browser ran at or after `since` (ms since the epoch): a call that started then and failed says so. */
+  closedBrowserSince(since: number): boolean {
+    return this.closedAt >= since;
   }
 
   /** Closes the browser (and with it every tab). */

@@ -14,10 +14,10 @@ import { timeoutError } from '../browser/playwright.js';
 import { classifyPlaywrightError, isTimeoutError } from '../util/playwrightErrors.js';
 import { firstLine, ToolError } from '../errors.js';
 import { adoptClosedRoots } from './closedShadow.js';
-import { raceTimeout } from '../util/wait.js';
+import { pollUntil, raceTimeout } from '../util/wait.js';
 import { frameOf, goneError, lookupRef, refScope, REF_ENGINE, registerRefEngine, rememberFrame } from './refs.js';
 import { warmRefActions } from './refWarmup.js';
-import type { SnapshotResult } from '../page/snapshot.js';
+import type { ElementCounts, SnapshotLevel, SnapshotResult } from '../page/snapshot.js';
 import type { Session } from './session.js';
 import type { Tab } from './tab.js';
 
@@ -37,6 +37,8 @@ export interface Snapshot {
   whole: boolean;
   /** With `wholeOnly`: the walk reached the budget, so `text` is empty (the page needs paging). */
   cut?: boolean;
+  /** Level `summary`: the actionable elements and forms counted (every frame walked; cross-origin ones included when read). */
+  counts?: ElementCounts;
 }
 
 export interface SnapshotOptions {
@@ -62,6 +64,8 @@ export interface SnapshotOptions {
    * action's diff snapshot, docs/snapshot.md "After an action").
    */
   wholeOnly?: boolean;
+  /** How much to write (docs/snapshot.md, "Levels"); default `full`. */
+  level?: SnapshotLevel;
 }
 
 /** Children shown per container, before a paging line, when the whole snapshot does not fit its budget. */
@@ -89,9 +93,12 @@ interface PageOptions {
   urls?: boolean;
   maxText?: number;
   budget?: number;
+  level?: SnapshotLevel;
 }
 
 const PLACEHOLDER = /\u0001([^\u0001]+)\u0001/g;
+/** The role and quoted name of a snapshot line (`- button "Save" [ref=…]`). */
+const LINE_HEAD = /^\s*- ([a-z]+)(?: ("(?:[^"\\]|\\.)*"))? \[ref=\u0001/;
 /** Every frame below `frame`, at any depth (the ones the walk lists as cross-origin are among them). */
 function descendantFrames(frame: Frame): Frame[] {
   const out: Frame[] = [];
@@ -131,6 +138,9 @@ function loadMark(tab: Tab, frame: Frame): string {
   return load.state === 'loading' ? ' [loading]' : ` [failed${load.error ? `=${load.error}` : ''}]`;
 }
 
+/** The mark of an iframe line whose cross-origin document tabwright cannot read (docs/snapshot.md, "Frames"). */
+export const UNREACHABLE_MARK = ' [unreachable]';
+
 /** The walk of one frame, or a TimeoutError after `ms`. */
 function walkWithin(ms: number, ...args: Parameters<typeof walk>): Promise<PageResult> {
   return raceTimeout(walk(...args), { ms, onTimeout: () => timeoutError(`snapshot: no answer within ${ms} ms`) });
@@ -165,13 +175,17 @@ async function walk(session: Session, frame: Frame, opts: PageOptions, root?: El
  * The lines of one frame's walk with cross-origin frames spliced in under
  * their iframe lines and placeholders turned into refs.
  */
-async function expand(session: Session, tab: Tab, instanceId: string, frame: Frame, result: PageResult, opts: PageOptions, timeout: number): Promise<string[]> {
+async function expand(session: Session, tab: Tab, instanceId: string, frame: Frame, result: PageResult, opts: PageOptions, timeout: number, counts?: ElementCounts): Promise<string[]> {
+  if (counts && result.counts) for (const k of Object.keys(counts) as Array<keyof ElementCounts>) counts[k] += result.counts[k];
   rememberFrame(result.nonce, frame);
   // Refs of this walk first, so numbers follow reading order.
   let refs = 0;
   const own = result.lines.map(line => line.replace(PLACEHOLDER, (_, id: string) => {
     refs++;
-    return session.refs.assign(tab.id, instanceId, id);
+    const ref = session.refs.assign(tab.id, instanceId, id);
+    const shown = LINE_HEAD.exec(line);
+    if (shown) session.refs.describe(ref, shown[1]!, shown[2] ? JSON.parse(shown[2]) as string : undefined);
+    return ref;
   }));
   // Ref actions on this document will follow: get Playwright ready for them meanwhile (./refWarmup.ts).
   if (refs) warmRefActions(frame, result.nonce, () => registerRefEngine().then(() => REF_ENGINE));
@@ -186,8 +200,8 @@ async function expand(session: Session, tab: Tab, instanceId: string, frame: Fra
         const id = await frameElementId(child);
         if (!id || !wanted.has(id)) return undefined;
         const budget = Math.max(2_000, Math.floor((result.budgetLeft ?? Infinity) / wanted.size));
-        const sub = await walkWithin(timeout, session, child, { limit: opts.limit, urls: opts.urls, maxText: opts.maxText, budget });
-        return { id, lines: await expand(session, tab, instanceId, child, sub, opts, timeout) };
+        const sub = await walkWithin(timeout, session, child, { limit: opts.limit, urls: opts.urls, maxText: opts.maxText, budget, level: opts.level });
+        return { id, lines: await expand(session, tab, instanceId, child, sub, opts, timeout, counts) };
       } catch (error) {
         if (isTimeoutError(error)) throw error;
         return undefined; // detached meanwhile, or not a document we can read
@@ -208,6 +222,13 @@ async function expand(session: Session, tab: Tab, instanceId: string, frame: Fra
     const at = id ? lineOf(id) : -1;
     if (at !== -1 && !inserts.has(at) && !result.lines[at]!.endsWith(':')) marks.set(at, mark);
   }));
+  // A cross-origin frame the walk asked for that tabwright could not read at all (no frame of Playwright's has
+  // it, or its walk failed): Playwright loses a page's out-of-process frames when the back-forward cache restores
+  // the page (attached browsers keep that cache on). Said on its line rather than shown empty.
+  for (const id of result.frames) {
+    const at = lineOf(id);
+    if (at !== -1 && !inserts.has(at) && !marks.has(at) && !result.lines[at]!.endsWith(':')) marks.set(at, UNREACHABLE_MARK);
+  }
   const out: string[] = [];
   own.forEach((text, i) => {
     const sub = inserts.get(i);
@@ -221,6 +242,9 @@ async function expand(session: Session, tab: Tab, instanceId: string, frame: Fra
   });
   return out;
 }
+
+/** How long a snapshot whose document went away waits for the next one to commit, in ms. */
+const DOCUMENT_COMMIT_WAIT_MS = 2000;
 
 /**
  * Takes a snapshot of the whole page, of the first element matching
@@ -241,6 +265,10 @@ export async function takeSnapshot(session: Session, tab: Tab, opts: SnapshotOpt
     } catch (error) {
       // The document went away under the walk (a navigation): read the new one.
       if (attempt === 2 || opts.ref || !classifyPlaywrightError(error).has('document_gone') || error instanceof ToolError) throw error;
+      // The old document's context goes before the new document commits; until then the frame's load state is still
+      // the old document's, which waitForLoadState would take at once. So wait for the commit first (bounded: a
+      // child frame's detaching is the same error without a new top document).
+      await pollUntil(() => tab.instanceId !== instanceId || tab.closed, { ms: Math.min(timeout, DOCUMENT_COMMIT_WAIT_MS), intervalMs: 20 });
       await tab.page.waitForLoadState('domcontentloaded', { timeout }).catch(() => undefined);
       continue;
     }
@@ -254,7 +282,7 @@ export async function takeSnapshot(session: Session, tab: Tab, opts: SnapshotOpt
 
 /** Whether options ask for the whole page as the walker writes it by default (no scope, paging or URLs). */
 function wholePage(opts: SnapshotOptions): boolean {
-  return !opts.selector && !opts.ref && opts.offset === undefined && opts.limit === undefined && !opts.urls;
+  return !opts.selector && !opts.ref && opts.offset === undefined && opts.limit === undefined && !opts.urls && (opts.level ?? 'full') === 'full';
 }
 
 /** Records a whole-page snapshot as the tab's diff baseline, or that its document is over the budget. */
@@ -273,6 +301,7 @@ async function snapshotOnce(session: Session, tab: Tab, instanceId: string, opts
   const revision = tab.revision;
   const budget = opts.budget ?? DEFAULT_BUDGET;
   const urls = !!opts.urls;
+  const level = opts.level ?? 'full';
   let frame: Frame;
   let root: ElementHandle | undefined;
   let base: PageOptions;
@@ -280,7 +309,7 @@ async function snapshotOnce(session: Session, tab: Tab, instanceId: string, opts
     const { target } = await lookupRef(session, opts.ref);
     const id = target.ariaRef;
     frame = await frameOf(tab, id, opts.ref);
-    base = { rootId: id, offset: opts.offset ?? 0, urls, maxText: SCOPED_MAX_TEXT, budget };
+    base = { rootId: id, offset: opts.offset ?? 0, urls, maxText: SCOPED_MAX_TEXT, budget, level };
   } else if (opts.selector) {
     const scope = opts.ref ? await refScope(session, opts.ref) : undefined;
     const locator = scope ? (scope.content ?? scope.locator).locator(opts.selector) : tab.page.locator(opts.selector);
@@ -296,10 +325,10 @@ async function snapshotOnce(session: Session, tab: Tab, instanceId: string, opts
     root = (await locator.first().elementHandle({ timeout })) ?? undefined;
     if (!root) throw none();
     frame = (await root.ownerFrame()) ?? scope?.content ?? tab.page.mainFrame();
-    base = { offset: opts.offset ?? 0, urls, maxText: SCOPED_MAX_TEXT, budget };
+    base = { offset: opts.offset ?? 0, urls, maxText: SCOPED_MAX_TEXT, budget, level };
   } else {
     frame = tab.page.mainFrame();
-    base = { urls, maxText: PAGE_MAX_TEXT, budget };
+    base = { urls, maxText: PAGE_MAX_TEXT, budget, level };
   }
   let pageOpts: PageOptions;
   let result: PageResult;
@@ -318,8 +347,9 @@ async function snapshotOnce(session: Session, tab: Tab, instanceId: string, opts
     void root?.dispose();
   }
   if (result.gone) throw goneError(opts.ref ?? opts.selector ?? '');
-  const lines = await expand(session, tab, instanceId, frame, result, pageOpts, timeout);
+  const counts: ElementCounts | undefined = level === 'summary' ? { links: 0, buttons: 0, fields: 0, other: 0, forms: 0 } : undefined;
+  const lines = await expand(session, tab, instanceId, frame, result, pageOpts, timeout, counts);
   const text = lines.join('\n');
   const refCount = text.split('[ref=').length - 1;
-  return { text, refCount, revision, instanceId, whole: wholePage(opts) && !firstCut };
+  return { text, refCount, revision, instanceId, whole: wholePage(opts) && !firstCut, counts };
 }

@@ -19,6 +19,7 @@ import { raceTimeout } from '../util/wait.js';
 import type { Session } from './session.js';
 import { actOnTab, type ActionReport, type ActOptions } from './tabAction.js';
 import { ConsoleBuffer, levelOf } from './consoleBuffer.js';
+import { NetworkLog } from './networkLog.js';
 import { anyDialogOpen, TabDialogs, type DialogInfo } from './dialogs.js';
 import { FileChoosers } from './fileChooser.js';
 import { FrameLoads } from './frameLoads.js';
@@ -58,6 +59,8 @@ export interface SnapshotBaseline {
 
 export class Tab {
   readonly console = new ConsoleBuffer();
+  /** The tab's network requests from its first document on (list_network_requests); set in the constructor. */
+  readonly network: NetworkLog;
   /** JavaScript dialogs (fed by the session's context-level listener): the open one stays open until handle_dialog answers it. */
   readonly dialogs = new TabDialogs();
   /** What the open beforeunload dialog holds up: a navigation, reload, history step or the closing of the tab. */
@@ -112,6 +115,7 @@ export class Tab {
     readonly session: Session,
   ) {
     this.frameLoads = new FrameLoads(page);
+    this.network = new NetworkLog(page);
     page.on('console', msg => {
       const loc = msg.location();
       if (isFaviconNoise(msg.text(), loc.url)) return;

@@ -189,9 +189,10 @@ export async function actOnTab(tab: Tab, action: () => Promise<void>, opts: ActO
   // A dialog that opened as the action ended (a handler that alerts after its await) counts too.
   const dialog = tab.closed ? undefined : tab.dialogs.current;
   const heldByDialog = !outcome.done;
+  const newTabs = () => (tab.windowOpens > before.windowOpens ? waitForNewTabs(session, before.tabIds, tab.windowOpens - before.windowOpens, NEW_TAB_MS, files.downloadId) : undefined);
   if (!heldByDialog) {
     if (navigation && tab.instanceId === before.instanceId && !tab.closed) await settleNavigation(tab, navigation, before.instanceId, files.signals.downloads);
-    if (tab.windowOpens > before.windowOpens) await waitForNewTabs(session, before.tabIds, tab.windowOpens - before.windowOpens, NEW_TAB_MS, files.downloadId);
+    await newTabs();
     const closed = opts.windowClosed?.();
     await awaitSelfClose(tab, closed);
     // The document the action started on had loaded as far as it will before the action, unless something navigated.
@@ -205,6 +206,9 @@ export async function actOnTab(tab: Tab, action: () => Promise<void>, opts: ActO
   // The page after the action, read before the file events are looked for: a download or chooser the
   // browser announces a moment after the click returned is seen then (its CDP event may trail the click).
   const pageReport = diff && !tab.closed && !heldByDialog && !tab.dialogs.current ? await readPage(session, tab, page) : undefined;
+  // A window whose Page.windowOpen came only after the wait above (the event can trail the action's own answer) is
+  // waited for now.
+  if (!heldByDialog) await newTabs();
   const report: ActionReport = { tabId: tab.id, elements, files: {} };
   if (tab.closed) {
     report.tabClosed = { activeTabId: session.activeTabId };

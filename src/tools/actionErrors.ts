@@ -48,7 +48,11 @@ export function actionError(error: unknown, what: string): ToolError {
     return new ToolError('stale_ref', `Could not ${what}: the element left the page (it was removed or re-rendered).`, 'Take a fresh snapshot (get_page_context) and use the new ref.');
   }
   if (kinds.has('timeout')) {
-    return new ToolError('timeout', `Could not ${what} within the time limit.`, 'The element may be covered, hidden or busy; take a fresh snapshot, or pass a larger timeoutMs.');
+    // Playwright's call log says when it began to dispatch the input ("performing click action"); before that, it
+    // was still waiting for the element, and nothing reached the page (src/tools/recovery.ts).
+    const log = error instanceof Error ? error.message : String(error);
+    const dispatched = /performing \w+ action|action done|waiting for scheduled navigations/.test(log) ? 'unknown' : 'no';
+    return new ToolError('timeout', `Could not ${what} within the time limit.`, 'The element may be covered, hidden or busy; take a fresh snapshot, or pass a larger timeoutMs.', { dispatched });
   }
   if (kinds.has('target_closed')) {
     return new ToolError('tab_not_found', `The tab closed while trying to ${what}.`, 'Call list_tabs for the open tabs.');

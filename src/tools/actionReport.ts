@@ -76,6 +76,7 @@ export function reportAction(res: ToolResponse, report: ActionReport, label: Act
     res.set('downloads', downloads);
     for (const d of downloads) {
       if (d.state === 'completed') res.text(`Downloaded ${JSON.stringify(d.name)} (${d.size} bytes) to ${d.path}.`);
+      else if (d.refused) res.text(`Download ${JSON.stringify(d.suggestedName)} was refused [${d.refused.type}]: ${d.error}; nothing was saved.`);
       else if (d.state === 'failed') res.text(`Download ${JSON.stringify(d.suggestedName)} failed: ${d.error}.`);
       else res.text(`Download ${JSON.stringify(d.suggestedName)} is still in progress; list_downloads shows when it is saved.`);
     }

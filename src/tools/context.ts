@@ -6,6 +6,8 @@
 import type { Config } from '../config.js';
 import type { PromptChannel } from '../consent/channel.js';
 import type { Session } from '../session/session.js';
+import type { AnyTool } from './define.js';
+import type { ToolResult } from './response.js';
 import type { WaitingFor } from './waiting.js';
 
 export interface ClientInfo {
@@ -34,6 +36,37 @@ export interface RelayStatus {
   relayProtocol: number;
 }
 
+/** A call budget as it stands (`--max-calls`; src/dispatch/callBudget.ts): used and limit per scope. */
+export interface BudgetStatus {
+  session?: { used: number; limit: number };
+  /** `resetsAt`: the next local midnight, ISO 8601. `used` is -1 when the count file cannot be read. */
+  day?: { used: number; limit: number; resetsAt: string };
+}
+
+/** Who calls: a stable id (process and session) and a name to show (the MCP client's name). */
+export interface Caller {
+  id: string;
+  name?: string;
+}
+
+/** A tab's lease. */
+export interface Lease {
+  tabId: number;
+  holder: Caller;
+  /** Epoch ms. */
+  expiresAt: number;
+}
+
+/** What a lease tool can do (CallContext.leases, given by the dispatcher; src/dispatch/leases.ts). */
+export interface LeaseDesk {
+  /** Leases or renews `tabId` for the caller for `ttlSec`. @throws ToolError lease_held (another holder's). */
+  lease(tabId: number, ttlSec: number): Lease;
+  /** Ends the caller's lease of `tabId`; false when there was none. @throws ToolError lease_held (another holder's). */
+  release(tabId: number): boolean;
+  /** The live lease of `tabId`, if any. */
+  of(tabId: number): Lease | undefined;
+}
+
 export interface CallContext {
   session: Session;
   config: Config;
@@ -57,4 +90,27 @@ export interface CallContext {
    * Optional: a caller that does not listen leaves it out.
    */
   waiting?(what: WaitingFor | undefined): void;
+  /**
+   * The caller's call budget as it stands (`--max-calls`; src/dispatch/callBudget.ts), given to get_bridge_status
+   * calls only: the budget of the process the client talks to (a relayed call carries its follower's). Undefined:
+   * no caps, or not asked.
+   */
+  budget?: BudgetStatus;
+  /**
+   * Runs other tools as steps of this call (the batch tool; src/tools/batch.ts), each as the dispatcher runs a
+   * call: its own validation, tab lock and consent. Set by the dispatcher; undefined where steps cannot run.
+   */
+  steps?: StepRunner;
+  /** The tab leases of the dispatcher, as this caller sees them (lease_tab, release_tab). Undefined where none are kept. */
+  leases?: LeaseDesk;
+  /** Who calls (the lease holder it would be). Set by the dispatcher. */
+  caller?: Caller;
+}
+
+/** How a call runs other tools as its steps (CallContext.steps). */
+export interface StepRunner {
+  /** The tool named `name`, if there is one. */
+  tool(name: string): AnyTool | undefined;
+  /** Runs `tool` with raw `args` as the dispatcher would. Never throws: a failure is an `isError` result. */
+  run(tool: AnyTool, args: unknown): Promise<ToolResult>;
 }

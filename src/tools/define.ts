@@ -5,7 +5,7 @@
  * with defineTabTool, which resolves that tab (after Playwright MCP's
  * `defineTabTool` and Chrome DevTools MCP's `definePageTool`).
  */
-import type * as z from 'zod';
+import * as z from 'zod';
 import type { Capability } from '../browser/capabilities.js';
 import type { Toolset } from '../config.js';
 import { noDialog } from '../session/dialogs.js';
@@ -14,6 +14,7 @@ import type { Session } from '../session/session.js';
 import type { Tab } from '../session/tab.js';
 import { ToolError } from '../errors.js';
 import type { CallContext } from './context.js';
+import { checkExpect, expectField, type Expectations } from './expectSchema.js';
 import type { ToolResponse } from './response.js';
 
 /**
@@ -92,6 +93,16 @@ export interface TabToolDef<Input extends z.ZodObject = z.ZodObject> extends Omi
    * call fails with `dialog_open`.
    */
   dialogOk?: boolean;
+  /**
+   * Whether the call takes `expectRevision` (docs/actions.md, "Revision guards"). Default: every tool that can
+   * change the page (effect other than `observe`).
+   */
+  guarded?: boolean;
+  /**
+   * Whether the call takes `expect` postconditions (docs/actions.md, "Verified actions"), checked on its tab after
+   * the action. Default: the guarded tools.
+   */
+  verifiable?: boolean;
   /** Checks that need no tab (of the input, of what the session offers), run before the tab is resolved. @throws ToolError */
   check?(input: z.output<Input>, ctx: CallContext): void;
   handle(tab: Tab, input: z.output<Input>, ctx: CallContext, res: ToolResponse): Promise<void>;
@@ -101,6 +112,31 @@ export interface TabToolDef<Input extends z.ZodObject = z.ZodObject> extends Omi
 interface TabFields {
   tabId?: number;
   ref?: string;
+  expectRevision?: number;
+  expect?: Expectations;
+}
+
+/** The optional input a guarded tab tool takes (docs/actions.md, "Revision guards"). */
+export const expectRevisionField = z.number().int().positive().optional()
+  .describe('Act only if the tab still shows this document revision (from get_page_context, navigate or an action result); otherwise revision_mismatch and nothing is done');
+
+/** Whether a tab tool's calls take `expectRevision`: its own `guarded`, else whether it can change the page. */
+export function isGuarded(def: Pick<TabToolDef, 'guarded' | 'effect'>): boolean {
+  return def.guarded ?? def.effect !== 'observe';
+}
+
+/**
+ * The error for a call whose tab no longer shows the revision it expected. Nothing was dispatched.
+ * @param actual  the tab's revision now; undefined when the call named its tab only by a ref of a replaced document.
+ */
+export function revisionMismatch(tabId: number | undefined, expected: number, actual: number | undefined, ref?: string): ToolError {
+  const now = actual === undefined ? (ref ? `ref ${ref} belongs to a document that has since been replaced` : 'its document was replaced') : `tab ${tabId} is at revision ${actual}`;
+  return new ToolError(
+    'revision_mismatch',
+    `Expected revision ${expected}, but ${now}; nothing was done.`,
+    'The page changed since you looked: call get_page_context for the current revision and refs, check the action still fits, then call again with that revision.',
+    { tabId, expected, actual },
+  );
 }
 
 /** The ref a tab tool's call names its tab with, if any. */
@@ -144,8 +180,14 @@ async function resolveTab<Input extends z.ZodObject>(def: TabToolDef<Input>, inp
  * gives the dispatcher the tab whose lock the call takes (`tabOf`).
  */
 export function defineTabTool<Input extends z.ZodObject>(def: TabToolDef<Input>): ToolDef<Input> {
+  const guarded = isGuarded(def);
+  const verifiable = def.verifiable ?? guarded;
   return {
     ...def,
+    input: def.input.extend({
+      ...(guarded ? { expectRevision: expectRevisionField } : {}),
+      ...(verifiable ? { expect: expectField } : {}),
+    }) as unknown as Input,
     tabOf(args, session) {
       const parsed = def.input.safeParse(args ?? {});
       if (!parsed.success) return undefined;
@@ -159,7 +201,22 @@ export function defineTabTool<Input extends z.ZodObject>(def: TabToolDef<Input>)
     },
     async handle(input, ctx, res) {
       def.check?.(input, ctx);
-      const tab = await resolveTab(def, input, ctx.session);
+      const { expectRevision, tabId, expect } = input as TabFields;
+      checkExpect(expect);
+      const tab = await resolveTab(def, input, ctx.session).catch((error: unknown) => {
+        // A ref of a replaced document, with a revision expected: the guard's answer when its tab has moved on (or
+        // is gone); a ref that is stale on the expected revision stays stale_ref (its candidates come with it).
+        if (expectRevision !== undefined && error instanceof ToolError && error.type === 'stale_ref') {
+          const ref = refOf(def, input);
+          const refTab = tabId ?? (ref === undefined ? undefined : ctx.session.refs.description(ref)?.tabId);
+          const named = refTab === undefined ? undefined : ctx.session.openTabs().find(t => t.id === refTab);
+          if (named?.revision !== expectRevision) throw revisionMismatch(named?.id, expectRevision, named?.revision, ref);
+        }
+        throw error;
+      });
+      res.actedOn = tab;
+      res.revisionBefore = tab.revision;
+      if (expectRevision !== undefined && tab.revision !== expectRevision) throw revisionMismatch(tab.id, expectRevision, tab.revision);
       tab.workspace = ctx.config.workspace; // files the tab writes meanwhile (downloads) go to this caller
       await def.handle(tab, input, ctx, res);
     },

@@ -138,11 +138,13 @@ export const execute = defineTabTool({
     });
     if (outcome === 'timeout' || outcome === 'cancelled') {
       const stuck = await tab.stopIfStuck(probe);
-      if (outcome === 'cancelled') throw new ToolError('cancelled', 'The call was cancelled.', 'Send it again if still wanted.');
+      // The code had started: what it did before it was stopped stays done (src/tools/recovery.ts).
+      if (outcome === 'cancelled') throw new ToolError('cancelled', 'The call was cancelled.', 'Send it again if still wanted.', { dispatched: 'yes' });
       throw new ToolError(
         'timeout',
         `The code did not finish within ${seconds} s${stuck === 'stopped' ? '; it was busy (a loop) and has been stopped' : stuck ? `; ${stuckClause(stuck)}` : ''}.`,
         stuck === 'not_stopped' ? stuckHint(stuck, '') : 'Make the code finish sooner, or raise timeoutSec (up to 300).',
+        { dispatched: 'yes' },
       );
     }
     if ('dialog' in outcome) {

@@ -5,9 +5,9 @@
  * one that opens a while after the click). Paths resolve against the
  * workspace and must stay inside it or a configured root.
  */
-import { realpathSync, statSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { basename } from 'node:path';
+import { readFileSync, realpathSync, statSync } from 'node:fs';
+import { basename, resolve } from 'node:path';
+import mime from 'mime';
 import * as z from 'zod';
 import type { Config } from '../config.js';
 import { formatElement, type ElementInfo } from '../session/elementInfo.js';
@@ -15,7 +15,8 @@ import { resolveRef } from '../session/refs.js';
 import { actionError } from './actionErrors.js';
 import { reportAction, snapshotFlag } from './actionReport.js';
 import { defineTabTool } from './define.js';
-import { ToolError } from '../errors.js';
+import { extensionDenial, ToolError } from '../errors.js';
+import { uploadDeniedError } from '../consent/policy.js';
 import { inside, realOrSelf } from '../util/paths.js';
 import { classifyPlaywrightError } from '../util/playwrightErrors.js';
 import { refField, timeoutMsField } from './schemas.js';
@@ -23,6 +24,47 @@ import { refField, timeoutMsField } from './schemas.js';
 const UPLOAD_TIMEOUT = 5_000;
 /** Longest wait for the chooser the last click on the element still owes before upload_file clicks it again, in ms. */
 const OWED_CHOOSER_MS = 2_000;
+/**
+ * Largest total size of the files upload_file sends as contents (the extension without file access), in bytes:
+ * Playwright's own bound for file payloads.
+ */
+export const CONTENTS_MAX_BYTES = 50 * 1024 * 1024;
+
+/** A file as contents (Playwright's FilePayload with the file's modification time). */
+interface FileContents { name: string; mimeType: string; buffer: Buffer; lastModifiedMs: number }
+
+/** What a file input or a file chooser takes: Playwright's setInputFiles / FileChooser.setFiles. */
+type FileSetter = (files: string[] | FileContents[]) => Promise<void>;
+
+/**
+ * Sets `files` through `set`: as paths, the browser reading the files itself (DOM.setFileInputFiles); when the
+ * companion extension refuses paths (no "Allow access to file URLs", gate code `file_access`), as their contents,
+ * which Playwright sets on the input in the page (a DataTransfer, then input and change events), as it does for a
+ * remote browser. Returns which it was.
+ * @throws the setter's error for anything else; ToolError invalid_arguments when the contents exceed
+ *   CONTENTS_MAX_BYTES.
+ */
+async function setFiles(set: FileSetter, files: string[]): Promise<'paths' | 'contents'> {
+  try {
+    await set(files);
+    return 'paths';
+  } catch (error) {
+    if (extensionDenial(error instanceof Error ? error.message : String(error))?.details?.code !== 'file_access') throw error;
+  }
+  await set(readContents(files));
+  return 'contents';
+}
+
+/** The files' contents, names, MIME types (by extension) and modification times. @throws ToolError invalid_arguments over CONTENTS_MAX_BYTES. */
+function readContents(files: string[]): FileContents[] {
+  const stats = files.map(f => statSync(f));
+  const total = stats.reduce((sum, st) => sum + st.size, 0);
+  if (total > CONTENTS_MAX_BYTES) {
+    throw new ToolError('invalid_arguments', `The files are ${total} bytes; without file access the extension can take at most ${CONTENTS_MAX_BYTES} bytes per upload_file.`,
+      'Turn on "Allow access to file URLs" for the tabwright extension (chrome://extensions → tabwright → Details), or upload fewer or smaller files.');
+  }
+  return files.map((f, i) => ({ name: basename(f), mimeType: mime.getType(f) ?? 'application/octet-stream', buffer: readFileSync(f), lastModifiedMs: stats[i]!.mtimeMs }));
+}
 
 
 /**
@@ -30,14 +72,16 @@ const OWED_CHOOSER_MS = 2_000;
  * an existing regular file inside the workspace or one of
  * `config.allowedRoots`, checked after resolving symlinks (a link inside
  * the workspace that points out is rejected). Returns the real paths.
+ * With `rootsOnly` (upload_file under `--policy hardened`, docs/policy.md) the workspace is no root: only
+ * `config.allowedRoots` are, and a path outside them is `policy_denied_upload`.
  * @throws ToolError path_not_allowed (outside the roots; checked first, so
- *   nothing outside is probed), file_not_found, invalid_arguments (not a
- *   regular file, e.g. a folder).
+ *   nothing outside is probed), policy_denied_upload (the same, with rootsOnly), file_not_found,
+ *   invalid_arguments (not a regular file, e.g. a folder).
  */
-export function resolveUploadPaths(paths: readonly string[], config: Pick<Config, 'workspace' | 'allowedRoots'>): string[] {
-  const roots = [config.workspace, ...config.allowedRoots];
+export function resolveUploadPaths(paths: readonly string[], config: Pick<Config, 'workspace' | 'allowedRoots'>, opts: { rootsOnly?: boolean } = {}): string[] {
+  const roots = opts.rootsOnly ? [...config.allowedRoots] : [config.workspace, ...config.allowedRoots];
   const realRoots = roots.map(realOrSelf);
-  const notAllowed = (p: string) => new ToolError(
+  const notAllowed = (p: string) => opts.rootsOnly ? uploadDeniedError(p, config.allowedRoots) : new ToolError(
     'path_not_allowed',
     `${p} is outside the workspace (${config.workspace})${config.allowedRoots.length ? ' and the allowed roots' : ''}.`,
     'Copy the file into the workspace, or start the server with --allow-root DIR (env TABWRIGHT_ALLOWED_ROOTS).',
@@ -72,13 +116,14 @@ export const uploadFile = defineTabTool({
     snapshot: snapshotFlag,
   }),
   async handle(tab, { ref, paths, timeoutMs, snapshot }, { session, config }, res) {
-    const files = resolveUploadPaths(paths, config);
+    const files = resolveUploadPaths(paths, config, { rootsOnly: config.policy.mode === 'hardened' });
     const resolved = await resolveRef(session, ref);
     const { locator } = resolved;
     const timeout = timeoutMs ?? UPLOAD_TIMEOUT;
     const names = files.map(f => basename(f));
     const many = files.length ? `${files.length} file${files.length === 1 ? '' : 's'} (${names.slice(0, 10).join(', ')}${names.length > 10 ? ', …' : ''})` : 'no files (cleared)';
     let via: 'input' | 'chooser' = 'input';
+    let sent = 'paths' as 'paths' | 'contents';
     const report = await tab.act(async () => {
       // The file input itself, or the one a <label> is for (Playwright does not follow a label with role=button).
       const input = await locator.evaluateHandle(el => {
@@ -90,7 +135,7 @@ export const uploadFile = defineTabTool({
       const element = input.asElement();
       if (element) {
         try {
-          await element.setInputFiles(files, { timeout });
+          sent = await setFiles(f => element.setInputFiles(f, { timeout }), files);
         } catch (error) {
           throw uploadError(error, ref);
         } finally {
@@ -127,13 +172,15 @@ export const uploadFile = defineTabTool({
       open.used = true;
       via = 'chooser';
       if (files.length > 1 && !open.chooser.isMultiple()) throw tooMany(ref);
-      await open.chooser.setFiles(files, { timeout }).catch(error => {
+      const chooser = open.chooser;
+      sent = await setFiles(f => chooser.setFiles(f, { timeout }), files).catch(error => {
         throw uploadError(error, ref);
       });
       choosers.answeredAll();
     }, { snapshot, ref, diff: true, targets: [{ ref, resolved }] });
-    reportAction(res, report, ([el]: ElementInfo[]) => `Chose ${many} for ${el ? formatElement(el) : ref}.`);
-    res.set('files', files).set('via', via);
+    const asContents = sent === 'contents' ? ' (sent as contents: the extension has no access to file URLs)' : '';
+    reportAction(res, report, ([el]: ElementInfo[]) => `Chose ${many} for ${el ? formatElement(el) : ref}${asContents}.`);
+    res.set('files', files).set('via', via).set('sent', sent);
   },
 });
 

@@ -12,7 +12,9 @@ import { describeFocused, formatElement, formatElements } from '../session/eleme
 import { resolveRef, type ResolvedRef } from '../session/refs.js';
 import { formatLabel } from '../session/snapshotLines.js';
 import { actionError } from './actionErrors.js';
+import { blockedSubmit, blockedSubmitLine } from './formValidation.js';
 import { playwrightTimeout } from '../browser/playwright.js';
+import { plural } from '../util/plural.js';
 import { raceTimeout } from '../util/wait.js';
 import { reportAction, snapshotFlag } from './actionReport.js';
 import type { ElementInfo } from '../session/elementInfo.js';
@@ -20,6 +22,7 @@ import { defineTabTool } from './define.js';
 import { ToolError } from '../errors.js';
 import { assertNotCovered, forceClick } from './obstruction.js';
 import { selectOptions, setChecked, typeText } from './realInput.js';
+import { withPointerDelivery } from './pointerDelivery.js';
 import { withRefHandle } from './refHandle.js';
 import { refField, tabIdField, timeoutMsField } from './schemas.js';
 
@@ -34,6 +37,33 @@ async function attempt(what: string, fn: () => Promise<unknown>): Promise<void> 
   } catch (error) {
     throw actionError(error, what);
   }
+}
+
+/** How `clickResolved` clicks. */
+export interface ClickOptions {
+  button?: 'left' | 'right' | 'middle';
+  modifiers?: Array<'Alt' | 'Control' | 'ControlOrMeta' | 'Meta' | 'Shift'>;
+  doubleClick?: boolean;
+  /** Dispatch the events from script, even on a covered element (untrusted). */
+  force?: boolean;
+  /** Milliseconds for the element to become actionable. */
+  timeout: number;
+}
+
+/**
+ * The click of the `click` tool, on a resolved ref (run it inside `tab.act`):
+ * a covered target fails at once naming what covers it, the trusted click is
+ * checked to reach a child frame's document (./pointerDelivery.ts).
+ * @throws ToolError element_not_actionable, stale_ref, timeout (actionError).
+ */
+export async function clickResolved(el: ResolvedRef, ref: string, opts: ClickOptions): Promise<void> {
+  const { button, modifiers: mods, doubleClick, force, timeout } = opts;
+  const pw = { button, modifiers: mods, timeout };
+  await attempt(`click ${ref}`, () => withRefHandle(el, ref, async handle => {
+    if (force) return forceClick(handle, { button: button ?? 'left', clickCount: doubleClick ? 2 : 1, modifiers: mods ?? [] }, timeout);
+    await assertNotCovered(handle, ref, `click ${ref}`, true, timeout);
+    await withPointerDelivery(handle, el.frame, `click ${ref}`, () => (doubleClick ? handle.dblclick(pw) : handle.click(pw)));
+  }));
 }
 
 export const click = defineTabTool({
@@ -57,13 +87,14 @@ export const click = defineTabTool({
   }),
   async handle(tab, { ref, button, doubleClick, modifiers: mods, force, timeoutMs, snapshot }, { session }, res) {
     const el = await resolveRef(session, ref);
-    const opts = { button, modifiers: mods, timeout: timeoutMs ?? ACTION_TIMEOUT };
-    const report = await tab.act(() => attempt(`click ${ref}`, () => withRefHandle(el, ref, async handle => {
-      if (force) return forceClick(handle, { button: button ?? 'left', clickCount: doubleClick ? 2 : 1, modifiers: mods ?? [] }, opts.timeout);
-      await assertNotCovered(handle, ref, `click ${ref}`, true, opts.timeout);
-      await (doubleClick ? handle.dblclick(opts) : handle.click(opts));
-    })), { snapshot, ref, diff: true, targets: [{ ref, resolved: el }], clicks: true });
+    const report = await tab.act(() => clickResolved(el, ref, { button, modifiers: mods, doubleClick, force, timeout: timeoutMs ?? ACTION_TIMEOUT }),
+      { snapshot, ref, diff: true, targets: [{ ref, resolved: el }], clicks: true });
     reportAction(res, report, ([e]) => `${doubleClick ? 'Double-clicked' : 'Clicked'} ${e ? formatElement(e) : ref}${force ? ' (force: events dispatched from script)' : ''}.`);
+    // A submit the browser's form validation held back changes nothing on the page: say which fields held it.
+    // Only when nothing else happened: a popup's dialog can hold the opener's renderer (one read would wait on it).
+    const quiet = !report.navigation && !report.dialog && !report.tabClosed && !report.newTabs;
+    const blocked = quiet ? await blockedSubmit(el) : undefined;
+    if (blocked) res.set('invalidFields', blocked.fields).text(blockedSubmitLine(blocked));
   },
 });
 
@@ -90,7 +121,7 @@ export const type = defineTabTool({
       await attempt(`type into ${ref}`, () => typeText(tab.page, handle, ref, text, { clear: clear ?? true, timeout }));
       if (submit) await attempt(`press Enter in ${ref}`, () => handle.press('Enter', { timeout }));
     }), { snapshot, diff: true, targets: [{ ref, resolved: el }] });
-    reportAction(res, report, ([e]) => `Typed ${[...text].length} characters into ${e ? formatElement(e) : ref}${submit ? ' and pressed Enter' : ''}.`);
+    reportAction(res, report, ([e]) => `Typed ${plural([...text].length, 'character')} into ${e ? formatElement(e) : ref}${submit ? ' and pressed Enter' : ''}.`);
   },
 });
 
@@ -220,7 +251,7 @@ export const hover = defineTabTool({
     const timeout = timeoutMs ?? ACTION_TIMEOUT;
     const report = await tab.act(() => attempt(`hover ${ref}`, () => withRefHandle(el, ref, async handle => {
       await assertNotCovered(handle, ref, `hover ${ref}`, false, timeout);
-      await handle.hover({ timeout });
+      await withPointerDelivery(handle, el.frame, `hover ${ref}`, () => handle.hover({ timeout }));
     })), { snapshot, diff: true, targets: [{ ref, resolved: el }] });
     reportAction(res, report, ([e]) => `Hovered ${e ? formatElement(e) : ref}.`);
   },

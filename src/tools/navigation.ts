@@ -126,17 +126,25 @@ export async function gotoUrl(tab: Tab, url: string, opts: { waitUntil?: WaitUnt
   } catch (error) {
     throw await pageLoadError(tab, error, `load ${url.slice(0, 200)}`, timeout, previous);
   }
-  // The frames the page has by then get their documents too (bounded; a frame that does not load in time shows
-  // as `[loading]` in the snapshot): a snapshot right after navigate sees what they hold.
-  if (waitUntil === 'domcontentloaded' && !tab.dialogs.current && !tab.closed) {
-    const left = Math.min(timeout - (Date.now() - started), FRAMES_MS);
-    await untilDialog(tab.dialogs, tab.frameLoads.settle(left));
-  }
+  await settleFrames(tab, waitUntil, timeout, started);
   return status;
 }
 
-/** Longest wait, after the document of a navigate is ready, for the frames it has to get theirs, in ms. */
+/** Longest wait, after the document of a load is ready, for the frames it has to get theirs, in ms. */
 const FRAMES_MS = 5_000;
+
+/**
+ * After a load (navigate, back / forward, reload) that waited for `domcontentloaded`: waits for the frames the
+ * page has by then to get their documents too, within what is left of `timeoutMs` since `started` (epoch ms) and
+ * at most FRAMES_MS, so that a snapshot right after the load sees what they hold; a frame that does not load in
+ * time shows as `[loading]` in the snapshot. Returns at once when a dialog is open (or opens) or the tab closed.
+ * Other `waitUntil` values wait for their own event only. Never throws.
+ */
+export async function settleFrames(tab: Tab, waitUntil: WaitUntil, timeoutMs: number, started: number): Promise<void> {
+  if (waitUntil !== 'domcontentloaded' || tab.dialogs.current || tab.closed) return;
+  const left = Math.min(timeoutMs - (Date.now() - started), FRAMES_MS);
+  if (left > 0) await untilDialog(tab.dialogs, tab.frameLoads.settle(left));
+}
 
 /**
  * Whether the tab's session history has an entry to go `direction` to. Asks
@@ -171,6 +179,7 @@ export const navigate = defineTabTool({
     // A stuck script would hold the navigation (and any attempt to stop it) forever.
     await tab.stopIfStuck();
     const timeout = timeoutMs ?? 30_000;
+    const started = Date.now();
     let status: number;
     if (url === 'back' || url === 'forward') {
       if (!(await hasHistoryEntry(tab, url))) {
@@ -185,6 +194,7 @@ export const navigate = defineTabTool({
       } catch (error) {
         throw await pageLoadError(tab, error, `go ${url}`, timeout, previous);
       }
+      await settleFrames(tab, waitUntil ?? 'domcontentloaded', timeout, started);
     } else {
       status = await gotoUrl(tab, url, { waitUntil, timeoutMs: timeout });
     }

@@ -7,7 +7,23 @@ import { reportFileChooser } from './actionReport.js';
 import { INLINE_TEXT_CAP, stamp, writeArtifact } from './artifacts.js';
 import { defineTabTool } from './define.js';
 import { ToolError } from '../errors.js';
+import type { ToolResponse } from './response.js';
 import { outputField, tabIdField } from './schemas.js';
+import type { ElementCounts } from '../page/snapshot.js';
+
+/**
+ * The budget of an `interactive` snapshot (characters, the walker's estimate): half the full level's, so a page
+ * whose actionable elements do not fit is paged (DEFAULT_LIMIT per container) and the level stays cheaper than full.
+ */
+export const INTERACTIVE_BUDGET = DEFAULT_BUDGET / 2;
+
+/** Outline lines a `summary` shows at most (headings and landmarks); the rest are counted on a closing line. */
+export const SUMMARY_MAX_LINES = 80;
+
+/** The counts line of a summary: `12 links, 3 buttons, 4 fields, 1 other actionable, 1 form`. */
+function countsLine(c: ElementCounts): string {
+  return [plural(c.links, 'link'), plural(c.buttons, 'button'), plural(c.fields, 'field'), ...(c.other ? [`${c.other} other actionable`] : []), plural(c.forms, 'form')].join(', ');
+}
 
 /** Landmark and heading lines of a snapshot: the outline a file summary shows. */
 function outline(snapshot: string, max = 30): string[] {
@@ -21,7 +37,7 @@ export const getPageContext = defineTabTool({
   description:
     'Snapshot of a tab: a compact accessibility tree (`- role "name" [ref=e12]` lines), a ref on every actionable element for the element tools. ' +
     'Refs last until the document is replaced (navigation, reload). A page too big for one snapshot shows long containers\' first items ' +
-    'and paging lines (get_page_context {ref, offset}); selector or ref narrows it.',
+    'and paging lines (get_page_context {ref, offset}); selector or ref narrows it. level "summary" (outline and counts) or "interactive" (actionable elements only) costs fewer tokens.',
   needs: ['snapshot'],
   effect: 'observe',
   launchesBrowser: true,
@@ -39,20 +55,28 @@ export const getPageContext = defineTabTool({
     limit: z.number().int().min(1).max(100_000).optional()
       .describe(`Children per container before a paging line (default: all that fit, else ${DEFAULT_LIMIT})`),
     urls: z.boolean().optional().describe('Show link URLs'),
+    level: z.enum(['summary', 'interactive', 'full']).optional()
+      .describe('summary: outline (headings, landmarks with refs) and counts; interactive: actionable elements with refs and their headings; full (default): everything'),
     output: outputField,
   }),
-  async handle(tab, { selector, ref, offset, limit, urls, output }, { session, config }, res) {
+  async handle(tab, { selector, ref, offset, limit, urls, level, output }, { session, config }, res) {
     let snap: Snapshot;
     const mode = output ?? config.output;
     try {
-      snap = await takeSnapshot(session, tab, { selector, ref, offset, limit, urls, budget: mode === 'file' ? FILE_BUDGET : DEFAULT_BUDGET });
+      snap = await takeSnapshot(session, tab, { selector, ref, offset, limit, urls, level, budget: mode === 'file' ? FILE_BUDGET : level === 'interactive' ? INTERACTIVE_BUDGET : DEFAULT_BUDGET });
     } catch (error) {
       throw await pageReadError(tab, error, 'take a snapshot', { message: 'Could not take a snapshot within the time limit.', hint: 'The page may be very large or busy; pass a selector to snapshot one part, or try again.' });
     }
     const { url, title } = await tab.urlAndTitle();
     const header = `Tab ${tab.id} · revision ${snap.revision} · ${url}\nTitle: ${title}${selector ? `\nScope: ${ref ? `${ref}, ` : ''}${selector}` : ref ? `\nScope: ${ref}${offset ? `, from child ${offset}` : ''}` : ''}`;
+    if (level === 'summary') {
+      summarize(res, header, snap);
+      res.merge({ tabId: tab.id, url, title });
+      return;
+    }
     const bytes = Buffer.byteLength(snap.text);
     res.merge({ tabId: tab.id, url, title, revision: snap.revision, instanceId: snap.instanceId, refCount: snap.refCount, bytes });
+    if (level) res.set('level', level);
     // A chooser that opened after the last action returned (a page that opens it late) is told here if no action told of it.
     await tab.fileChoosers.delivered();
     const chooser = tab.fileChoosers.takeUnreported(tab.instanceId);
@@ -74,3 +98,20 @@ export const getPageContext = defineTabTool({
     if (lines.length) res.text(`Outline (pass a selector to get_page_context to snapshot one part inline):\n${lines.join('\n')}`);
   },
 });
+
+/**
+ * The `summary` level's result: the header, the counts, and the outline of
+ * headings and landmarks cut at SUMMARY_MAX_LINES (always inline: it is small).
+ */
+function summarize(res: ToolResponse, header: string, snap: Snapshot): void {
+  const all = snap.text ? snap.text.split('\n') : [];
+  const lines = all.slice(0, SUMMARY_MAX_LINES);
+  const counts = snap.counts ?? { links: 0, buttons: 0, fields: 0, other: 0, forms: 0 };
+  const outlineText = lines.join('\n');
+  res.merge({ revision: snap.revision, instanceId: snap.instanceId, level: 'summary', counts, refCount: outlineText.split('[ref=').length - 1, snapshot: outlineText });
+  if (all.length > lines.length) res.set('outlineMore', all.length - lines.length);
+  res.text(`${header}\nLevel: summary · ${countsLine(counts)}`);
+  res.text(lines.length ? `Outline (headings; landmarks with refs):\n${outlineText}` : 'Outline: no headings or landmarks.');
+  if (all.length > lines.length) res.text(`… ${plural(all.length - lines.length, 'more outline line')}: pass a landmark's ref (get_page_context {ref, level: "interactive"}) to read one part.`);
+  res.text('Next: get_page_context {level: "interactive"} lists what can be acted on, with refs; {ref, level} reads one landmark.');
+}

@@ -1,21 +1,30 @@
 /** Every tool, in the order tools/list shows them. */
 import { getConsoleContext } from './console.js';
+import { getNetworkRequest, listNetworkRequests } from './network.js';
 import type { AnyTool } from './define.js';
+import { batch } from './batch.js';
+import { leaseTools } from './leases.js';
+import { dismissConsentBanner } from './consentBanner.js';
 import { dialogTools } from './dialogs.js';
 import { downloadTools } from './downloads.js';
 import { drag } from './drag.js';
 import { execute } from './execute.js';
 import { fileTools } from './files.js';
 import { find } from './find.js';
+import { getText } from './getText.js';
 import { inputTools } from './input.js';
 import { navigate } from './navigation.js';
 import { getPageContext } from './pageContext.js';
+import { savePdf } from './pdf.js';
 import { takeScreenshot } from './screenshot.js';
 import { shareTabs } from './sharing.js';
 import { scriptTools } from './userscripts.js';
 import { getBridgeStatus } from './status.js';
+import { closeBrowser } from './closeBrowser.js';
 import { tabTools } from './tabs.js';
 import { runMenuCommand } from './userscriptMenu.js';
+import { resizeViewport } from './viewport.js';
+import { waitFor } from './waitFor.js';
 import { waitForCall } from './waitForCall.js';
 import { webmcpTools } from './webmcp.js';
 
@@ -23,18 +32,28 @@ export const TOOLS: readonly AnyTool[] = [
   ...tabTools,
   navigate,
   getPageContext,
+  getText,
   find,
+  waitFor,
   ...inputTools,
+  dismissConsentBanner,
   ...dialogTools,
   ...fileTools,
   ...downloadTools,
   drag,
   takeScreenshot,
+  resizeViewport,
+  savePdf,
   execute,
   getConsoleContext,
+  listNetworkRequests,
+  getNetworkRequest,
   ...webmcpTools,
   waitForCall,
+  batch,
+  ...leaseTools,
   getBridgeStatus,
+  closeBrowser,
   shareTabs,
   ...scriptTools,
   runMenuCommand,

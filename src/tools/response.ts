@@ -9,6 +9,7 @@
  * `--structured-content` (src/mcp/clientResult.ts).
  */
 import type { ToolError, ToolErrorData } from '../errors.js';
+import type { Tab } from '../session/tab.js';
 
 export interface TextBlock { type: 'text'; text: string }
 export interface ImageBlock { type: 'image'; data: string; mimeType: string }
@@ -42,6 +43,11 @@ export class ToolResponse {
   private readonly fields: Record<string, unknown> = {};
   private error: ToolErrorData | undefined;
   private errorDetails: Record<string, unknown> | undefined;
+  private keepOnFail = false;
+  /** The tab a tab tool acted on (set by defineTabTool): where invokeTool checks the call's postconditions. */
+  actedOn: Tab | undefined;
+  /** The revision of `actedOn` when the call resolved it: what a failed action's recovery compares with (./recovery.ts). */
+  revisionBefore = 0;
 
   /**
    * Appends a line of text for the model.
@@ -73,10 +79,14 @@ export class ToolResponse {
     return this;
   }
 
-  /** Marks the response as failed; text and images collected so far are dropped. */
-  fail(error: ToolError): this {
+  /**
+   * Marks the response as failed. Text, images and fields collected so far are dropped, unless `opts.keep`: then
+   * the text lines come before the error's line and the fields stay beside `error` (a batch keeps its done steps).
+   */
+  fail(error: ToolError, opts: { keep?: boolean } = {}): this {
     this.error = error.toData();
     this.errorDetails = error.details;
+    this.keepOnFail = opts.keep ?? false;
     return this;
   }
 
@@ -104,9 +114,17 @@ export class ToolResponse {
   build(): ToolResult {
     if (this.error) {
       const { type, message, hint } = this.error;
+      const line = `Error [${type}]: ${message}\nHint: ${hint}`;
+      if (this.keepOnFail) {
+        return {
+          isError: true,
+          content: [{ type: 'text', text: [...this.lines, line].join('\n') }, ...this.images],
+          structuredContent: { ...this.fields, ...this.errorDetails, error: this.error },
+        };
+      }
       return {
         isError: true,
-        content: [{ type: 'text', text: `Error [${type}]: ${message}\nHint: ${hint}` }],
+        content: [{ type: 'text', text: line }],
         structuredContent: { ...this.errorDetails, error: this.error },
       };
     }

@@ -4,11 +4,15 @@ import { scriptService } from '../userscripts/service.js';
 import { VERSION } from '../version.js';
 import { defineTool } from './define.js';
 import type { OwnBrowserConfig } from '../config.js';
+import { HARDENED_OFF, hasHostRules, restricts, type Policy } from '../consent/policy.js';
+import type { BudgetStatus } from './context.js';
+import { REQUEST_GAPS } from '../session/requestPolicy.js';
+import { capabilityManifest, manifestLine } from '../browser/capabilities.js';
 
 export const getBridgeStatus = defineTool({
   name: 'get_bridge_status',
   title: 'Get bridge status',
-  description: 'Connection kind and capabilities, browser version and state, tabs, server version, MCP revision and relay role. Does not start the browser.',
+  description: 'Connection kind and what works on it (each capability available, unavailable with the reason, or experimental), browser version and state, tabs, server version, MCP revision and relay role. Does not start the browser.',
   needs: [],
   effect: 'observe',
   launchesBrowser: false,
@@ -16,7 +20,7 @@ export const getBridgeStatus = defineTool({
     operationId: z.string().optional().describe('Check this export_script operation'),
     scriptId: z.string().optional().describe('Check this script\'s latest save'),
   }),
-  async handle({ operationId, scriptId }, { session, config, client, relay }, res) {
+  async handle({ operationId, scriptId }, { session, config, client, relay, budget }, res) {
     // An attached browser is already running: attach so its version and tabs show; a failure shows as not running.
     await session.attachRemote().catch(() => undefined);
     const status = {
@@ -34,10 +38,13 @@ export const getBridgeStatus = defineTool({
       profile: config.remote ? 'remote' : config.own ? ownProfile(config.own) : config.isolated ? 'isolated' : config.userDataDir,
       scope: session.connection.scope ?? null,
       capabilities: [...session.connection.capabilities],
+      capabilityManifest: capabilityManifest(session.connection.kind).capabilities,
       workspace: config.workspace,
       role: relay.role,
       leaderPid: relay.leaderPid,
       relayProtocol: relay.relayProtocol,
+      policy: policyStatus(config.policy),
+      budget: budget ?? null,
     };
     res.merge(status);
     // Which way userscripts reach pages (on the extension: chrome.userScripts when "Allow User Scripts" is on).
@@ -58,6 +65,10 @@ export const getBridgeStatus = defineTool({
       ? config.own ? `the user's own browser (its windows, ${status.profile})` : 'an attached browser (its own windows and profile)'
       : `${status.headless ? 'Headless' : 'Headed'} · profile ${status.profile}`;
     res.text(`${browser} · workspace ${status.workspace} · can: ${status.capabilities.join(', ')}`);
+    const limits = manifestLine(capabilityManifest(status.connection));
+    if (limits) res.text(limits);
+    res.text(policyLine(config.policy, config.allowedRoots));
+    if (budget) res.text(budgetLine(budget));
     if (userscripts) {
       res.text(userscripts.path === 'chrome.userScripts'
         ? 'Userscripts: registered through the extension\'s chrome.userScripts (shared tabs only).'
@@ -73,6 +84,38 @@ export const getBridgeStatus = defineTool({
     }
   },
 });
+
+/** The policy as get_bridge_status shows it (docs/policy.md): what is off, and the host rules. */
+function policyStatus(policy: Policy) {
+  return {
+    mode: policy.mode,
+    allowHosts: policy.allowHosts.map(p => p.text),
+    denyHosts: policy.denyHosts.map(p => p.text),
+    // Host rules hold for navigation tools and for every request the pages make (routed on every connection kind
+    // that can have a policy; the extension cannot: the server refuses to start with one there).
+    requestsRouted: hasHostRules(policy),
+    requestGaps: hasHostRules(policy) ? [...REQUEST_GAPS] : [],
+    off: policy.mode === 'hardened' ? [...HARDENED_OFF.keys(), 'non-http(s) navigation', 'uploads outside --allow-root', 'downloads'] : [],
+  };
+}
+
+function policyLine(policy: Policy, roots: readonly string[]): string {
+  if (!restricts(policy)) return 'Policy: default (no host rules).';
+  const parts: string[] = [];
+  if (policy.mode === 'hardened') {
+    parts.push(`hardened: ${[...HARDENED_OFF.keys()].join(', ')} off; only http(s) and about:blank load; uploads only from ${roots.length ? roots.join(', ') : 'nowhere (no --allow-root)'}; downloads refused`);
+  }
+  if (policy.allowHosts.length) parts.push(`only hosts ${policy.allowHosts.map(p => p.text).join(', ')}`);
+  if (policy.denyHosts.length) parts.push(`never hosts ${policy.denyHosts.map(p => p.text).join(', ')}`);
+  return `Policy: ${parts.join('; ')}${hasHostRules(policy) ? ` (navigation tools and page requests, except ${REQUEST_GAPS.join(' and ')})` : ''}.`;
+}
+
+function budgetLine(budget: BudgetStatus): string {
+  const parts: string[] = [];
+  if (budget.session) parts.push(`${budget.session.used} of ${budget.session.limit} this session`);
+  if (budget.day) parts.push(`${budget.day.used < 0 ? '? (the count cannot be read)' : budget.day.used} of ${budget.day.limit} today (resets ${budget.day.resetsAt})`);
+  return `Call budget: ${parts.join(', ')}; get_bridge_status is not counted.`;
+}
 
 /** The profile an own-browser connection uses, as status shows it: the folder it reads, or who picks it. */
 function ownProfile(own: OwnBrowserConfig): string {

@@ -5,7 +5,7 @@ import type { Session } from '../session/session.js';
 import type { Tab, TabInfo } from '../session/tab.js';
 import { defineTabTool, defineTool } from './define.js';
 import { toToolError, ToolError } from '../errors.js';
-import { gotoUrl, loadOrDialog, pageLoadError, reportDialog, urlField } from './navigation.js';
+import { gotoUrl, loadOrDialog, pageLoadError, reportDialog, settleFrames, urlField } from './navigation.js';
 import type { ToolResponse } from './response.js';
 import { tabIdField, tabIdRequired, timeoutMsField, waitUntilField } from './schemas.js';
 
@@ -28,7 +28,7 @@ function noTabsText(running: boolean, connection: Pick<BrowserConnection, 'kind'
 export const listTabs = defineTool({
   name: 'list_tabs',
   title: 'List tabs',
-  description: 'List the open tabs: tabId, url, title, whether active, and the document instanceId and revision. Does not start the browser.',
+  description: 'List the open tabs: tabId, url, title, whether active, the document instanceId and revision, and which tab opened a popup. Does not start the browser.',
   needs: [],
   effect: 'observe',
   launchesBrowser: false,
@@ -81,6 +81,8 @@ export const closeTab = defineTabTool({
   description: 'Close a tab. If it was active, its opener (or the newest remaining tab) becomes active.',
   needs: [],
   effect: 'interact',
+  // Nothing of a closed tab is left to check.
+  verifiable: false,
   launchesBrowser: false,
   destructive: true,
   target: 'tab',
@@ -122,14 +124,22 @@ export const reloadTab = defineTabTool({
     // A stuck script would hold the reload (and any attempt to stop it) forever.
     await tab.stopIfStuck();
     const previous = tab.instanceId;
+    const started = Date.now();
+    const timeout = timeoutMs ?? 30_000;
     let status;
     try {
-      status = await loadOrDialog(tab, tab.page.reload({ waitUntil: waitUntil ?? 'domcontentloaded', timeout: timeoutMs ?? 30_000 }));
+      status = await loadOrDialog(tab, tab.page.reload({ waitUntil: waitUntil ?? 'domcontentloaded', timeout }));
       res.set('status', status);
     } catch (error) {
-      throw await pageLoadError(tab, error, 'reload the tab', timeoutMs ?? 30_000, previous);
+      throw await pageLoadError(tab, error, 'reload the tab', timeout, previous);
     }
-    await reportTab(session, tab, res, 'Reloaded', status);
+    await settleFrames(tab, waitUntil ?? 'domcontentloaded', timeout, started);
+    if (tab.dialogs.current?.type === 'beforeunload' && tab.instanceId === previous) {
+      // The page's beforeunload handler holds the reload: nothing was reloaded yet (the dialog's answer decides).
+      await reportTab(session, tab, res, 'Not reloaded yet:');
+    } else {
+      await reportTab(session, tab, res, 'Reloaded', status);
+    }
     await reportDialog(tab, res);
   },
 });
@@ -145,7 +155,8 @@ export function tabLine(t: TabInfo): string {
   const parts = [`${t.active ? '*' : ' '} [${t.tabId}] ${t.title || '(no title)'} — ${t.url} (revision ${t.revision})`];
   if (t.popup) parts.push(t.openerTabId === undefined ? 'a popup (window.opener reaches its opener)' : `popup of tab ${t.openerTabId} (window.opener reaches it)`);
   else if (t.openerTabId !== undefined) parts.push(`opened by tab ${t.openerTabId}`);
-  if (t.dialog) parts.push(`${t.dialog.type} dialog open: "${t.dialog.message.slice(0, 200)}" (handle_dialog {tabId: ${t.tabId}, accept})`);
+  // A beforeunload dialog has no message of the page's (Chromium shows its own text): no empty quotes then.
+  if (t.dialog) parts.push(`${t.dialog.type} dialog open${t.dialog.message ? `: "${t.dialog.message.slice(0, 200)}"` : ''} (handle_dialog {tabId: ${t.tabId}, accept})`);
   if (t.scripts?.length) parts.push(`scripts: ${t.scripts.map(s => s.name).join(', ')}`);
   if (t.menuCommands?.length) parts.push(`menu commands: ${t.menuCommands.map(m => `${m.scriptName} › ${m.caption} (commandId ${m.commandId})`).join(', ')}; run_menu_command runs one`);
   return parts.join(' · ');

@@ -5,7 +5,8 @@
  * result (src/dispatch/pending.ts). Plain JSON: it crosses the relay as the
  * `waiting` frame (src/relay/protocol.ts).
  */
-import type { ConsentWaiting } from '../consent/gate.js';
+import { consentProgress, type ConsentWaiting } from '../consent/gate.js';
+import { surfaceName } from '../consent/channel.js';
 
 /** One state of a running call. Times are epoch ms. */
 export type WaitingFor =
@@ -37,7 +38,7 @@ export function waitingPhrase(tool: string, w: WaitingFor | undefined, now = Dat
   if (!w) return `${tool} to finish`;
   switch (w.kind) {
     case 'consent':
-      return `the user's answer to the consent prompt for WebMCP tool "${w.tool}" of ${w.origin}${w.tabId !== undefined ? ` (tab ${w.tabId})` : ''}, shown in their MCP client or terminal (it expires in ${seconds(w.expiresAt - now)} s)`;
+      return `the user's answer to the consent prompt for WebMCP tool "${w.tool}" of ${w.origin}${w.tabId !== undefined ? ` (tab ${w.tabId})` : ''}, shown in ${askedIn(w)} (it expires in ${seconds(w.expiresAt - now)} s)`;
     case 'page_tool':
       return `WebMCP tool "${w.tool}" of ${w.origin} (tab ${w.tabId}) to finish`;
     case 'form_submit':
@@ -51,8 +52,18 @@ export function waitingPhrase(tool: string, w: WaitingFor | undefined, now = Dat
   }
 }
 
+/** Where a consent prompt is shown, in words: "the MCP client and the tabwright dashboard (http://…)". */
+function askedIn(w: ConsentWaiting): string {
+  const ways = (w.askedIn ?? []).map(way => way === 'dashboard' && w.dashboardUrl ? `the tabwright dashboard (${w.dashboardUrl})` : surfaceName(way));
+  if (!ways.length) return 'their MCP client or terminal';
+  return ways.length === 1 ? ways[0]! : `${ways.slice(0, -1).join(', ')} and ${ways.at(-1)}`;
+}
+
 /** What the model could do meanwhile, for the pending text; undefined when nothing but waiting helps. */
 export function waitingAdvice(w: WaitingFor | undefined): string | undefined {
+  if (w?.kind === 'consent' && w.dashboardUrl) {
+    return `Tell the user a consent prompt is waiting for their answer: they can answer it in the tabwright dashboard at ${w.dashboardUrl} (\`tabwright dashboard\` prints the address with its key).`;
+  }
   if (w?.kind === 'consent') return 'Tell the user a consent prompt is waiting for their answer.';
   if (w?.kind === 'form_submit') return 'Tell the user the form is filled in and waits for them to submit it in the browser.';
   if (w?.kind === 'browser_approval') return 'Tell the user Chrome is asking "Allow remote debugging?" and that they should click Allow.';
@@ -62,7 +73,7 @@ export function waitingAdvice(w: WaitingFor | undefined): string | undefined {
 /** The progress message while `tool`'s call waits (shown by clients that display progress, ≤200 characters matter). */
 export function waitingProgress(tool: string, w: WaitingFor | undefined, startedAt: number, now = Date.now()): string {
   // The consent wait keeps the gate's own wording (src/consent/gate.ts).
-  if (w?.kind === 'consent') return `Waiting for the user to allow ${w.tool} (${seconds(w.expiresAt - now)} s left)`;
+  if (w?.kind === 'consent') return consentProgress(w, now);
   if (w?.kind === 'form_submit') return `Waiting for the person at the browser to submit the form "${w.tool}" (${seconds(now - startedAt)} s)`;
   if (w?.kind === 'page_tool') return `WebMCP tool "${w.tool}" is running (${seconds(now - startedAt)} s)`;
   if (w?.kind === 'execute') return `execute is running in tab ${w.tabId} (${seconds(now - startedAt)} s)`;

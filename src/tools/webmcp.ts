@@ -80,10 +80,24 @@ export interface RejectedToolInfo extends RejectedTool {
   frameUrl?: string;
 }
 
-/** What listing a tab finds: its tools and the declarations rejected; `more` counts forms and refusals past the bridge's bound. */
+/**
+ * A frame whose tools the listing may miss: the polyfill came into its document after the page's scripts had started
+ * (`late`), or the frame has no tabwright runtime at all (`missing`, under `--webmcp polyfill`). Tools the document
+ * registered before then went to the browser's native WebMCP or nowhere; reloading the tab gives it the polyfill at
+ * document start.
+ */
+export interface PartialFrameInfo {
+  tabId: number;
+  /** Frame URL when it is a child frame. */
+  frameUrl?: string;
+  reason: 'late' | 'missing';
+}
+
+/** What listing a tab finds: its tools, the declarations rejected and the frames it may miss tools of; `more` counts forms and refusals past the bridge's bound. */
 export interface TabListing {
   tools: FrameTool[];
   rejected: RejectedToolInfo[];
+  partial: PartialFrameInfo[];
   more: number;
 }
 
@@ -142,8 +156,10 @@ function frameTool(frame: Frame, polyfilled: boolean, info: WebMcpToolInfo): Fra
 export async function frameTools(tab: Tab, timeoutMs = 5_000, mode: WebMcpMode = 'auto', injector?: UserscriptInjector): Promise<TabListing> {
   const out: FrameTool[] = [];
   const rejected: RejectedToolInfo[] = [];
+  const partial: PartialFrameInfo[] = [];
   let more = 0;
   const frames = tab.page.frames();
+  const missed = (frame: Frame, reason: PartialFrameInfo['reason']) => partial.push({ tabId: tab.id, ...(frame === tab.page.mainFrame() ? {} : { frameUrl: frame.url() }), reason });
   prepareWebMcpCalls(tab);
   const declared = (frame: Frame, tools: SourceTool[], native: boolean, declarations: Parameters<typeof applyDeclarations>[1] | undefined) => {
     if (!declarations) return;
@@ -161,12 +177,17 @@ export async function frameTools(tab: Tab, timeoutMs = 5_000, mode: WebMcpMode =
         continue; // a detached child frame
       }
       if (polyfilled) {
+        if (polyfilled.late) missed(frame, 'late');
         declared(frame, polyfilled.tools, false, polyfilled.declarations);
         const frameUrl = frame === tab.page.mainFrame() ? undefined : frame.url();
         for (const tool of polyfilled.tools) out.push(frameTool(frame, true, { tabId: tab.id, origin: originOf(frame.url()), frameUrl, ...tool, source: tool.scriptId !== undefined ? 'agentscript' : 'polyfill' }));
         continue;
       }
-      if (mode === 'polyfill') continue; // no runtime in this frame (a document older than the session)
+      if (mode === 'polyfill') {
+        // No runtime in this frame: a document older than the session not yet injected, or one another client let run first.
+        if (!/^(about:blank|about:srcdoc|)$/.test(frame.url())) missed(frame, 'missing');
+        continue;
+      }
     }
     let tools;
     try {
@@ -187,7 +208,7 @@ export async function frameTools(tab: Tab, timeoutMs = 5_000, mode: WebMcpMode =
       out.push(frameTool(frame, false, { tabId: tab.id, origin: originOf(frame.url()), frameUrl, ...tool, source: scriptId !== undefined ? 'agentscript' : 'native', ...(scriptId !== undefined ? { scriptId } : {}) }));
     }
   }
-  return { tools: out, rejected, more };
+  return { tools: out, rejected, partial, more };
 }
 
 /** Each tab's listed tools; list_webmcp_tools refreshes it, call_webmcp_tool reads it (./webmcpCache.ts). */
@@ -276,6 +297,7 @@ export const listWebmcpTools = defineTool({
     const tabs = tabId !== undefined ? [await session.tab(tabId)] : session.openTabs();
     const tools: WebMcpToolInfo[] = [];
     const rejected: RejectedToolInfo[] = [];
+    const partial: PartialFrameInfo[] = [];
     const schemas: unknown[] = [];
     let more = 0;
     const skipped: Array<{ tabId: number; reason: string }> = [];
@@ -289,6 +311,7 @@ export const listWebmcpTools = defineTool({
         tools.push(...found.tools.map(f => ({ ...f.info, permission: policy.resolve(consentSubject(f.info, session.userscripts)).permission })));
         schemas.push(...found.tools.map(f => f.schema));
         rejected.push(...found.rejected);
+        partial.push(...found.partial);
         more += found.more;
       } catch (error) {
         if (error instanceof ToolError && error.type === 'capability_unavailable') throw error;
@@ -299,6 +322,7 @@ export const listWebmcpTools = defineTool({
     warmValidators(schemas);
     if (rejected.length) res.set('rejected', rejected);
     if (skipped.length) res.set('skipped', skipped);
+    if (partial.length) res.set('partial', partial);
     const withTools = new Set(tools.map(t => t.tabId)).size;
     const rejectedNote = rejected.length ? `; ${rejected.length} declaration${rejected.length === 1 ? '' : 's'} rejected by the browser (below)` : '';
     res.text(`${tools.length} WebMCP tool${tools.length === 1 ? '' : 's'}${tabId !== undefined ? ` in tab ${tabId}` : ` in ${withTools} of ${tabs.length} open tab${tabs.length === 1 ? '' : 's'}`}${rejectedNote}.`);
@@ -306,8 +330,22 @@ export const listWebmcpTools = defineTool({
     for (const r of rejected) res.text(`- [tab ${r.tabId}] rejected: ${shownName(r.name, r.nameLength)} (${r.kind === 'form' ? '<form toolname>' : 'registerTool'}${r.frameUrl ? ` in frame ${r.frameUrl}` : ''}) — ${r.reason}`);
     if (more) res.text(`${more} more forms or refused registrations were not checked.`);
     for (const s of skipped) res.text(`Tab ${s.tabId} skipped: ${s.reason}`);
+    for (const line of partialLines(partial)) res.text(line);
   },
 });
+
+/** The listing's lines on the frames whose tools it may miss (PartialFrameInfo): one per reason, naming the frames. */
+function partialLines(partial: PartialFrameInfo[]): string[] {
+  return (['late', 'missing'] as const).flatMap(reason => {
+    const frames = partial.filter(p => p.reason === reason).map(p => `tab ${p.tabId}${p.frameUrl ? ` (frame ${p.frameUrl})` : ''}`);
+    if (!frames.length) return [];
+    const why = reason === 'late'
+      ? 'tabwright\'s WebMCP polyfill came into the document after the page\'s scripts had started'
+      : 'the document has no tabwright WebMCP polyfill';
+    const names = frames.join(', ');
+    return [`${names[0]!.toUpperCase()}${names.slice(1)} may have more tools: ${why} (open before tabwright attached, or let run first by another DevTools client on the browser), so tools registered before are not listed. reload_tab loads a tab with the polyfill from the start.`];
+  });
+}
 
 /** The WebMCP annotations, in the order the listing's text names them (whatever order the page or a relay gave them in). */
 const HINTS = ['readOnlyHint', 'consequentialHint', 'untrustedContentHint', 'debugging'] as const;
@@ -385,6 +423,7 @@ export const callWebmcpTool = defineTabTool({
     const frame = found.frame;
     const timeout = Math.round((timeoutSec ?? 30) * 1000);
     const started = Date.now();
+    const consoleSince = tab.console.lastSeq;
     let result: unknown;
     let ms = 0;
     const report: CallReport = {};
@@ -412,6 +451,12 @@ export const callWebmcpTool = defineTabTool({
       if (isTimeoutError(error) || error instanceof CallTimeout) {
         const stuck = await stuckPageError(tab, `call WebMCP tool "${name}"`);
         if (stuck) throw stuck;
+        if (form && !form.autosubmit) {
+          // The fill happened before the wait: the form holds the arguments, and the person can still submit it.
+          throw new ToolError('timeout', `WebMCP tool "${name}" is a form without toolautosubmit: its fields were filled in, and no one submitted it within ${timeout / 1000} s.`, 'Ask the person at the browser to submit it, submit it yourself (click its submit button, after get_page_context), or call again with a larger timeoutSec.',
+            // The fields were filled in: the message says what reached the page (src/tools/recovery.ts).
+            { dispatched: 'yes', described: true });
+        }
         throw new ToolError('timeout', `WebMCP tool "${name}" did not answer within ${timeout / 1000} s.`, 'The tool may wait for the person at the browser (a declarative form without toolautosubmit waits for a submit), or be slow; pass a larger timeoutSec.');
       }
       const message = firstLine(String(error instanceof Error ? error.message : error));
@@ -423,7 +468,10 @@ export const callWebmcpTool = defineTabTool({
         const failure = browserFailure(name, error);
         if (failure) throw failure;
       }
-      throw new ToolError('evaluation_failed', `WebMCP tool "${name}" failed: ${message.slice(0, 2000)}`, 'The error is the page\'s own; check the arguments or the page state.');
+      // Native WebMCP answers a tool's throw with its generic "invocation failed" and logs what was thrown.
+      const thrown = message.includes(NATIVE_INVOCATION_FAILED) ? await loggedToolError(tab, consoleSince) : undefined;
+      const what = thrown ? `${thrown} (the browser answered: ${message})` : message;
+      throw new ToolError('evaluation_failed', `WebMCP tool "${name}" failed: ${what.slice(0, 2000)}`, 'The error is the page\'s own; check the arguments or the page state.');
     } finally {
       running = false;
       if (formProbe) clearTimeout(formProbe);
@@ -485,6 +533,24 @@ async function nativeCall(tab: Tab, frame: Frame, run: () => Promise<unknown>): 
     if (!(await pollUntil(() => tab.instanceId !== before || tab.closed, { ms: NAVIGATED_MS, intervalMs: 25 })) || tab.closed) throw error;
     return undefined;
   }
+}
+
+/** Native WebMCP's answer when a tool's `execute` threw (Chromium 156), whatever it threw. */
+const NATIVE_INVOCATION_FAILED = 'Tool was executed but the invocation failed';
+/** The console error Chromium logs with it: this prefix, then what was thrown ("Uncaught Error: …"). */
+const LOGGED_FAILURE = 'WebMCP tool execution failed: ';
+/** How long the logged error may trail the browser's answer, in ms (another CDP event stream). */
+const LOGGED_FAILURE_MS = 250;
+
+/**
+ * What a page's tool threw, when native WebMCP answered only that the invocation failed: Chromium logs it as a
+ * console error on the tab (`WebMCP tool execution failed: Uncaught Error: …`), which can reach tabwright just
+ * after the answer, so this waits up to LOGGED_FAILURE_MS for one logged after console entry `since`.
+ * @returns the logged text after the prefix (at most 2000 characters), or undefined when none came.
+ */
+async function loggedToolError(tab: Tab, since: number): Promise<string | undefined> {
+  const logged = await pollUntil(() => tab.console.errorsSince(since).find(e => e.text.startsWith(LOGGED_FAILURE)), { ms: LOGGED_FAILURE_MS, intervalMs: 25 });
+  return logged?.text.slice(LOGGED_FAILURE.length, LOGGED_FAILURE.length + 2000);
 }
 
 /**

@@ -148,7 +148,17 @@ const WORLD_NAME = 'tabwright';
 interface FrameWorld {
   docKey?: string;
   contextId?: Promise<number>;
+  /** When a child frame's world could not be made: not asked again for this document before then (epoch ms). */
+  retryAt?: number;
 }
+
+/**
+ * How long a child frame whose world could not be made goes through
+ * Playwright before it is asked again, in ms. Not for the document's whole
+ * life: the frame tree may have disagreed with Playwright's frame URLs for a
+ * moment (a commit the two sessions learnt of at different times).
+ */
+const CHILD_WORLD_RETRY_MS = 1_000;
 
 /** Per tab: the main frame's CDP id, each frame's world, and how often each child frame navigated. */
 interface TabWorlds {
@@ -215,8 +225,8 @@ async function childFrameId(cdp: CDPSession, frame: Frame): Promise<string> {
  * created on first use: the main frame's document is known by the tab's
  * instanceId, a child frame's by its navigation count. A world the browser
  * would not make (an out-of-process frame the tab's session does not reach,
- * an ambiguous child frame) is remembered for that document: calls there go
- * through Playwright without asking again.
+ * an ambiguous child frame) is remembered for that document for
+ * CHILD_WORLD_RETRY_MS: calls there go through Playwright meanwhile.
  */
 function isolatedWorld(tab: Tab, cdp: CDPSession, frame: Frame): Promise<number> {
   const tw = worldsOf(tab);
@@ -225,24 +235,24 @@ function isolatedWorld(tab: Tab, cdp: CDPSession, frame: Frame): Promise<number>
   let world = tw.frames.get(frame);
   if (!world) tw.frames.set(frame, (world = {}));
   const w = world;
-  if (w.contextId && w.docKey === docKey) return w.contextId;
+  if (w.contextId && w.docKey === docKey && !(w.retryAt !== undefined && Date.now() >= w.retryAt)) return w.contextId;
   w.docKey = docKey;
-  w.contextId = (async () => {
+  w.retryAt = undefined;
+  const made = (w.contextId = (async () => {
     let frameId: string;
     if (main) frameId = tw.mainFrameId ??= (await cdp.send('Page.getFrameTree')).frameTree.frame.id;
     else frameId = await childFrameId(cdp, frame);
     const { executionContextId } = await cdp.send('Page.createIsolatedWorld', { frameId, worldName: WORLD_NAME });
     return executionContextId;
-  })();
-  // The main frame's document may have been on its way out: try again next time. A child frame's answer stands.
-  if (main) {
-    w.contextId.catch(() => {
-      if (tw.frames.get(frame) === w && w.docKey === docKey) w.contextId = undefined;
-    });
-  } else {
-    w.contextId.catch(() => undefined);
-  }
-  return w.contextId;
+  })());
+  // The main frame's document may have been on its way out: try again next time. A child frame's failure stands
+  // for CHILD_WORLD_RETRY_MS (an out-of-process or ambiguous frame fails each time; calls there go through Playwright).
+  made.catch(() => {
+    if (tw.frames.get(frame) !== w || w.docKey !== docKey || w.contextId !== made) return;
+    if (main) w.contextId = undefined;
+    else w.retryAt = Date.now() + CHILD_WORLD_RETRY_MS;
+  });
+  return made;
 }
 
 /**

@@ -13,7 +13,7 @@ import { classifyPlaywrightError } from '../util/playwrightErrors.js';
 import { raceTimeout } from '../util/wait.js';
 import { CallTimeout, type SourceCallOptions, type SourceListing, type SourceTool, type WebMcpSource } from './source.js';
 
-type Bridge = { webmcp: { list(): BridgeTool[] | string; call(id: string, name: string, input: unknown): Promise<BridgeResult>; abort(id: string): boolean; declarations?(): BridgeDeclarations } };
+type Bridge = { webmcp: { late?: boolean; list(): BridgeTool[] | string; call(id: string, name: string, input: unknown): Promise<BridgeResult>; abort(id: string): boolean; declarations?(): BridgeDeclarations } };
 
 /** Frames whose document has native WebMCP: no need to ask their runtime again (nativeness is per browser). */
 const nativeFrames = new WeakSet<Frame>();
@@ -63,11 +63,11 @@ export const polyfillSource: WebMcpSource = {
       const rt = (globalThis as unknown as { __tabwright?: Bridge }).__tabwright;
       if (!rt?.webmcp) return 'missing';
       const tools = rt.webmcp.list();
-      return typeof tools === 'string' ? tools : { tools, declarations: rt.webmcp.declarations?.() };
+      return typeof tools === 'string' ? tools : { tools, declarations: rt.webmcp.declarations?.(), late: rt.webmcp.late === true };
     }), { ms: timeoutMs, onTimeout: () => new CallTimeout(timeoutMs) });
     if (listed === 'native') nativeFrames.add(frame);
     if (typeof listed === 'string') return undefined;
-    return { tools: listed.tools.map(toSourceTool), ...(listed.declarations ? { declarations: listed.declarations } : {}) };
+    return { tools: listed.tools.map(toSourceTool), ...(listed.declarations ? { declarations: listed.declarations } : {}), ...(listed.late ? { late: true as const } : {}) };
   },
 
   async call(frame: Frame, name: string, input: Record<string, unknown>, { timeoutMs, signal, report }: SourceCallOptions): Promise<unknown> {

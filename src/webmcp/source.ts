@@ -40,6 +40,8 @@ export interface SourceTool {
 export interface SourceListing {
   tools: SourceTool[];
   declarations?: BridgeDeclarations;
+  /** The polyfill came into the document after its scripts had started: tools registered before are not among `tools` (WebMcpBridge.late). */
+  late?: true;
 }
 
 /** Options of one call. */

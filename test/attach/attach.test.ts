@@ -9,13 +9,14 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { seenBy, type LensInput } from '../fixtures/clientLens.js';
 import { call, callError, callRaw, connect, type Connected } from '../fixtures/mcp.js';
 import { startChromium, startPlaywrightServer, type RemoteChromium } from '../fixtures/remote.js';
 import { startSite, type Site } from '../fixtures/site.js';
 
 const SECRET = 'sekrit-token-4711';
 const HEADER_SECRET = 'Bearer header-secret-0815';
-const CAPABILITIES = ['trustedInput', 'screenshot', 'snapshot', 'evaluate', 'webmcp', 'console'];
+const CAPABILITIES = ['trustedInput', 'screenshot', 'snapshot', 'evaluate', 'webmcp', 'console', 'network'];
 
 interface TabInfo { tabId: number; url: string; title: string; active: boolean }
 
@@ -168,14 +169,22 @@ describe('cdp: WebMCP polyfill on a browser without native WebMCP', () => {
       // Injected at attach: the page's own script can register through the polyfill now.
       assert.deepEqual(await call<{ value: unknown }>(server.client, 'execute', { tabId: pre.tabId, code: '({ native: Function.prototype.toString.call(Object.getOwnPropertyDescriptor(Document.prototype, "modelContext")?.get ?? (() => 0)).includes("[native code]"), polyfill: "modelContext" in Document.prototype, own: Object.getOwnPropertyNames(document).includes("modelContext") })' }).then(r => r.value), { native: false, polyfill: true, own: false });
       await call(server.client, 'execute', { tabId: pre.tabId, code: 'window.register()' });
-      const listed = await call<{ tools: Array<{ name: string }> }>(server.client, 'list_webmcp_tools', { tabId: pre.tabId });
+      const listed = await call<{ tools: Array<{ name: string }>; partial?: unknown }>(server.client, 'list_webmcp_tools', { tabId: pre.tabId });
       assert.deepEqual(listed.tools.map(t => t.name), ['later']);
+      // The listing says the polyfill came late there: tools registered at load would be missing.
+      assert.deepEqual(listed.partial, [{ tabId: pre.tabId, reason: 'late' }]);
+      const raw = await callRaw(server.client, 'list_webmcp_tools', { tabId: pre.tabId }) as LensInput;
+      assert.match(seenBy('claude-code', raw).text, /"partial":\[\{"tabId":\d+,"reason":"late"\}\]/);
+      assert.match(seenBy('cursor', raw).text, new RegExp(`^Tab ${pre.tabId} may have more tools: tabwright's WebMCP polyfill came into the document after the page's scripts had started .*reload_tab loads a tab with the polyfill from the start\\.$`, 'm'));
       const ran = await call<{ content?: unknown }>(server.client, 'call_webmcp_tool', { tabId: pre.tabId, name: 'later', arguments: {} });
       assert.match(JSON.stringify(ran), /later ran/);
-      // A page loaded after attach gets the polyfill at document start.
+      // A page loaded after attach gets the polyfill at document start: nothing missed.
       const nav = await call<{ tabId: number }>(server.client, 'open_tab', { url: `${site.origin}/early` });
-      const early = await call<{ tools: Array<{ name: string }> }>(server.client, 'list_webmcp_tools', { tabId: nav.tabId });
-      assert.deepEqual(early.tools.map(t => t.name), ['early']);
+      const early = await call<{ tools: Array<{ name: string }>; partial?: unknown }>(server.client, 'list_webmcp_tools', { tabId: nav.tabId });
+      assert.deepEqual([early.tools.map(t => t.name), early.partial], [['early'], undefined]);
+      // Reloaded, the tab open before attach has the polyfill from the start too.
+      await call(server.client, 'reload_tab', { tabId: pre.tabId });
+      assert.equal((await call<{ partial?: unknown }>(server.client, 'list_webmcp_tools', { tabId: pre.tabId })).partial, undefined);
     } finally {
       await server.close();
     }

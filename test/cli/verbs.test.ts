@@ -87,7 +87,7 @@ test('tab open, tabs, tab list, use --tab, tab use', async () => {
   assert.equal((await ok(home, ['exec', 'document.title'])).value, 'Page one');
 });
 
-test('exec, context page, context console and tab reload act on the remembered tab, not the active one', async () => {
+test('exec, context page, context text, context console and tab reload act on the remembered tab, not the active one', async () => {
   const focused = await ok(home, ['tab', 'focus', '2']);
   assert.equal(focused.tabId, 2);
   assert.equal(focused.active, true);
@@ -97,6 +97,9 @@ test('exec, context page, context console and tab reload act on the remembered t
   assert.equal(page.tabId, 1);
   assert.equal(page.title, 'Page one');
   assert.match(page.snapshot, /heading "One"/);
+  const text = await ok(home, ['context', 'text']);
+  assert.equal(text.tabId, 1);
+  assert.match(text.pageText, /^One$/m);
   const consoleCtx = await ok(home, ['context', 'console']);
   assert.equal(consoleCtx.tabId, 1);
   assert.ok(consoleCtx.entries.some((e: { text: string }) => e.text === 'hello from one'), JSON.stringify(consoleCtx.entries));

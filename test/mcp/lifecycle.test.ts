@@ -204,13 +204,15 @@ describe('the browser closes when the server exits', () => {
     });
   }
 
-  test('the SDK closes the connection (a message over its 10 MB read limit) while stdin stays open', async () => {
+  test('a message over the SDK\'s 10 MB read limit is answered request_too_large and the connection stays open (docs/mcp.md, "The stream")', async () => {
     const { raw, userDataDir } = await launched();
     try {
       const huge = JSON.stringify({ jsonrpc: '2.0', id: 99, method: 'tools/call', params: { name: 'execute', arguments: { code: `"${'x'.repeat(11 * 1024 * 1024)}".length` } } });
-      // Not awaited: a server that stopped reading never takes the whole line (and EPIPE once it is gone).
-      void raw.write(`${huge}\n`).catch(() => undefined);
-      const exit = await raw.waitExit(GONE_WITHIN_MS * 3);
+      await raw.write(`${huge}\n`);
+      const answer = await raw.response(99);
+      assert.equal((answer.error?.data as { type?: string })?.type, 'request_too_large', JSON.stringify(answer));
+      assert.deepEqual((await raw.request('ping')).result, {});
+      const exit = await raw.close(GONE_WITHIN_MS * 3);
       assert.deepEqual(exit, { code: 0, signal: null }, raw.stderr);
       await assertAllGone(userDataDir, raw.pid);
     } finally {

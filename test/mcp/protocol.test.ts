@@ -17,11 +17,20 @@ import { startSite, type Site } from '../fixtures/site.js';
 
 /** Every tool tools/list must show. */
 const TOOL_NAMES = [
-  'list_tabs', 'open_tab', 'close_tab', 'focus_tab', 'reload_tab', 'navigate', 'get_page_context', 'find',
-  'click', 'type', 'fill_form', 'select_option', 'press_key', 'hover', 'scroll',
-  'take_screenshot', 'execute', 'get_console_context', 'list_webmcp_tools', 'call_webmcp_tool', 'get_bridge_status',
+  'list_tabs', 'open_tab', 'close_tab', 'focus_tab', 'reload_tab', 'navigate', 'get_page_context', 'get_text', 'find',
+  'click', 'type', 'fill_form', 'select_option', 'press_key', 'hover', 'scroll', 'dismiss_consent_banner',
+  'take_screenshot', 'resize_viewport', 'save_pdf', 'execute', 'get_console_context', 'list_webmcp_tools', 'call_webmcp_tool', 'get_bridge_status', 'close_browser',
   'drag', 'upload_file', 'list_downloads', 'handle_dialog', // the file, dialog and drag tools
-  'wait_for_call', // the outcome of a call that answered pending
+  'wait_for', 'wait_for_call', // a condition in a tab; the outcome of a call that answered pending
+  'list_network_requests', 'get_network_request', // a tab's network log
+  'batch', // several calls in order, revision-guarded
+  'lease_tab', 'release_tab', // a tab reserved for one agent's page-changing calls
+].sort();
+
+/** The tools that can change a page: each takes expectRevision (docs/actions.md, "Revision guards"). */
+const GUARDED = [
+  'call_webmcp_tool', 'click', 'close_tab', 'dismiss_consent_banner', 'drag', 'execute', 'fill_form', 'focus_tab', 'handle_dialog', 'hover',
+  'navigate', 'press_key', 'reload_tab', 'resize_viewport', 'select_option', 'type', 'upload_file',
 ].sort();
 
 let site: Site;
@@ -67,6 +76,10 @@ describe('SDK v2 client', () => {
       assert.deepEqual(props('click').timeoutMs, { description: 'Wait limit in ms (default 5000)', type: 'integer', minimum: 100 });
       assert.deepEqual(props('navigate').tabId, { description: 'Tab (default: the active tab)', type: 'integer' });
       assert.equal(props('take_screenshot').quality!.maximum, 100);
+      assert.deepEqual(tools.filter(t => 'expectRevision' in props(t.name)).map(t => t.name).sort(), GUARDED);
+      // Each of them but close_tab takes expect postconditions (docs/actions.md, "Verified actions").
+      assert.deepEqual(tools.filter(t => 'expect' in props(t.name)).map(t => t.name).sort(), GUARDED.filter(name => name !== 'close_tab'));
+      assert.deepEqual(props('click').expectRevision, { description: props('click').expectRevision!.description, type: 'integer', exclusiveMinimum: 0 });
       assert.equal(props('execute').timeoutSec!.maximum, 300);
       // The bounds still hold: invokeTool validates them.
       const over = await server.client.callTool({ name: 'navigate', arguments: { url: `${site.origin}/hello`, tabId: 2_000_000 } });

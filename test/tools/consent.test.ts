@@ -12,7 +12,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ElicitResult } from '@modelcontextprotocol/client';
-import { call, callError, CLI, connect, type Connected, type ElicitHandler, evaluate, unlessConnection } from '../fixtures/mcp.js';
+import { call, callError, callRaw, CLI, connect, type Connected, type ElicitHandler, evaluate, unlessConnection } from '../fixtures/mcp.js';
 
 /** With the extension connected, a prompt goes to its consent window first (test/extension/consent.test.ts covers it). */
 const ASKS_ELSEWHERE = unlessConnection(['extension'], 'with the extension connected, the question goes to its consent window, not to elicitation or the terminal (test/extension/consent.test.ts)');
@@ -188,6 +188,32 @@ test('prompt denied: the human declines, consent_denied, the tool does not run, 
   assert.deepEqual([last.tool, last.decision, last.channel, last.answer], ['buy', 'denied', 'elicitation', 'deny']);
   const listed = JSON.parse(execFileSync(process.execPath, [CLI, 'permissions', 'list'], { env: { ...process.env, TABWRIGHT_CONFIG_DIR: configDir } }).toString());
   assert.deepEqual(listed.result.overrides, []);
+});
+
+test('a batch asks once per gated step, never once for the batch; a denied step stops it', ASKS_ELSEWHERE, async () => {
+  const before = (await counts()).buy;
+  const asked = human.asked.length;
+  human.answer('once');
+  human.answer('once');
+  const steps = [
+    { tool: 'call_webmcp_tool', args: { name: 'buy', arguments: { item: 'cup' } } },
+    { tool: 'call_webmcp_tool', args: { name: 'search', arguments: { item: 'tea' } } },
+    { tool: 'call_webmcp_tool', args: { name: 'buy', arguments: { item: 'pot' } } },
+  ];
+  const done = await callRaw(server.client, 'batch', { mode: 'chain', steps });
+  assert.equal(done.isError, undefined, JSON.stringify(done.content));
+  assert.deepEqual(human.asked.slice(asked).map(q => /Arguments: (\{.*\})/.exec(q)?.[1]), ['{"item":"cup"}', '{"item":"pot"}'], 'one question per gated step, none for the read-only step');
+  assert.equal((await counts()).buy, before + 2);
+
+  human.decline();
+  const denied = await callRaw(server.client, 'batch', { mode: 'chain', steps });
+  const fields = denied.structuredContent as { error: { type: string }; steps: Array<{ status: string }> };
+  assert.equal(fields.error.type, 'consent_denied');
+  assert.deepEqual(fields.steps.map(s => s.status), ['failed', 'not_run', 'not_run']);
+  assert.equal((await counts()).buy, before + 2, 'the denied step did not run, nor anything after it');
+  assert.equal(human.asked.length, asked + 3);
+  // The tests after this one count the page's purchases from where they stood.
+  await evaluate(server.client, `window.counts.buy = ${before}`, shopTab);
 });
 
 test('progress notifications reach the client while a prompt waits', ASKS_ELSEWHERE, async () => {

@@ -256,8 +256,13 @@ test('beforeunload: navigating away reports where to; dismiss says the navigatio
 test('beforeunload held by a reload, a link, a script\'s reload and going back: each answer names it', async () => {
   const draftUrl = `${tw.origin}/draft`;
   const snap = await typedDraft('kept');
-  const reload = await call<NavigateResult>(tw.client, 'reload_tab', {});
+  const reloadRaw = await callRaw(tw.client, 'reload_tab', {});
+  const reload = reloadRaw.structuredContent as unknown as NavigateResult;
   assert.deepEqual(reload.dialog, { type: 'beforeunload', message: '' });
+  // Held by the dialog, nothing was reloaded yet, and the result does not say it was.
+  assert.match(seenBy('cursor', reloadRaw).text, new RegExp(`^Not reloaded yet: tab ${reload.tabId}: ${draftUrl} "Draft" \\(revision \\d+, active\\)\\.\n`), seenBy('cursor', reloadRaw).text);
+  const listed = seenBy('cursor', await callRaw(tw.client, 'list_tabs', {})).text;
+  assert.ok(listed.includes(`· beforeunload dialog open (handle_dialog {tabId: ${reload.tabId}, accept})`), listed);
   assert.deepEqual(reload.leaving, { kind: 'reload', url: draftUrl });
   const stay = await answer(false);
   assert.ok(stay.text.startsWith(`Dismissed the beforeunload dialog of tab ${reload.tabId} (Stay): the reload was cancelled; tab ${reload.tabId} stays at ${draftUrl} "Draft", with what was entered.`), stay.text);

@@ -92,6 +92,19 @@ test('invalid_arguments for schema violations, with the field named in the messa
   }
 });
 
+test('invalid_arguments names the arguments the tool does not take, with the one probably meant, and where a ref comes from', async () => {
+  const error = await expectError('click', { tab: 1, element: 'Press' }, 'invalid_arguments');
+  assert.match(error.message, /^Invalid arguments for click: ref: /);
+  // click takes no tabId (its ref names the tab): nothing to suggest for either.
+  assert.equal(error.hint, 'A ref comes from get_page_context or find (find {query: "Save button"}). click does not take "tab", "element". See the click input schema (tools/list or `tabwright schema`).');
+  const typed = await expectError('type', { reff: 'e1', text: 'x' }, 'invalid_arguments');
+  assert.match(typed.hint, /type does not take "reff" \(did you mean ref\?\)\. See the type input schema/);
+  // A valid call with an extra argument runs, and its last line names it.
+  const res = await callRaw(tw.client, 'get_page_context', { tab: 1 });
+  assert.equal(res.isError, undefined);
+  assert.equal(res.content.at(-1)!.text!.split('\n').at(-1), 'get_page_context does not take "tab" (did you mean tabId?): it was ignored.');
+});
+
 test('values the client sent are not echoed in invalid_arguments', async () => {
   const secret = 'sekrit-value-4711';
   for (const [name, args] of [

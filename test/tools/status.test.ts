@@ -2,10 +2,12 @@
 // negotiated protocol revision, and the connection's capabilities.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { useServer } from '../fixtures/harness.js';
-import { call, connect, ROOT, TEST_CONNECTION, unlessConnection } from '../fixtures/mcp.js';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { call, connect, connectClient, connectionArgs, ROOT, serverArgs, TEST_CONNECTION, unlessConnection } from '../fixtures/mcp.js';
 
 interface Status {
   connection: string;
@@ -20,13 +22,32 @@ interface Status {
   headless: boolean;
   profile: string;
   capabilities: string[];
+  capabilityManifest: Record<string, { status: string; reason?: string }>;
   workspace: string;
   role: string;
   leaderPid: number;
   relayProtocol: number;
+  policy: unknown;
+  budget: unknown;
 }
 
 const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+
+/** The capability manifest of the launch connection (src/browser/capabilities.ts). */
+const LAUNCH_MANIFEST = {
+  trustedInput: { status: 'available' },
+  screenshot: { status: 'available' },
+  snapshot: { status: 'available' },
+  evaluate: { status: 'available' },
+  webmcp: { status: 'experimental', reason: 'a draft web API: native in the browser tabwright launches (its WebMCP feature, unless --webmcp polyfill), else tabwright\'s polyfill' },
+  userscripts: { status: 'unavailable', reason: 'a userscript manager\'s own API (the userscript kind); tabwright\'s own scripts tools work here' },
+  console: { status: 'available' },
+  network: { status: 'available' },
+  shareTabs: { status: 'unavailable', reason: 'tabwright opened every tab of the browser it launched: there is nothing to share' },
+  downloads: { status: 'available' },
+  viewportEmulation: { status: 'available' },
+  stopStuckScript: { status: 'available' },
+};
 
 const tw = useServer({
   pages: {
@@ -49,12 +70,16 @@ test('before the browser starts: not running, no tabs, and the call does not sta
     headless: true,
     profile: 'isolated',
     scope: null,
-    capabilities: ['trustedInput', 'screenshot', 'snapshot', 'evaluate', 'webmcp', 'console'],
+    capabilities: ['trustedInput', 'screenshot', 'snapshot', 'evaluate', 'webmcp', 'console', 'network'],
+    capabilityManifest: LAUNCH_MANIFEST,
     workspace: tw.workspace,
     // --isolated: a temporary profile nobody can share, so no relay.
     role: 'standalone',
     leaderPid: tw.server.transport.pid,
     relayProtocol: 1,
+    // No policy flags, no --max-calls (test/tools/policy.test.ts and test/dispatch/callBudget.test.ts have them).
+    policy: { mode: 'default', allowHosts: [], denyHosts: [], requestsRouted: false, requestGaps: [], off: [] },
+    budget: null,
   });
   // Asking again (and listing tabs) still does not start it.
   await call(tw.client, 'list_tabs');
@@ -99,7 +124,7 @@ test('a client on the 2026 handshake sees protocolVersion 2026-07-28', async () 
     // An attached browser runs from the start (get_bridge_status attaches); a launched one is not started by the call.
     // (The user's own Chrome is not connected by a status call either: connecting asks the user.)
     assert.equal(status.browserRunning, TEST_CONNECTION !== 'launch' && TEST_CONNECTION !== 'own-chrome');
-    assert.deepEqual(status.capabilities, ['trustedInput', 'screenshot', 'snapshot', 'evaluate', 'webmcp', 'console', ...(TEST_CONNECTION === 'own-chrome' ? ['shareTabs'] : [])]);
+    assert.deepEqual(status.capabilities, ['trustedInput', 'screenshot', 'snapshot', 'evaluate', 'webmcp', 'console', 'network', ...(TEST_CONNECTION === 'own-chrome' ? ['shareTabs'] : [])]);
   } finally {
     await modern.close();
   }
@@ -111,5 +136,62 @@ test('get_bridge_status and list_tabs are advertised as read-only', async () => 
     const tool = tools.find(t => t.name === name);
     assert.ok(tool, name);
     assert.equal(tool.annotations?.readOnlyHint, true, name);
+  }
+});
+
+test('the capability manifest: every capability with its status on this connection, the flat list its available and experimental ones', async () => {
+  const status = await call<Status>(tw.client, 'get_bridge_status');
+  const manifest = status.capabilityManifest;
+  assert.deepEqual(Object.keys(manifest), ['trustedInput', 'screenshot', 'snapshot', 'evaluate', 'webmcp', 'userscripts', 'console', 'network', 'shareTabs', 'downloads', 'viewportEmulation', 'stopStuckScript']);
+  // The flat list (kept for compatibility) is the manifest's needed capabilities that are not unavailable.
+  const needed = ['trustedInput', 'screenshot', 'snapshot', 'evaluate', 'webmcp', 'userscripts', 'console', 'network', 'shareTabs'];
+  assert.deepEqual(status.capabilities, needed.filter(name => manifest[name]!.status !== 'unavailable'));
+  for (const [name, state] of Object.entries(manifest)) {
+    assert.ok(['available', 'unavailable', 'experimental'].includes(state.status), name);
+    if (state.status !== 'available') assert.ok(state.reason && state.reason.length > 10, `${name} has a reason`);
+  }
+  if (TEST_CONNECTION === 'launch') assert.deepEqual(manifest, LAUNCH_MANIFEST);
+  if (TEST_CONNECTION === 'cdp' || TEST_CONNECTION === 'playwright-server') {
+    assert.deepEqual(manifest.shareTabs!.status, 'unavailable');
+    assert.equal(manifest.webmcp!.reason, 'a draft web API: native only where the browser has its WebMCP feature on (tabwright cannot switch it on here), else tabwright\'s polyfill');
+  }
+  if (TEST_CONNECTION === 'cdp') {
+    assert.deepEqual(manifest.downloads, { status: 'available', reason: 'the browser writes the file on its own machine: this works only when it runs on the same machine as tabwright (a Playwright server streams it)' });
+  }
+  if (TEST_CONNECTION === 'own-chrome') assert.equal(manifest.shareTabs!.status, 'available');
+  if (TEST_CONNECTION === 'own-chrome' || TEST_CONNECTION === 'extension') assert.equal(manifest.downloads!.status, 'unavailable');
+  // The text lists what is not plainly available, with the reasons.
+  const raw = await tw.client.callTool({ name: 'get_bridge_status', arguments: {} });
+  const text = (raw.content as Array<{ type: string; text: string }>).map(c => c.text).join('\n');
+  const unavailable = Object.entries(manifest).filter(([, s]) => s.status === 'unavailable').map(([name, s]) => `${name} (${s.reason})`).join('; ');
+  const experimental = Object.entries(manifest).filter(([, s]) => s.status === 'experimental').map(([name, s]) => `${name} (${s.reason})`).join('; ');
+  assert.ok(text.includes(`Unavailable here: ${unavailable}. Experimental: ${experimental}.`), text);
+});
+
+test('the initialize result carries the configured connection\'s manifest in _meta["io.tabwright/capabilities"], before any browser runs', unlessConnection(['extension'], 'each server of the extension lane is paired with a browser of its own by the harness\'s connect(); the manifest is the same declaration get_bridge_status reports'), async () => {
+  const messages: unknown[] = [];
+  const dirs = mkdtempSync(join(tmpdir(), 'tabwright-manifest-'));
+  // Read through the SDK client: its transport's incoming messages, tapped before the client's own handler.
+  const transport = new StdioClientTransport({ command: process.execPath, args: serverArgs(await connectionArgs([])), stderr: 'pipe', cwd: ROOT, env: { ...(process.env as Record<string, string>), TABWRIGHT_WORKSPACE: dirs, TABWRIGHT_CONFIG_DIR: join(dirs, 'config'), TABWRIGHT_DATA_DIR: join(dirs, 'data') } });
+  const start = transport.start.bind(transport);
+  transport.start = async () => {
+    const handler = transport.onmessage;
+    transport.onmessage = (message, extra) => {
+      messages.push(message);
+      handler?.(message, extra);
+    };
+    await start();
+  };
+  const { client } = await connectClient(transport, 'manifest-test');
+  try {
+    const init = messages.find(m => (m as { result?: { protocolVersion?: string } }).result?.protocolVersion) as { result: { _meta?: Record<string, unknown> } };
+    assert.ok(init, 'the initialize response was seen');
+    const meta = init.result._meta?.['io.tabwright/capabilities'] as { connection: string; capabilities: Record<string, { status: string }> };
+    assert.equal(meta.connection, TEST_CONNECTION);
+    const status = await call<Status>(client, 'get_bridge_status');
+    assert.deepEqual(meta.capabilities, status.capabilityManifest);
+  } finally {
+    await client.close();
+    rmSync(dirs, { recursive: true, force: true });
   }
 });

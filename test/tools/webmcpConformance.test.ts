@@ -76,6 +76,77 @@ const PROBE = `(async () => {
   await mc.registerTool({ name: 'ann_some', description: 'd', annotations: { readOnlyHint: true, consequentialHint: 0, debugging: 'yes' }, execute: () => 1 });
   r.annotations = Object.fromEntries((await mc.getTools()).filter(x => x.name.startsWith('ann_')).map(x => [x.name, 'annotations' in x ? x.annotations : 'absent']));
   r.toolKeys = Object.keys(await byName('ann_none')).sort();
+  await mc.registerTool({ name: 'ann_null', description: 'd', annotations: null, execute: () => 1 });
+  r.annotationsNull = (await byName('ann_null')).annotations ?? 'absent';
+  // 8. concurrent calls: each caller's signal rejects its own call only; one signal shared by two calls rejects both.
+  const seen = [];
+  // Natively a tool's cancellation comes from the browser process, a task or more later: wait for the entry
+  // expected last (at most 2 s), then a moment more for any that should not come.
+  const logged = async last => {
+    for (let i = 0; i < 100 && !seen.includes(last); i++) await new Promise(res => setTimeout(res, 20));
+    await new Promise(res => setTimeout(res, 50));
+  };
+  await mc.registerTool({ name: 'hold', description: 'Never settles', execute: (input, client) => {
+    seen.push('start ' + input.n);
+    client.signal.addEventListener('abort', () => seen.push('abort ' + input.n));
+    return new Promise(() => {});
+  } });
+  const hold = await byName('hold');
+  const other = new Error('the other caller gave up');
+  const c1 = new AbortController(), c2 = new AbortController();
+  const p1 = t(() => mc.executeTool(hold, { n: 1 }, { signal: c1.signal }));
+  const p2 = t(() => mc.executeTool(hold, { n: 2 }, { signal: c2.signal }));
+  await logged('start 2');
+  c1.abort(reason);
+  r.concurrentFirst = await timeout(p1);
+  await logged('abort 1');
+  r.concurrentSecond = await Promise.race([p2, new Promise(res => setTimeout(() => res('pending'), 100))]);
+  c2.abort(other);
+  const second = await timeout(p2);
+  r.concurrentSecondAborted = second.err === 'Error' && second.reason === false;
+  await logged('abort 2');
+  const c3 = new AbortController();
+  const p3 = t(() => mc.executeTool(hold, { n: 3 }, { signal: c3.signal }));
+  const p4 = t(() => mc.executeTool(hold, { n: 4 }, { signal: c3.signal }));
+  await logged('start 4');
+  c3.abort(reason);
+  r.sharedSignal = [await timeout(p3), await timeout(p4)];
+  await logged('abort 4');
+  r.concurrentLog = seen.splice(0);
+  // 9. re-entrant: a tool that awaits another call under the same caller signal. The abort rejects both; the
+  //    outer tool's execute settles with it, so only the inner one is cancelled (its signal, toolcancel).
+  const c5 = new AbortController();
+  const onCancel = e => seen.push('toolcancel ' + e.toolName);
+  mc.addEventListener('toolcancel', onCancel);
+  await mc.registerTool({ name: 'outer', description: 'Calls hold', execute: async (input, client) => {
+    client.signal.addEventListener('abort', () => seen.push('abort outer'));
+    return await mc.executeTool(hold, { n: 5 }, { signal: c5.signal });
+  } });
+  const p5 = t(async () => mc.executeTool(await byName('outer'), {}, { signal: c5.signal }));
+  await logged('start 5');
+  c5.abort(reason);
+  r.reentrant = await timeout(p5);
+  await logged('toolcancel hold');
+  mc.removeEventListener('toolcancel', onCancel);
+  r.reentrantLog = seen.splice(0);
+  // 10. a tool that unregisters itself while it runs still answers; so does one unregistered mid-call.
+  const own = new AbortController();
+  await mc.registerTool({ name: 'self_unreg', description: 'd', execute: () => { own.abort(); return 'done'; } }, { signal: own.signal });
+  r.selfUnregister = await timeout(t(async () => mc.executeTool(await byName('self_unreg'), {})));
+  r.selfUnregisterListed = Boolean(await byName('self_unreg'));
+  const gone = new AbortController();
+  let release;
+  await mc.registerTool({ name: 'slow', description: 'd', execute: (input, client) => {
+    client.signal.addEventListener('abort', () => seen.push('abort slow'));
+    return new Promise(res => { release = res; });
+  } }, { signal: gone.signal });
+  const p6 = t(async () => mc.executeTool(await byName('slow'), {}));
+  for (let i = 0; i < 100 && !release; i++) await new Promise(res => setTimeout(res, 20));
+  gone.abort();
+  await new Promise(res => setTimeout(res, 50));
+  release('late');
+  r.unregisterDuring = await timeout(p6);
+  r.unregisterDuringLog = seen.splice(0);
   return r;
 })()`;
 
@@ -105,6 +176,18 @@ const EXPECTED = {
     ann_some: { consequentialHint: false, debugging: true, readOnlyHint: true, untrustedContentHint: false },
   },
   toolKeys: ['description', 'name', 'origin', 'title', 'window'],
+  annotationsNull: { consequentialHint: false, debugging: false, readOnlyHint: false, untrustedContentHint: false },
+  concurrentFirst: { err: 'Error', reason: true },
+  concurrentSecond: 'pending',
+  concurrentSecondAborted: true,
+  sharedSignal: [{ err: 'Error', reason: true }, { err: 'Error', reason: true }],
+  concurrentLog: ['start 1', 'start 2', 'abort 1', 'abort 2', 'start 3', 'start 4', 'abort 3', 'abort 4'],
+  reentrant: { err: 'Error', reason: true },
+  reentrantLog: ['start 5', 'abort 5', 'toolcancel hold'],
+  selfUnregister: { ok: 'str:done' },
+  selfUnregisterListed: false,
+  unregisterDuring: { ok: 'str:late' },
+  unregisterDuringLog: [],
 };
 
 /**
@@ -701,11 +784,14 @@ const FORM_CALLS_EXPECTED = [
 /** Forms the parser builds: one toolchange per form, whatever the parser runs in between. */
 const PARSED_PAGE = `<!doctype html><title>Parsed</title><script>window.__changes = 0; document.modelContext.addEventListener('toolchange', () => window.__changes++);</script>
 <form toolname="parsed_a" tooldescription="A"><input name="x"><script>window.__mid = 1;</script><input name="y"><select name="s"><option>1</option><option>2</option></select><button>Go</button></form>
-<form toolname="parsed_b" tooldescription="B"><input name="z"></form>`;
+<form toolname="parsed_b" tooldescription="B"><input name="z"></form>
+<form toolname="parsed_c" tooldescription=""><input name="w"></form>
+<form toolname="parsed_d"><input name="v"></form>`;
 
-const PARSED_PROBE = '(async () => { await new Promise(r => setTimeout(r, 300)); return { changes: __changes, tools: (await document.modelContext.getTools()).map(t => [t.name, Object.keys(t.inputSchema.properties)]) }; })()';
+const PARSED_PROBE = '(async () => { await new Promise(r => setTimeout(r, 300)); return { changes: __changes, tools: (await document.modelContext.getTools()).map(t => [t.name, JSON.stringify(t.description), Object.keys(t.inputSchema.properties)]) }; })()';
 
-const PARSED_EXPECTED = {"changes": 2, "tools": [["parsed_a", ["x", "y", "s"]], ["parsed_b", ["z"]]]};
+/** An empty `tooldescription` makes a tool (its description empty); a form without one does not. */
+const PARSED_EXPECTED = { changes: 3, tools: [['parsed_a', '"A"', ['x', 'y', 's']], ['parsed_b', '"B"', ['z']], ['parsed_c', '""', ['w']]] };
 
 /** Whether document.modelContext's getter is the browser's own (the polyfill's sits on Document.prototype too). */
 const NATIVE_GETTER = 'Function.prototype.toString.call(Object.getOwnPropertyDescriptor(Document.prototype, "modelContext")?.get ?? (() => 0)).includes("[native code]")';

@@ -124,8 +124,9 @@ type Mode = (typeof MODES)[number];
 let site: Site;
 /** A second origin (another port), for a popup's opener. */
 let otherSite: Site;
-// The call path, not the consent gate: --auto-allow.
-const servers = Object.fromEntries(MODES.map(mode => [mode, useSession({ args: ['--webmcp', mode, '--auto-allow'], context: 'file' })])) as Record<Mode, TestServer>;
+// The call path, not the consent gate: --auto-allow. A remote browser each: the other server would adopt this one's
+// popups and could let them run before this server's polyfill is in (docs/attach.md, "Several clients on one browser").
+const servers = Object.fromEntries(MODES.map(mode => [mode, useSession({ args: ['--webmcp', mode, '--auto-allow'], context: 'file', remote: mode })])) as Record<Mode, TestServer>;
 /** What each mode listed, per page (source stripped), for the cross-mode comparison. */
 const seen: Record<Mode, Record<string, unknown>> = { native: {}, polyfill: {} };
 /** The annotations /imperative declares, per tool (only the true ones, as tabwright reports them). */
@@ -334,7 +335,10 @@ for (const mode of MODES) {
   test(`${mode}: cancelling the MCP call of an iframe's tool aborts the signal that tool got`, async () => {
     const c = servers[mode].client;
     const tabId = await open(mode, '/frames');
-    await until('the iframe\'s tools', async () => (await list(mode, tabId, 'frames')).length === 3, 20_000);
+    let listed: ToolInfo[] = [];
+    await until(() => `the iframe's tools (last listed: ${JSON.stringify(listed)})`, async () => (listed = await list(mode, tabId, 'frames')).length === 3, 20_000);
+    // Listed in tabwright's own world (title kept), where the call can abort the tool's signal too.
+    assert.equal(listed[1]!.title, 'Child tool', JSON.stringify(listed));
     const childLog = '(document.querySelector("iframe").contentWindow.childLog)';
     const controller = new AbortController();
     const pending = c.callTool({ name: 'call_webmcp_tool', arguments: { tabId, name: 'child_wait' } }, { signal: controller.signal });

@@ -65,11 +65,11 @@ const tw = useSession({
 });
 
 /** The error of a call that must fail, and the text a content-only client shows its model. */
-async function failure(args: Record<string, unknown>): Promise<{ error: ErrorData; text: string }> {
+async function failure(args: Record<string, unknown>): Promise<{ error: ErrorData; text: string; recovery?: { dispatched: string; revisionBefore: number } }> {
   const raw = await callRaw(tw.client, 'call_webmcp_tool', args);
   assert.equal(raw.isError, true, JSON.stringify(raw.structuredContent));
-  const error = (raw.structuredContent as { error: ErrorData }).error;
-  return { error, text: raw.content.map(c => c.text ?? '').join('\n') };
+  const { error, recovery } = raw.structuredContent as { error: ErrorData; recovery?: { dispatched: string; revisionBefore: number } };
+  return { error, text: raw.content.map(c => c.text ?? '').join('\n'), recovery };
 }
 
 async function openTools(): Promise<number> {
@@ -83,7 +83,8 @@ test('a protocol failure during a WebMCP call is browser_error, not the page\'s 
   const tabId = await openTools();
   const deep = await failure({ tabId, name: 'deep' });
   assert.equal(deep.error.type, 'browser_error');
-  assert.equal(deep.error.message, 'The browser failed a protocol command during the call of WebMCP tool "deep" (Runtime.callFunctionOn failed: Object reference chain is too long); this is the browser\'s error, not the page\'s.');
+  assert.equal(deep.error.message, `The browser failed a protocol command during the call of WebMCP tool "deep" (Runtime.callFunctionOn failed: Object reference chain is too long); this is the browser's error, not the page's. The action may have reached the page; tab ${tabId} still shows revision ${deep.recovery!.revisionBefore}.`);
+  assert.equal(deep.recovery!.dispatched, 'unknown');
   assert.equal(deep.error.hint, 'The page\'s tool ran, but its result is nested too deeply for the browser to hand back; a flatter result would come back. Check the page (get_page_context) before calling it again.');
   assert.doesNotMatch(deep.text, /page's own/);
   assert.ok(deep.text.includes(`Error [browser_error]: ${deep.error.message}`), deep.text);
@@ -92,7 +93,8 @@ test('a protocol failure during a WebMCP call is browser_error, not the page\'s 
   const boom = await failure({ tabId, name: 'boom' });
   assert.equal(boom.error.type, 'evaluation_failed');
   // Chromium 156 hands the caller its own wording for a tool that threw, not the page's message.
-  assert.equal(boom.error.message, 'WebMCP tool "boom" failed: UnknownError: Tool was executed but the invocation failed. For example, the script function threw an error');
+  // Native WebMCP answers only that the invocation failed; what the tool threw comes from the console error it logs.
+  assert.equal(boom.error.message, 'WebMCP tool "boom" failed: Uncaught Error: the page caught fire (the browser answered: UnknownError: Tool was executed but the invocation failed. For example, the script function threw an error)');
   assert.equal(boom.error.hint, 'The error is the page\'s own; check the arguments or the page state.');
   const { value } = await call<{ value: unknown }>(tw.client, 'execute', { tabId, code: 'window.calls' });
   assert.deepEqual(value, { deep: 1, boom: 1 }, 'each tool ran once');

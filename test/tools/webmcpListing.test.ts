@@ -41,6 +41,7 @@ const PAGE = `<!doctype html><title>Listing</title>
   <label>Question <input name="q"></label><button>Send</button>
 </form>
 <form toolname="bad form!" tooldescription="A form with a space and a bang"><input name="q"></form>
+<form toolname="${'f'.repeat(129)}" tooldescription="A form whose name is too long"><input name="q"></form>
 <form toolname="undescribed"><input name="q"></form>
 <form toolname="search" tooldescription="A second search form"><input name="q"></form>
 <form toolname="lookup" tooldescription="Hidden by the imperative lookup"><input name="q"></form>
@@ -138,12 +139,13 @@ for (const mode of MODES) {
       { ...where, name: 'café', kind: 'registerTool', reason: `${chars} "é"` },
       { ...where, name: 'no_description', kind: 'registerTool', reason: 'description is empty' },
       { ...where, name: 'bad form!', kind: 'form', reason: `${chars} " ", "!"` },
+      { ...where, name: 'f'.repeat(129), kind: 'form', reason: 'name is 129 characters long, over the limit of 128' },
       { ...where, name: 'undescribed', kind: 'form', reason: 'the form has no tooldescription attribute' },
       { ...where, name: 'search', kind: 'form', reason: 'an earlier form has the same toolname; that one is the tool' },
       { ...where, name: 'lookup', kind: 'form', reason: 'a tool registered with registerTool has the same name and hides the form' },
     ]);
     const text = seenBy('cursor', raw).text;
-    assert.match(text, /^9 WebMCP tools in tab \d+; 8 declarations rejected by the browser \(below\)\./);
+    assert.match(text, /^9 WebMCP tools in tab \d+; 9 declarations rejected by the browser \(below\)\./);
     assert.ok(text.includes(`- [tab ${tabId}] rejected: "bad name!" (registerTool) — ${chars} " ", "!"`), text);
     assert.ok(text.includes(`- [tab ${tabId}] rejected: "${'n'.repeat(80)}"… (129 characters) (registerTool) — name is 129 characters long, over the limit of 128`), text);
     assert.ok(text.includes(`- [tab ${tabId}] rejected: "undescribed" (<form toolname>) — the form has no tooldescription attribute`), text);

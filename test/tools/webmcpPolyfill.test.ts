@@ -167,6 +167,8 @@ test('a timeout aborts the tool\'s signal too', async () => {
 test('a declarative form without toolautosubmit waits for the person, then times out cleanly', async () => {
   const err = await callError(tw.client, 'call_webmcp_tool', { tabId, name: 'ask', arguments: { q: 'why' }, timeoutSec: 1 });
   assert.equal(err.type, 'timeout');
+  assert.equal(err.message, 'WebMCP tool "ask" is a form without toolautosubmit: its fields were filled in, and no one submitted it within 1 s.');
+  assert.match(err.hint, /submit it yourself/);
   assert.equal(await evaluate(tw.client, 'document.querySelector("[name=q]").value', tabId), 'why');
 });
 

@@ -28,7 +28,7 @@ import { logger } from '../../log.js';
 import { raceTimeout } from '../../util/wait.js';
 import { firstLine, ToolError } from '../../errors.js';
 import { CAPABILITIES_BY_KIND, type Capability } from '../capabilities.js';
-import type { BrowserConnection } from '../connection.js';
+import type { BrowserConnection, BrowserRelease } from '../connection.js';
 import { ConnectionBase } from '../connectionBase.js';
 import { adoptSelectorEngines } from '../selectorEngines.js';
 import { playwright } from '../playwright.js';
@@ -125,12 +125,25 @@ export class RemoteConnection extends ConnectionBase implements BrowserConnectio
   /** Leaves: closes our own context (never the default one), then the connection. The remote browser and its tabs stay. */
   async close(): Promise<void> {
     await this.stopOpening();
+    await this.leave();
+  }
+
+  protected async leave(): Promise<void> {
     const { owned, browser } = this;
     this.ctx = undefined;
     this.owned = undefined;
     this.browser = undefined;
     await this.bounded(owned?.close(), 'closing our context');
     await this.bounded(browser?.close(), 'detaching');
+  }
+
+  /**
+   * A Playwright server closes the browser it launched for this connection when we leave; over CDP our own
+   * context (`--new-context`) closes and the browser stays; else we only detach.
+   */
+  protected leaves(): BrowserRelease {
+    if (this.kind === 'playwright-server') return 'closed';
+    return this.remote.newContext ? 'context_closed' : 'detached';
   }
 
   /** Awaits `work` for at most CLOSE_TIMEOUT_MS, logging (never throwing) a failure. */

@@ -217,12 +217,25 @@ export class ExtensionConnection extends ConnectionBase implements BrowserConnec
   /** Detaches from every tab and closes the link; the user's tabs and windows stay as they were. */
   async close(): Promise<void> {
     await this.stopOpening();
+    await this.leave();
+    this.bridge.close();
+  }
+
+  /**
+   * Detaches from every tab (the relay's client goes, and the upstream detaches each tab: ./upstream.ts); the
+   * link to the extension stays, so the next call attaches again without waiting for it to redial.
+   */
+  protected async leave(): Promise<void> {
     const { browser, relay } = this;
     this.ctx = undefined;
     this.browser = undefined;
     this.relay = undefined;
+    this.upstream = undefined;
     await browser?.close().catch(error => log.warn(`detaching failed: ${firstLine(String(error))}`));
     await relay?.close();
-    this.bridge.close();
+  }
+
+  protected leaves(): 'detached' {
+    return 'detached';
   }
 }

@@ -72,6 +72,8 @@ export const DENIAL_CODES = [
   'scheme_denied',
   /** Input while a consent question for this tab is open. */
   'consent_pending',
+  /** DOM.setFileInputFiles (file paths) while the extension has no "Allow access to file URLs". */
+  'file_access',
 ] as const;
 export type DenialCode = typeof DENIAL_CODES[number];
 

@@ -137,21 +137,28 @@ export class LaunchConnection extends ConnectionBase implements BrowserConnectio
   }
 
   async close(): Promise<void> {
-    this.closing = true;
-    const starting = this.starting;
-    this.starting = undefined;
-    const ctx = this.ctx ?? (await starting?.catch(() => undefined));
+    await this.stopOpening();
+    await this.leave();
+  }
+
+  /** Closes the context and the browser (Playwright removes a temporary profile with it). */
+  protected async leave(): Promise<void> {
+    const { ctx, browser } = this;
     this.ctx = undefined;
+    this.browser = undefined;
     try {
       await ctx?.close();
     } catch (error) {
       log.warn('closing the browser context failed:', error);
     }
     try {
-      await this.browser?.close();
+      await browser?.close();
     } catch (error) {
       log.warn('closing the browser failed:', error);
     }
-    this.browser = undefined;
+  }
+
+  protected leaves(): 'closed' {
+    return 'closed';
   }
 }

@@ -163,13 +163,23 @@ export class OwnChromeConnection extends ConnectionBase implements BrowserConnec
   /** Leaves: Playwright's connection (tabs detached), the relay, then the browser socket. The user's browser stays. */
   async close(): Promise<void> {
     await this.stopOpening();
+    await this.leave();
+  }
+
+  /** As close(), and the next call connects again: Chrome asks the user to allow it again. */
+  protected async leave(): Promise<void> {
     const { browser, relay, upstream } = this;
     this.browser = undefined;
     this.ctx = undefined;
     this.relay = undefined;
     this.upstream = undefined;
+    this.upstreamStarting = undefined;
     if (browser) await raceTimeout(browser.close().catch(error => log.warn(`detaching failed: ${firstLine(String(error))}`)), { ms: CLOSE_TIMEOUT_MS, onTimeout: 'undefined' });
     await relay?.close();
     upstream?.close();
+  }
+
+  protected leaves(): 'detached' {
+    return 'detached';
   }
 }
