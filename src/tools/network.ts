@@ -17,6 +17,11 @@ const SECRET_HEADER = /^(cookie|set-cookie|authorization|proxy-authorization)$|a
 const TEXTUAL = /^text\/|[/+](json|xml|javascript|ecmascript|x-www-form-urlencoded|graphql)$|^image\/svg\+xml$/i;
 /** How long reading a response body may take, in ms (the browser may have evicted it). */
 const BODY_READ_MS = 5000;
+/**
+ * How long a request whose response headers came waits for its body to end before it is shown as still loading, in
+ * ms: the browser's Network.loadingFinished can come a moment after the page's own fetch() resolved with the body.
+ */
+const FINISH_WAIT_MS = 2000;
 
 const listInput = z.object({
   tabId: tabIdField,
@@ -94,6 +99,11 @@ export const getNetworkRequest = defineTabTool({
         'Call list_network_requests for the ids there are now.', { tabId: tab.id, lastId: last });
     }
     const { entry, request } = found;
+    if (entry.state === 'pending' && entry.status !== undefined) {
+      // Playwright's Response.finished() settles with the page's requestfinished / requestfailed, which the log
+      // (src/session/networkLog.ts) has handled by then: the entry's state is read again below.
+      await raceTimeout(request.response().then(r => r?.finished()), { ms: FINISH_WAIT_MS, onTimeout: 'undefined' }).catch(() => undefined);
+    }
     const maxBytes = args.maxBytes ?? 4000;
     const url = args.includeQuery ? entry.url : redactQuery(entry.url);
     const requestHeaders = redactHeaders(await within(request.allHeaders()).catch(() => request.headers()), args.includeQuery);
