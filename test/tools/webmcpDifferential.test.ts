@@ -323,7 +323,8 @@ for (const mode of MODES) {
   test(`${mode}: tools of a same-origin iframe are listed with its URL and called there`, async () => {
     const c = servers[mode].client;
     const tabId = await open(mode, '/frames');
-    await until('the iframe\'s tools', async () => (await list(mode, tabId, 'frames')).length === 3, 20_000);
+    let listed: ToolInfo[] = [];
+    await until(() => `the iframe's tools (last listed: ${JSON.stringify(listed)})`, async () => (listed = await list(mode, tabId, 'frames')).length === 3, 20_000);
     const tools = await list(mode, tabId, 'frames');
     assert.deepEqual(tools.map(t => [t.name, t.frameUrl]), [['parent_tool', undefined], ['child_tool', `${site.origin}/frame-child`], ['child_wait', `${site.origin}/frame-child`]]);
     // A child frame's native tools are listed in tabwright's own world too, title included.
