@@ -20,7 +20,7 @@ import { consentGate } from '../consent/gate.js';
 import { ConsentPolicy, type ConsentSubject } from '../consent/rules.js';
 import type { UserscriptInjector } from '../userscripts/injection.js';
 import type { Tab } from '../session/tab.js';
-import { pollUntil, raceTimeout } from '../util/wait.js';
+import { pollUntil, raceTimeout, sleep } from '../util/wait.js';
 import { pageReadError, stuckPageError } from './actionErrors.js';
 import { reportAction } from './actionReport.js';
 import { defineTabTool, defineTool } from './define.js';
@@ -32,7 +32,7 @@ import { applyDeclarations, type RejectedTool } from '../webmcp/declarations.js'
 import { polyfillSource, readDeclarations } from '../webmcp/polyfillSource.js';
 import { resolveSchemaRefs, type SchemaRefLeft } from '../webmcp/schemaRefs.js';
 import { CallTimeout, type CallReport, type SourceTool, type ToolAnnotations, type WebMcpSourceKind } from '../webmcp/source.js';
-import { callWebMcpTool, listNativeTools, prepareWebMcpCalls, WebMcpPageError } from './webmcpCall.js';
+import { callWebMcpTool, forgetWorld, listNativeTools, prepareWebMcpCalls, WebMcpPageError } from './webmcpCall.js';
 
 /** One WebMCP tool as tabwright reports it. */
 export interface WebMcpToolInfo {
@@ -90,7 +90,12 @@ export interface PartialFrameInfo {
   tabId: number;
   /** Frame URL when it is a child frame. */
   frameUrl?: string;
-  reason: 'late' | 'missing';
+  /**
+   * late: the polyfill came after the page's scripts had started; missing: the document has no polyfill;
+   * unreadable: listing the frame's native tools failed twice (its document was changing, or the browser would not
+   * answer), so its tools are not in this listing.
+   */
+  reason: 'late' | 'missing' | 'unreadable';
 }
 
 /** What listing a tab finds: its tools, the declarations rejected and the frames it may miss tools of; `more` counts forms and refusals past the bridge's bound. */
@@ -174,7 +179,8 @@ export async function frameTools(tab: Tab, timeoutMs = 5_000, mode: WebMcpMode =
         polyfilled = await polyfillSource.list(frame, timeoutMs);
       } catch (error) {
         if (frame === tab.page.mainFrame()) throw error;
-        continue; // a detached child frame
+        if (!frame.isDetached()) missed(frame, 'unreadable');
+        continue;
       }
       if (polyfilled) {
         if (polyfilled.late) missed(frame, 'late');
@@ -191,7 +197,7 @@ export async function frameTools(tab: Tab, timeoutMs = 5_000, mode: WebMcpMode =
     }
     let tools;
     try {
-      tools = await listNativeTools(tab, frame, timeoutMs);
+      tools = await nativeToolsOf(tab, frame, timeoutMs);
     } catch (error) {
       if (frame === tab.page.mainFrame() && classifyPlaywrightError(error).has('webmcp_unavailable')) {
         throw new ToolError('capability_unavailable', 'This browser does not offer native WebMCP.', mode === 'native'
@@ -199,7 +205,9 @@ export async function frameTools(tab: Tab, timeoutMs = 5_000, mode: WebMcpMode =
           : 'Reload the tab (reload_tab): tabwright\'s WebMCP polyfill is installed when a document starts, and this one has none.');
       }
       if (frame === tab.page.mainFrame()) throw error;
-      continue; // a detached or cross-origin child frame without WebMCP
+      // A detached frame, or a cross-origin one without WebMCP, has no tools to list; any other failure is said.
+      if (!frame.isDetached() && !classifyPlaywrightError(error).has('webmcp_unavailable')) missed(frame, 'unreadable');
+      continue;
     }
     declared(frame, tools, true, await readDeclarations(frame, timeoutMs));
     const frameUrl = frame === tab.page.mainFrame() ? undefined : frame.url();
@@ -209,6 +217,24 @@ export async function frameTools(tab: Tab, timeoutMs = 5_000, mode: WebMcpMode =
     }
   }
   return { tools: out, rejected, partial, more };
+}
+
+/**
+ * A frame's native tools (webmcpCall.ts listNativeTools), tried twice for a child frame: a first failure is often
+ * a document that was being replaced or a frame the browser's tree did not show yet, and the second try makes a new
+ * isolated world (forgetWorld).
+ * @throws what the last try threw.
+ */
+async function nativeToolsOf(tab: Tab, frame: Frame, timeoutMs: number): Promise<SourceTool[]> {
+  const deadline = Date.now() + timeoutMs;
+  try {
+    return await listNativeTools(tab, frame, timeoutMs);
+  } catch (error) {
+    if (frame === tab.page.mainFrame() || frame.isDetached() || classifyPlaywrightError(error).has('webmcp_unavailable') || Date.now() >= deadline) throw error;
+    forgetWorld(tab, frame);
+    await sleep(100);
+    return listNativeTools(tab, frame, Math.max(1, deadline - Date.now()));
+  }
 }
 
 /** Each tab's listed tools; list_webmcp_tools refreshes it, call_webmcp_tool reads it (./webmcpCache.ts). */
@@ -336,9 +362,13 @@ export const listWebmcpTools = defineTool({
 
 /** The listing's lines on the frames whose tools it may miss (PartialFrameInfo): one per reason, naming the frames. */
 function partialLines(partial: PartialFrameInfo[]): string[] {
-  return (['late', 'missing'] as const).flatMap(reason => {
+  return (['late', 'missing', 'unreadable'] as const).flatMap(reason => {
     const frames = partial.filter(p => p.reason === reason).map(p => `tab ${p.tabId}${p.frameUrl ? ` (frame ${p.frameUrl})` : ''}`);
     if (!frames.length) return [];
+    if (reason === 'unreadable') {
+      const names = frames.join(', ');
+      return [`${names[0]!.toUpperCase()}${names.slice(1)}: the browser did not answer for this frame's tools (its document may have been changing), so they are not listed; call list_webmcp_tools again.`];
+    }
     const why = reason === 'late'
       ? 'tabwright\'s WebMCP polyfill came into the document after the page\'s scripts had started'
       : 'the document has no tabwright WebMCP polyfill';

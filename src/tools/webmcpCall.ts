@@ -268,7 +268,8 @@ export function prepareWebMcpCalls(tab: Tab, frames: Frame[] = [tab.page.mainFra
   }
 }
 
-function forgetWorld(tab: Tab, frame: Frame): void {
+/** Drops the cached isolated world of `frame`: the next evaluation there makes a new one. */
+export function forgetWorld(tab: Tab, frame: Frame): void {
   const world = worlds.get(tab)?.frames.get(frame);
   if (world) world.contextId = undefined;
 }

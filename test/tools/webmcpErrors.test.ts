@@ -8,7 +8,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { until, useSession } from '../fixtures/harness.js';
-import { call, callRaw } from '../fixtures/mcp.js';
+import { call, callRaw, evaluate } from '../fixtures/mcp.js';
 
 interface ErrorData { type: string; message: string; hint: string; method?: string }
 
@@ -55,8 +55,9 @@ const FRAME_PAGE = `<!doctype html><title>Frame</title>
   });
 </script>`;
 
+// frame.test names the loopback site too: a frame there is cross-site to 127.0.0.1, so it gets a renderer of its own.
 const tw = useSession({
-  args: ['--auto-allow'],
+  args: ['--auto-allow', '--browser-arg', '--host-resolver-rules=MAP frame.test 127.0.0.1, MAP * ~NOTFOUND, EXCLUDE 127.0.0.1'],
   pages: {
     '/tools': TOOLS_PAGE,
     '/frame': FRAME_PAGE,
@@ -108,4 +109,26 @@ test('a child frame that navigates during its tool\'s call: webmcp_tool_not_foun
   assert.doesNotMatch(gone.text, /page's own/);
   // The frame's new document may still be loading when the call ends.
   await until('the frame to show /elsewhere', async () => (await call<{ value: unknown }>(tw.client, 'execute', { tabId, code: 'document.querySelector("iframe").contentDocument?.title' })).value === 'Elsewhere', 10_000);
+});
+
+test('a child frame whose tools the browser does not list in time is named as unreadable, not left out silently', async () => {
+  // A cross-site frame (frame.test against 127.0.0.1: its own renderer process) that registers a tool and then keeps
+  // its thread busy, so the browser cannot answer for its tools; the main frame's tools are listed all the same.
+  const port = new URL(tw.origin).port;
+  tw.site.page('/busy-parent', `<!doctype html><title>Busy parent</title><iframe src="http://frame.test:${port}/busy-frame"></iframe>
+<script>document.modelContext.registerTool({ name: 'parent_ok', description: 'The parent answers', inputSchema: { type: 'object', properties: {} }, execute: async () => 'ok' });</script>`);
+  tw.site.page('/busy-frame', `<!doctype html><title>Busy frame</title>
+<script>
+  document.modelContext.registerTool({ name: 'busy_tool', description: 'Never listed', inputSchema: { type: 'object', properties: {} }, execute: async () => 'never' });
+  addEventListener('message', () => { const end = Date.now() + 10_000; while (Date.now() < end) {} });
+</script>`);
+  const tab = await call<{ tabId: number }>(tw.client, 'open_tab', { url: `${tw.origin}/busy-parent` });
+  assert.equal(await evaluate(tw.client, 'frames[0].postMessage("spin", "*"), frames.length', tab.tabId), 1);
+  const raw = await callRaw(tw.client, 'list_webmcp_tools', { tabId: tab.tabId });
+  const text = raw.content.map(c => c.text ?? '').join('\n');
+  const fields = raw.structuredContent as { tools: Array<{ name: string }>; partial?: Array<{ tabId: number; frameUrl?: string; reason: string }> };
+  assert.deepEqual(fields.tools.map(t => t.name), ['parent_ok'], text);
+  assert.deepEqual(fields.partial, [{ tabId: tab.tabId, frameUrl: `http://frame.test:${port}/busy-frame`, reason: 'unreadable' }], text);
+  assert.ok(text.includes(`Tab ${tab.tabId} (frame http://frame.test:${port}/busy-frame): the browser did not answer for this frame's tools (its document may have been changing), so they are not listed; call list_webmcp_tools again.`), text);
+  await call(tw.client, 'close_tab', { tabId: tab.tabId });
 });
