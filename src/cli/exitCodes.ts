@@ -38,6 +38,7 @@ export const EXIT_BY_TYPE: Readonly<Record<string, ExitCode>> = {
   unknown_tool: EXIT.usage,
   browser_unavailable: EXIT.unreachable,
   daemon_unavailable: EXIT.unreachable,
+  dashboard_unavailable: EXIT.unreachable,
   consent_denied: EXIT.consentDenied,
   consent_expired: EXIT.consentExpired,
   script_rejected: EXIT.rejected,
