@@ -27,8 +27,11 @@ export interface DashboardTab {
   active: boolean;
   /** A call holds the tab now. */
   busy: boolean;
-  /** The thumbnail's version (fetch `/api/tabs/<tabId>/thumbnail`); null before the first one. */
-  thumbnail: number | null;
+  /**
+   * The thumbnail's version (fetch `/api/tabs/<tabId>/thumbnail`) and when it was taken (epoch ms); null before the
+   * first one. Only the active tab is captured (./thumbnails.ts): a background tab shows how it looked last in front.
+   */
+  thumbnail: { version: number; takenAt: number } | null;
   /** The userscripts that ran in its document. */
   scripts: Array<{ id: string; name: string }>;
 }
@@ -94,7 +97,7 @@ export async function buildState(config: Config, url: string, hub: ConsentHub, l
     const active = session.activeTabId;
     for (const tab of session.openTabs()) {
       const { url: tabUrl, title } = await tab.urlAndTitle();
-      tabs.push({ tabId: tab.id, url: tabUrl, title, active: tab.id === active, busy: local.tabBusy(tab.id), thumbnail: thumbs.version(tab.id) ?? null, scripts: tab.userscripts.scripts() });
+      tabs.push({ tabId: tab.id, url: tabUrl, title, active: tab.id === active, busy: local.tabBusy(tab.id), thumbnail: thumbs.info(tab.id) ?? null, scripts: tab.userscripts.scripts() });
     }
   }
   return {

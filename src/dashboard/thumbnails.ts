@@ -2,6 +2,9 @@
  * Thumbnails of the main session's tabs for the dashboard: small JPEGs of the viewport (320 px wide), taken through
  * the tab's own CDP session (src/tools/screenshotCapture.ts). Taken only while a dashboard page listens, after calls
  * end and at a low rate, never while a call holds the tab (LocalDispatcher.tabBusy), never starting the browser.
+ * Only the active tab is captured: Chromium paints only the tab in front, and a picture is no reason to bring another
+ * tab forward (the page would see its visibility change); a background tab keeps the thumbnail of when it was last in
+ * front, with its time.
  */
 import type { LocalDispatcher } from '../dispatch/dispatcher.js';
 import { captureClip, pageMetrics } from '../tools/screenshotCapture.js';
@@ -18,6 +21,8 @@ interface Thumb {
   image: Buffer;
   /** Increases when the image changes: the page refetches it then. */
   version: number;
+  /** When it was taken, epoch ms. */
+  takenAt: number;
 }
 
 /** The latest thumbnail per tab of one dispatcher. */
@@ -30,14 +35,15 @@ export class Thumbnails {
     return this.thumbs.get(tabId)?.image;
   }
 
-  /** The version of `tabId`'s thumbnail (undefined: none yet). */
-  version(tabId: number): number | undefined {
-    return this.thumbs.get(tabId)?.version;
+  /** The version of `tabId`'s thumbnail and when it was taken (undefined: none yet). */
+  info(tabId: number): { version: number; takenAt: number } | undefined {
+    const thumb = this.thumbs.get(tabId);
+    return thumb && { version: thumb.version, takenAt: thumb.takenAt };
   }
 
   /**
-   * Captures every open tab of `local`'s main session that no call holds; one refresh at a time (a second call while
-   * one runs joins it). Resolves true when an image changed.
+   * Captures the active tab of `local`'s main session unless a call holds it, and forgets closed tabs; one refresh at
+   * a time (a second call while one runs joins it). Resolves true when an image changed.
    */
   refresh(local: LocalDispatcher): Promise<boolean> {
     this.running ??= this.capture(local).finally(() => {
@@ -59,14 +65,17 @@ export class Thumbnails {
       }
     }
     for (const tab of tabs) {
-      if (local.tabBusy(tab.id) || tab.dialogs.current) continue;
+      if (tab.id !== session.activeTabId || local.tabBusy(tab.id) || tab.dialogs.current) continue;
       try {
         const { viewport } = await pageMetrics(tab, CAPTURE_MS);
         if (local.tabBusy(tab.id)) continue;
         const shot = await captureClip(tab, viewport, { width: THUMBNAIL_WIDTH, beyondViewport: false, format: 'jpeg', quality: 60, timeoutMs: CAPTURE_MS });
         const old = this.thumbs.get(tab.id);
-        if (old?.image.equals(shot.image)) continue;
-        this.thumbs.set(tab.id, { image: shot.image, version: (old?.version ?? 0) + 1 });
+        if (old?.image.equals(shot.image)) {
+          old.takenAt = Date.now();
+          continue;
+        }
+        this.thumbs.set(tab.id, { image: shot.image, version: (old?.version ?? 0) + 1, takenAt: Date.now() });
         changed = true;
       } catch (error) {
         log.debug(`no thumbnail of tab ${tab.id}:`, error);

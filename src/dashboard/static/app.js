@@ -39,7 +39,7 @@ function notice(text) {
   $('notice').textContent = text ?? '';
 }
 
-const time = ms => new Date(ms).toLocaleTimeString();
+const time = ms => new Date(ms).toLocaleTimeString([], { hour12: false });
 const outcomeClass = o => (o === 'ok' ? 'ok' : o === 'pending' ? 'pending' : 'bad');
 
 function rows(id, items, cells, empty) {
@@ -85,13 +85,14 @@ async function thumbnail(tabId, version) {
 async function renderTabs(tabs) {
   $('tabs-count').textContent = tabs.length ? `(${tabs.length})` : '';
   const cards = await Promise.all(tabs.map(async t => {
-    const src = t.thumbnail === null ? undefined : await thumbnail(t.tabId, t.thumbnail);
+    const src = t.thumbnail === null ? undefined : await thumbnail(t.tabId, t.thumbnail.version);
     return el('div', { class: `tab${t.active ? ' active' : ''}`, 'data-tab': String(t.tabId) },
-      src ? el('img', { src, alt: `tab ${t.tabId}` }) : el('div', { class: 'noimg' }, 'no thumbnail yet'),
+      src ? el('img', { src, alt: `tab ${t.tabId}`, title: `as of ${time(t.thumbnail.takenAt)}` }) : el('div', { class: 'noimg' }, t.active ? 'no thumbnail yet' : 'a thumbnail is taken while the tab is in front'),
       el('div', { class: 'meta' },
         el('div', { class: 'title' }, `${t.tabId} · ${t.title || '(untitled)'}${t.busy ? ' · busy' : ''}`),
         el('div', { class: 'url', title: t.url }, t.url),
-        t.scripts.length ? el('div', { class: 'url' }, `scripts: ${t.scripts.map(s => s.name).join(', ')}`) : ''));
+        t.scripts.length ? el('div', { class: 'url' }, `scripts: ${t.scripts.map(s => s.name).join(', ')}`) : '',
+        src && !t.active ? el('div', { class: 'url' }, `picture as of ${time(t.thumbnail.takenAt)}`) : ''));
   }));
   $('tabs').replaceChildren(...(cards.length ? cards : [el('p', { class: 'empty' }, 'No tab is open (the browser starts with the first call that needs it).')]));
 }
@@ -113,7 +114,7 @@ function render(state) {
   rows('scripts', state.scripts, s => [el('td', {}, s.name), el('td', {}, s.kind), el('td', { class: s.enabled ? 'ok' : 'bad' }, s.enabled ? 'on' : 'off'), el('td', {}, s.matches.join(' ')), el('td', {}, s.ranIn.join(', '))], 'No script is installed.');
   rows('permissions', state.permissions, p => [el('td', {}, p.origin), el('td', {}, p.tool), el('td', {}, p.scriptId ?? ''), el('td', { class: p.permission === 'allow' ? 'ok' : 'bad' }, p.permission === 'allow' ? 'always allow' : 'always deny'), el('td', {}, new Date(p.created).toLocaleString()),
     el('td', {}, el('button', { type: 'button', 'data-reset': `${p.origin} ${p.tool}`, onclick: () => post('/api/permissions/reset', { origin: p.origin, tool: p.tool, ...(p.scriptId ? { scriptId: p.scriptId } : {}) }) }, 'Reset'))], 'No saved answer.');
-  rows('audit', state.audit, a => [el('td', {}, new Date(a.time).toLocaleTimeString()), el('td', {}, a.origin), el('td', {}, a.tool), el('td', { class: a.decision === 'allowed' ? 'ok' : 'bad' }, a.decision), el('td', {}, `${a.channel}${a.answer ? ` (${a.answer})` : ''}`)], 'No decision yet.');
+  rows('audit', state.audit, a => [el('td', {}, time(Date.parse(a.time))), el('td', {}, a.origin), el('td', {}, a.tool), el('td', { class: a.decision === 'allowed' ? 'ok' : 'bad' }, a.decision), el('td', {}, `${a.channel}${a.answer ? ` (${a.answer})` : ''}`)], 'No decision yet.');
   renderBench(state.bench);
 }
 
