@@ -1,7 +1,8 @@
 // The local dashboard, end to end (docs/dashboard.md): the built MCP server over stdio with its dashboard on (any free
 // port), its page in a real headless Chromium driven by Playwright, the official MCP client without elicitation as
 // the agent, and the CLI from other processes. Covers: the page renders the sessions and the tabs with a thumbnail; a
-// WebMCP prompt answered in the page unblocks the waiting call (progress names the dashboard, the audit the surface);
+// WebMCP prompt answered in the page unblocks the waiting call (progress names the dashboard, the audit the surface),
+// and one that outlives --max-wait answers pending with the dashboard's address;
 // "Always deny" saves a permission the page shows and resets; the key, Host and Origin guard, and a page of another
 // site that cannot act; `tabwright consent list|answer` answering from another shell, for an MCP call and for a
 // waiting CLI call; the call log without typed text; get_bridge_status naming the address.
@@ -234,4 +235,39 @@ test('a CLI call without a terminal waits for the dashboard; `tabwright consent 
   assert.equal(run.code, 0, run.stdout + run.stderr);
   assert.match(JSON.stringify(run.json), /bought tent/);
   assert.match(run.stderr, /answer in the tabwright dashboard: http:\/\/127\.0\.0\.1:\d+\//);
+});
+
+test('a call that outlives --max-wait while the dashboard asks answers pending, naming the dashboard; wait_for_call gets the outcome', async () => {
+  const short = await connect({ env: { TABWRIGHT_DASHBOARD_PORT: '0', TABWRIGHT_MAX_WAIT: '2' } });
+  try {
+    const own = entryOf(short.configDir);
+    const key = readFileSync(join(short.configDir, 'dashboard-token'), 'utf8').trim();
+    /** Calls `name`, then wait_for_call while the result is pending. */
+    const settle = async (name: string, args: Record<string, unknown>, onPending?: (text: string, fields: Record<string, any>) => Promise<void>) => {
+      let result = await short.client.callTool({ name, arguments: args });
+      while ((result.structuredContent as { pending?: boolean } | undefined)?.pending) {
+        const fields = result.structuredContent as Record<string, any>;
+        await onPending?.((result.content as Array<{ text: string }>).map(c => c.text).join('\n'), fields);
+        onPending = undefined;
+        result = await short.client.callTool({ name: 'wait_for_call', arguments: { callId: fields.callId } });
+      }
+      return result;
+    };
+    await settle('navigate', { url: `${site.origin}/shop` });
+    let pendingText = '';
+    const result = await settle('call_webmcp_tool', { name: 'buy', arguments: { item: 'kite' } }, async (text, fields) => {
+      pendingText = text;
+      assert.equal(fields.waitingFor.kind, 'consent');
+      assert.equal(fields.waitingFor.dashboardUrl, own.url);
+      const res = await fetch(new URL('/api/prompts', own.url), { headers: { authorization: `Bearer ${key}` } });
+      const [prompt] = (await res.json() as { prompts: Array<{ id: string }> }).prompts;
+      const answered = await fetch(new URL(`/api/prompts/${prompt!.id}`, own.url), { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: '{"answer":"once"}' });
+      assert.equal(answered.status, 200);
+    });
+    assert.ok(pendingText.includes(`they can answer it in the tabwright dashboard at ${own.url}`), pendingText);
+    assert.ok(!pendingText.includes(key));
+    assert.match((result.content as Array<{ text: string }>)[0]!.text, /bought kite/);
+  } finally {
+    await short.close();
+  }
 });
