@@ -24,7 +24,7 @@ export const EXIT_MEANINGS: Record<keyof typeof EXIT, string> = {
   ok: 'success',
   error: 'anything else: the page threw, a tab closed, a tabwright bug',
   usage: 'usage error: an unknown command or option, a missing argument, bad `--args` JSON, arguments the tool refuses',
-  unreachable: 'the browser or the daemon cannot be reached or started (the daemon: not running with autostart off, not started within 15 s, connection refused)',
+  unreachable: 'the browser, the daemon or the dashboard cannot be reached or started (the daemon: not running with autostart off, not started within 15 s, connection refused; no dashboard serving)',
   auth: 'pairing or authentication failed: the daemon refused the token (the one in `daemon.json` is not the daemon\'s)',
   cap: 'a cap was reached: too many requests in flight or workspaces active (`too_many_requests`, `too_many_workspaces`), a request body too large (`payload_too_large`), the call budget spent (`call_budget_exceeded`)',
   consentDenied: 'consent denied',
