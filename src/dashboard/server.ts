@@ -157,7 +157,7 @@ export class DashboardServer {
     checkToken(req, this.token);
     const local = this.watch();
     if (req.method === 'GET' && path === '/api/state') return sendJson(res, 200, await buildState(this.config, this.url, this.hub, local, this.thumbs));
-    if (req.method === 'GET' && path === '/api/events') return this.stream(req, res);
+    if (req.method === 'GET' && path === '/api/events') return this.stream(res);
     if (req.method === 'GET' && path === '/api/prompts') return sendJson(res, 200, { prompts: promptsOf(this.hub) });
     const thumb = /^\/api\/tabs\/(\d+)\/thumbnail$/.exec(path);
     if (req.method === 'GET' && thumb) return this.thumbnail(res, Number(thumb[1]));
@@ -192,7 +192,7 @@ export class DashboardServer {
     res.end(image);
   }
 
-  private async stream(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  private async stream(res: ServerResponse): Promise<void> {
     const stream = new SseStream(res, STREAM_BYTES, KEEPALIVE_MS);
     this.streams.add(stream);
     res.on('close', () => {
@@ -212,7 +212,6 @@ export class DashboardServer {
     const local = this.watch();
     if (local) await this.thumbs.refresh(local);
     await stream.send('state', await buildState(this.config, this.url, this.hub, local, this.thumbs));
-    void req;
   }
 }
 
