@@ -271,3 +271,33 @@ test('a call that outlives --max-wait while the dashboard asks answers pending, 
     await short.close();
   }
 });
+
+test('the dashboard and elicitation ask at once: the dashboard answers first, the elicitation request is withdrawn', async () => {
+  const asked: string[] = [];
+  let withdrawn = false;
+  const elicit = (params: { message: string }, signal: AbortSignal) => new Promise<never>((_resolve, reject) => {
+    asked.push(params.message);
+    signal.addEventListener('abort', () => {
+      withdrawn = true;
+      reject(signal.reason);
+    }, { once: true });
+  });
+  const both = await connect({ mode: 'legacy', elicit, env: { TABWRIGHT_DASHBOARD_PORT: '0' } });
+  try {
+    const own = entryOf(both.configDir);
+    const key = readFileSync(join(both.configDir, 'dashboard-token'), 'utf8').trim();
+    await call(both.client, 'navigate', { url: `${site.origin}/shop` });
+    const waiting = both.client.callTool({ name: 'call_webmcp_tool', arguments: { name: 'buy', arguments: { item: 'rope' } } });
+    await until('the elicitation request', () => asked.length === 1);
+    const listed = await (await fetch(new URL('/api/prompts', own.url), { headers: { authorization: `Bearer ${key}` } })).json() as { prompts: Array<{ id: string; alsoAskedBy: string[] }> };
+    assert.deepEqual(listed.prompts[0]!.alsoAskedBy, ['elicitation']);
+    const res = await fetch(new URL(`/api/prompts/${listed.prompts[0]!.id}`, own.url), { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: '{"answer":"once"}' });
+    assert.equal(res.status, 200);
+    const result = await waiting;
+    assert.match((result.content as Array<{ text: string }>)[0]!.text, /bought rope/);
+    await until('the elicitation request to be withdrawn', () => withdrawn);
+    assert.equal(auditLast(both.dataDir).channel, 'dashboard');
+  } finally {
+    await both.close();
+  }
+});
