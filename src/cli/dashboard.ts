@@ -5,7 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { configDir } from '../config.js';
-import { listDashboards, readToken, type DashboardEntry } from '../dashboard/discovery.js';
+import { listDashboards, readToken, writeOpener, type DashboardEntry } from '../dashboard/discovery.js';
 import { autostart, daemon } from './call.js';
 import type { Command } from './commander.js';
 import { EXIT } from './exitCodes.js';
@@ -61,15 +61,17 @@ async function open(opts: { open?: boolean }): Promise<unknown> {
   const { dashboards, token } = found();
   const url = withKey(dashboards[0]!.url, token);
   let opened: boolean | undefined;
-  if (opts.open) opened = await launchBrowser(url);
+  if (opts.open) opened = await launchBrowser(writeOpener(configDir(), url));
   return { url, dashboards: dashboards.map(d => ({ url: withKey(d.url, token), pid: d.pid, port: d.port })), ...(opened === undefined ? {} : { opened }) };
 }
 
-/** Opens `url` in the desktop's browser (xdg-open, open, start). @returns false when no opener could start. */
-function launchBrowser(url: string): Promise<boolean> {
-  const [command, args] = process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['cmd', ['/c', 'start', '', url]] : ['xdg-open', [url]];
+/**
+ * Opens `file` (the 0600 page that forwards to the address with the key: the key stays out of every argv) in the
+ * desktop's browser (xdg-open, open, start). @returns false when no opener could start.
+ */
+function launchBrowser(file: string): Promise<boolean> {
+  const [command, args] = process.platform === 'darwin' ? ['open', [file]] : process.platform === 'win32' ? ['cmd', ['/c', 'start', '', file]] : ['xdg-open', [file]];
   return new Promise(resolve => {
-    // The key rides in argv of the opener only for the moment it runs, as any "open this link" does.
     const child = spawn(command as string, args as string[], { stdio: 'ignore', detached: true });
     child.once('error', () => resolve(false));
     child.once('spawn', () => {

@@ -52,6 +52,18 @@ export function ensureToken(configDir: string): string {
   return token;
 }
 
+/**
+ * Writes `<config dir>/dashboard-open.html` (mode 0600): a page that forwards to `urlWithKey`, which `tabwright
+ * dashboard --open` hands to the desktop's opener, so the key never appears in a process's arguments.
+ * @returns the file's path. @throws the fs error when it cannot be written.
+ */
+export function writeOpener(configDir: string, urlWithKey: string): string {
+  const file = join(configDir, 'dashboard-open.html');
+  const href = urlWithKey.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+  writePrivateFile(file, `<!doctype html><meta charset="utf-8"><meta name="referrer" content="no-referrer"><meta http-equiv="refresh" content="0;url=${href}"><title>tabwright dashboard</title><a href="${href}">Open the tabwright dashboard</a>\n`);
+  return file;
+}
+
 /** Writes this process's discovery file (mode 0600). */
 export function writeEntry(configDir: string, entry: DashboardEntry): void {
   writePrivateFile(join(entriesDir(configDir), `${entry.pid}.json`), `${JSON.stringify(entry)}\n`);

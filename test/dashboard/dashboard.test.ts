@@ -9,7 +9,8 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -77,9 +78,9 @@ const bearer = () => ({ authorization: `Bearer ${token}` });
 const prompts = async () => (await raw('/api/prompts', bearer())).body.prompts as Array<{ id: string; tool: string }>;
 
 /** Runs the CLI against the MCP server's config dir (never starting a daemon). */
-function cliHere(args: string[]): Promise<CliRun> {
+function cliHere(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, TABWRIGHT_CONFIG_DIR: server.configDir, TABWRIGHT_DATA_DIR: server.dataDir, TABWRIGHT_DAEMON_AUTOSTART: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, TABWRIGHT_CONFIG_DIR: server.configDir, TABWRIGHT_DATA_DIR: server.dataDir, TABWRIGHT_DAEMON_AUTOSTART: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', c => (stdout += c));
@@ -203,6 +204,22 @@ test('without the key 401, another Host or a foreign Origin 403; a page of anoth
   assert.deepEqual([again.code, again.json.error.type], [1, 'prompt_not_found']);
   const printed = await cliHere(['dashboard']);
   assert.equal(printed.json.result.url, `${dashboard.url}#token=${token}`);
+});
+
+test('`tabwright dashboard --open` hands the opener a 0600 page that forwards to the address: the key is in no argv', async () => {
+  const bin = mkdtempSync(join(tmpdir(), 'tabwright-opener-'));
+  try {
+    writeFileSync(join(bin, 'xdg-open'), `#!/bin/sh\necho "$@" > ${join(bin, 'argv')}\n`, { mode: 0o755 });
+    const run = await cliHere(['dashboard', '--open'], { PATH: `${bin}:${process.env.PATH}` });
+    assert.equal(run.json.result.opened, true, run.stderr);
+    const argv = await until('the opener to run', () => existsSync(join(bin, 'argv')) && readFileSync(join(bin, 'argv'), 'utf8').trim());
+    const page = join(server.configDir, 'dashboard-open.html');
+    assert.equal(argv, page);
+    assert.equal(statSync(page).mode & 0o777, 0o600);
+    assert.ok(readFileSync(page, 'utf8').includes(`url=${dashboard.url}#token=${token}`));
+  } finally {
+    rmSync(bin, { recursive: true, force: true });
+  }
 });
 
 test('the call log never holds typed text', async () => {
