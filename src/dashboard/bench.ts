@@ -25,8 +25,21 @@ export interface BenchReport {
 /** `bench/results` of this install (dist/dashboard/ → the package root). */
 export const RESULTS_DIR = join(dirname(dirname(dirname(fileURLToPath(import.meta.url)))), 'bench', 'results');
 
-/** The newest report in `dir` by its name's date and run number (`2026-12-01-2` after `2026-12-01`), or undefined. */
+/** How long a report read stays cached, ms (the state is built every few seconds while a page listens). */
+const CACHE_MS = 60_000;
+let cached: { dir: string; at: number; report: BenchReport | undefined } | undefined;
+
+/**
+ * The newest report in `dir` by its name's date and run number (`2026-12-01-2` after `2026-12-01`), or undefined;
+ * read at most once a minute.
+ */
 export function latestBenchReport(dir = RESULTS_DIR): BenchReport | undefined {
+  if (cached?.dir === dir && Date.now() - cached.at < CACHE_MS) return cached.report;
+  cached = { dir, at: Date.now(), report: readLatest(dir) };
+  return cached.report;
+}
+
+function readLatest(dir: string): BenchReport | undefined {
   try {
     const key = (name: string) => {
       const [, date, n] = /^(\d{4}-\d{2}-\d{2})(?:-(\d+))?\.md$/.exec(name)!;
