@@ -9,6 +9,8 @@ import type { ToolResult } from '../tools/response.js';
 
 /** How many calls the log keeps (the oldest go first). */
 export const ACTIVITY_CALLS = 200;
+/** How many callers the list keeps (the least recently active go first). */
+export const ACTIVITY_SESSIONS = 100;
 
 /** How a call ended: `ok`, `pending` (still running), or the error type of a failed call (`consent_denied`, ...). */
 export type CallOutcome = string;
@@ -69,7 +71,9 @@ export class Activity extends EventEmitter<ActivityEvents> {
     const now = Date.now();
     const session = this.seen.get(key) ?? { key, front, firstSeen: now, lastSeen: now, calls: 0 };
     Object.assign(session, { client: who.client.name, clientVersion: who.client.version, workspace: who.workspace ?? session.workspace, lastSeen: now, calls: session.calls + 1 });
-    this.seen.set(key, session);
+    this.seen.delete(key);
+    this.seen.set(key, session); // the Map's order is the order of last calls: the first is the least recent
+    if (this.seen.size > ACTIVITY_SESSIONS) this.seen.delete(this.seen.keys().next().value!);
     const call: ActivityCall = { seq: ++this.seq, tool, tabId, caller: key, startedAt: now, outcome: 'pending' };
     this.log.push(call);
     if (this.log.length > ACTIVITY_CALLS) this.log.splice(0, this.log.length - ACTIVITY_CALLS);
