@@ -56,6 +56,8 @@ writeFileSync('dist/extension/manifest.json', `${JSON.stringify(manifest, null, 
 for (const page of ['popup.html', 'pair.html', 'consent.html']) cpSync(`extension/${page}`, `dist/extension/${page}`);
 // The agents' handbooks (src/userscripts/handbooks.ts reads them beside itself).
 cpSync('src/userscripts/handbooks', 'dist/userscripts/handbooks', { recursive: true });
+// The dashboard's page: plain HTML, CSS and one module, served as they are (src/dashboard/server.ts).
+cpSync('src/dashboard/static', 'dist/dashboard/static', { recursive: true });
 for (const bin of ['dist/cli.js', 'dist/mcpMain.js']) chmodSync(bin, 0o755);
 // The CLI's command tree, generated from the tool declarations (src/docs/genCliTree.ts).
 execFileSync(process.execPath, ['dist/docs/genCliTree.js'], { stdio: 'inherit' });

@@ -48,6 +48,9 @@ const timesFile = option('--times');
 // (a superset of the text). test/tools/clientLens.test.ts runs the default (content only) and both through the
 // client lens (test/fixtures/clientLens.ts).
 env.TABWRIGHT_STRUCTURED_CONTENT ??= '1';
+// No dashboard unless a test asks for one ('0'): parallel servers would contend for its port, and a dashboard makes
+// consent prompts answerable, so a call a test expects to fail with consent_unavailable would wait instead.
+env.TABWRIGHT_DASHBOARD_PORT ??= 'off';
 const jobs = Math.max(1, Number(env.TABWRIGHT_TEST_JOBS) || 2);
 const filters = argv;
 const files = find('test').filter(f => !filters.length || filters.some(x => f.includes(x))).sort();

@@ -33,6 +33,7 @@ export function addServerOptions(cmd: Command): Command {
     .option('--toolsets <list>', 'tool sets MCP clients see: core, scripts or all, comma-separated (env TABWRIGHT_TOOLSETS; default core)')
     .option('--structured-content', 'also send structuredContent with successful results (env TABWRIGHT_STRUCTURED_CONTENT=1; default off: Claude Code, Codex and VS Code then show the model only that JSON)')
     .option('--max-wait <seconds>', 'an MCP call still running after this long answers pending; wait_for_call gets its outcome (env TABWRIGHT_MAX_WAIT; default 45, 0 = never)')
+    .option('--dashboard-port <port>', 'where the local dashboard listens on 127.0.0.1: a port, 0 = any free one, or off (env TABWRIGHT_DASHBOARD_PORT; default 19682; docs/dashboard.md)')
     .option('--log-file <file>', 'write logs to this file instead of stderr (env TABWRIGHT_LOG_FILE)')
     .option('--cdp-endpoint <url>', 'attach to a running Chromium: http://host:port of --remote-debugging-port, or its ws:// URL (env TABWRIGHT_CDP_ENDPOINT)')
     .option('--ws-endpoint <url>', 'attach to a Playwright server (playwright run-server, hosted services) (env TABWRIGHT_WS_ENDPOINT)')

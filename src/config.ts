@@ -94,6 +94,11 @@ export interface Config {
   policy: Policy;
   /** `--max-calls` / `--max-calls-per-day`: how many calls may succeed (docs/policy.md, "Call budgets"). */
   budget: CallBudgetConfig;
+  /**
+   * `--dashboard-port` / `TABWRIGHT_DASHBOARD_PORT`: where the leading process serves the local dashboard
+   * (docs/dashboard.md): a port on 127.0.0.1 (default 19682; 0 = any free port), or `off`.
+   */
+  dashboardPort: number | 'off';
 }
 
 /** Caps on successful tool calls (src/dispatch/callBudget.ts); undefined = no cap. */
@@ -332,6 +337,7 @@ export interface ConfigFlags {
   denyHost?: string[];
   maxCalls?: string;
   maxCallsPerDay?: string;
+  dashboardPort?: string;
 }
 
 type Env = Record<string, string | undefined>;
@@ -446,7 +452,26 @@ export function resolveConfig(flags: ConfigFlags = {}, env: Env = process.env): 
     screenshot: resolveScreenshot(flags, env),
     policy,
     budget: resolveBudget(flags, env),
+    dashboardPort: parseDashboardPort(flags.dashboardPort ?? env.TABWRIGHT_DASHBOARD_PORT),
   };
+}
+
+/** The dashboard's default port on 127.0.0.1 (the daemon's HTTP port is 19681). */
+export const DEFAULT_DASHBOARD_PORT = 19682;
+
+/**
+ * Parses `--dashboard-port` / `TABWRIGHT_DASHBOARD_PORT`: a port 0..65535 (0 = any free port), or `off`; unset or
+ * empty is the default, 19682.
+ * @throws ToolError invalid_arguments for anything else.
+ */
+export function parseDashboardPort(text: string | undefined): number | 'off' {
+  if (text === undefined || text.trim() === '') return DEFAULT_DASHBOARD_PORT;
+  if (text.trim().toLowerCase() === 'off') return 'off';
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) {
+    throw new ToolError('invalid_arguments', `Dashboard port "${text}" is not a port number (0..65535) or "off".`, 'Use e.g. --dashboard-port 19682 (TABWRIGHT_DASHBOARD_PORT=19682), 0 for any free port, or off.');
+  }
+  return n;
 }
 
 /**

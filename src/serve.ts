@@ -7,6 +7,7 @@ import type { Config } from './config.js';
 import { logger } from './log.js';
 import { serveMcpStdio } from './mcp/stdio.js';
 import { createDispatcher } from './dispatch/create.js';
+import { startDashboard } from './dashboard/host.js';
 
 const log = logger('serve');
 
@@ -27,6 +28,8 @@ export async function runMcpServer(config: Config): Promise<void> {
   const dispatcher = await createDispatcher(config);
   const handle = serveMcpStdio(dispatcher, config);
   log.info('serving MCP on stdio');
+  // The dashboard, while this process owns the browser (docs/dashboard.md); a follower's leader serves it.
+  const dashboard = await startDashboard(config, dispatcher);
 
   let shuttingDown: Promise<void> | undefined;
   const shutdown = (reason: string, code = 0) => {
@@ -35,6 +38,7 @@ export async function runMcpServer(config: Config): Promise<void> {
       const force = setTimeout(() => process.exit(code), 5000);
       force.unref();
       await handle.close().catch(error => log.warn('closing the transport failed:', error));
+      await dashboard.close().catch(error => log.warn('closing the dashboard failed:', error));
       await dispatcher.close().catch(error => log.warn('closing the browser failed:', error));
       process.exit(code);
     })();

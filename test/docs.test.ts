@@ -6,6 +6,7 @@ import { ROOT } from './fixtures/mcp.js';
 import { renderExitCodesSection, renderVerbsSection } from '../src/docs/cliDoc.js';
 import { renderToolsSection, toolSources } from '../src/docs/toolsDoc.js';
 import { DAEMON_ERROR_TYPES } from '../src/daemon/httpErrors.js';
+import { DASHBOARD_ERROR_TYPES } from '../src/dashboard/guard.js';
 import { ERROR_TYPES } from '../src/errors.js';
 import { TOOLS } from '../src/tools/registry.js';
 
@@ -29,6 +30,11 @@ test('docs/errors.md documents every error type', () => {
 test('docs/daemon.md documents every error type of the daemon\'s HTTP answers', () => {
   const doc = read('docs', 'daemon.md');
   for (const type of DAEMON_ERROR_TYPES) assert.match(doc, new RegExp(`\`${type}\``), `${type} is not in docs/daemon.md`);
+});
+
+test('docs/errors.md documents every error type of the dashboard in its Dashboard section', () => {
+  const section = /## Dashboard\n([\s\S]*?)\n## /.exec(read('docs', 'errors.md'))?.[1] ?? '';
+  for (const type of DASHBOARD_ERROR_TYPES) assert.match(section, new RegExp(`\\| \`${type}\` \\|`), `${type} is not in docs/errors.md's Dashboard section`);
 });
 
 test('every tool name is a snake_case verb with a described input', () => {

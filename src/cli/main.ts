@@ -8,6 +8,7 @@ import { addServerOptions, serveFromFlags } from '../cliOptions.js';
 import type { ConfigFlags } from '../config.js';
 import { VERSION } from '../version.js';
 import { addDaemonCommands } from './daemonCommands.js';
+import { addDashboardCommands } from './dashboard.js';
 import { doctor } from './doctor.js';
 import { addExtensionCommands } from './extensionCommands.js';
 import { EXIT } from './exitCodes.js';
@@ -60,6 +61,7 @@ export async function buildProgram(argv: string[]): Promise<Command> {
 
   addDaemonCommands(program);
   addExtensionCommands(program);
+  addDashboardCommands(program);
 
   if (everything || first === 'permissions') {
     const { addPermissionsCommand } = await import('../cliPermissions.js');

@@ -3,7 +3,7 @@
  * JSON line to `consent-audit.jsonl` in the data dir (mode 0600): time,
  * origin, tool, decision, channel. Never the call's arguments.
  */
-import { appendFileSync, chmodSync, mkdirSync } from 'node:fs';
+import { appendFileSync, chmodSync, closeSync, fstatSync, mkdirSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { logger } from '../log.js';
 
@@ -45,5 +45,38 @@ export function appendAudit(dataDir: string, entry: AuditEntry): void {
     chmodSync(file, 0o600);
   } catch (error) {
     log.error(`cannot append to the consent audit log ${file}:`, (error as Error).message);
+  }
+}
+
+/** How many bytes of the log's end `readAudit` reads at most. */
+const AUDIT_TAIL_BYTES = 256 * 1024;
+
+/**
+ * The newest `limit` entries, newest first (read from the log's last 256 KiB; lines that do not parse are skipped).
+ * None when the log does not exist or cannot be read.
+ */
+export function readAudit(dataDir: string, limit: number): AuditEntry[] {
+  let fd: number | undefined;
+  try {
+    fd = openSync(auditPath(dataDir), 'r');
+    const size = fstatSync(fd).size;
+    const length = Math.min(size, AUDIT_TAIL_BYTES);
+    const buffer = Buffer.alloc(length);
+    readSync(fd, buffer, 0, length, size - length);
+    const lines = buffer.toString('utf8').split('\n');
+    if (length < size) lines.shift(); // the first line may be cut
+    const entries: AuditEntry[] = [];
+    for (let i = lines.length - 1; i >= 0 && entries.length < limit; i--) {
+      try {
+        if (lines[i]!.trim()) entries.push(JSON.parse(lines[i]!) as AuditEntry);
+      } catch {
+        // A line being appended, or damaged: skipped.
+      }
+    }
+    return entries;
+  } catch {
+    return [];
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }

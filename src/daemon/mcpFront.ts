@@ -44,7 +44,7 @@ export class McpFront {
   private readonly calls = new PendingCalls();
 
   constructor(private readonly config: Config, private readonly runner: CallRunner, maxBodyBytes: number) {
-    this.modern = createMcpHandler(ctx => buildServer(this.runner.asDispatcher(workspaceOf(ctx.authInfo)), config, ctx, this.calls), {
+    this.modern = createMcpHandler(ctx => buildServer(this.runner.asDispatcher(workspaceOf(ctx.authInfo)), config, ctx, this.calls, 'mcp-http'), {
       legacy: 'reject',
       maxRequestBodySize: maxBodyBytes,
       onerror: error => log.debug('mcp:', error.message),
@@ -71,7 +71,7 @@ export class McpFront {
     if (request.method === 'POST' && isInitializeRequest(info.parsedBody)) {
       // The id is chosen before the server exists so its calls can name their browser context.
       const id = randomUUID();
-      const server = buildServer(this.runner.asDispatcher(info.workspace, id), this.config, { era: 'legacy' }, this.calls);
+      const server = buildServer(this.runner.asDispatcher(info.workspace, id), this.config, { era: 'legacy' }, this.calls, 'mcp-http');
       const transport = new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: () => id,
         onsessioninitialized: () => void this.sessions.set(id, { transport, server, lastUsed: Date.now() }),

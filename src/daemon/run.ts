@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { resolveConfig, type Config, type ConfigFlags } from '../config.js';
 import { createDispatcher } from '../dispatch/create.js';
+import { startDashboard } from '../dashboard/host.js';
 import type { Dispatcher } from '../dispatch/dispatcher.js';
 import { logger, setLogFile } from '../log.js';
 import { protectStdout } from '../serve.js';
@@ -80,6 +81,8 @@ export async function runDaemon(flags: ConfigFlags & { logFile?: string }): Prom
   writeEndpoint(config.configDir, endpoint);
   process.on('exit', () => removeEndpoint(config.configDir, endpoint)); // last resort; normal paths remove it first
   process.stderr.write(`tabwright daemon ${VERSION}: listening on http://127.0.0.1:${bound} (pid ${process.pid}; idle exit after ${Math.round(limits.idleMs / 1000)} s)\n`);
+  // The dashboard, while this daemon owns the browser (docs/dashboard.md).
+  const dashboard = await startDashboard(config, dispatcher);
 
   let stopping: Promise<void> | undefined;
   stop = (reason, code = DAEMON_EXIT.ok) => {
@@ -87,6 +90,7 @@ export async function runDaemon(flags: ConfigFlags & { logFile?: string }): Prom
       process.stderr.write(`tabwright daemon: stopping (${reason})\n`);
       setTimeout(() => process.exit(code), FORCE_EXIT_MS).unref();
       removeEndpoint(config.configDir, endpoint);
+      await dashboard.close().catch(error => log.warn('closing the dashboard failed:', error));
       await server.close().catch(error => log.warn('closing the server failed:', error));
       await dispatcher.close().catch(error => log.warn('closing the browser failed:', error));
       process.exit(code);

@@ -53,7 +53,7 @@ export async function answerToolCall(ctx: ToolCallContext, req: IncomingMessage,
   if (stream) watch.listen(async (done, total, message) => void (await stream.send('progress', { done, total, message })), HEARTBEAT_MAX_MS);
   const hooks: CallHooks = {
     signal: caller.signal,
-    client: { name: 'tabwright-daemon-http' }, // not MCP: no protocol version or era
+    client: { name: 'tabwright-daemon-http', front: 'cli' }, // not MCP: no protocol version or era
     workspace,
     // `x-tabwright-consent: none`: the caller cannot ask its human (a CLI without a terminal; docs/daemon.md, "Consent").
     prompt: stream && req.headers['x-tabwright-consent'] !== 'none' ? new HttpPromptChannel(stream, ctx.pending) : undefined,

@@ -19,6 +19,7 @@ import type { ToolResult } from '../tools/response.js';
 import type { WaitingFor } from '../tools/waiting.js';
 import { ToolResponse } from '../tools/response.js';
 import { locksTab, TabLocks } from './tabLocks.js';
+import { Activity } from './activity.js';
 import { TabLeases } from './leases.js';
 import { callBudgetOf, withinBudget, type BudgetStatus, type CallBudget } from './callBudget.js';
 import { checkCall } from '../consent/policy.js';
@@ -87,6 +88,11 @@ export interface Dispatcher {
    * Undefined when the URI names nothing. Optional: a dispatcher without it serves no resources.
    */
   readResource?(uri: string): Promise<ResourceText[] | undefined>;
+  /**
+   * The LocalDispatcher this process runs calls on while it owns the browser (a leader, a lone process); undefined
+   * while it follows or joins. Optional: the dashboard (src/dashboard/) serves only where this answers.
+   */
+  local?(): LocalDispatcher | undefined;
 }
 
 /** Runs calls on this process's Session: what a leader (or a lone process) does. */
@@ -100,6 +106,8 @@ export class LocalDispatcher implements Dispatcher {
 
   /** This process's call budget (`--max-calls`); shared with the LocalDispatcher a relay takeover builds next. */
   readonly budget: CallBudget;
+  /** The callers seen and the calls run, without arguments (./activity.ts; the dashboard shows them). */
+  readonly activity = new Activity();
 
   constructor(readonly session: Session, readonly config: Config) {
     this.budget = callBudgetOf(config);
@@ -118,6 +126,15 @@ export class LocalDispatcher implements Dispatcher {
     return session;
   }
 
+  local(): LocalDispatcher {
+    return this;
+  }
+
+  /** True while a call holds (or waits for) the lock of main-session tab `tabId`: the dashboard takes no thumbnail then. */
+  tabBusy(tabId: number): boolean {
+    return this.tabLocks.held(String(tabId));
+  }
+
   async endSession(sessionKey: string): Promise<void> {
     this.budget.endSession(sessionKey);
     const session = this.keyed.get(sessionKey);
@@ -130,6 +147,18 @@ export class LocalDispatcher implements Dispatcher {
    * budget is spent (./callBudget.ts; a call a follower relayed was counted there), else on its Session.
    */
   async call(name: string, args: unknown, hooks: CallHooks): Promise<ToolResult> {
+    const follower = hooks.relay?.role === 'follower' ? hooks.caller?.id : undefined;
+    const end = this.activity.start(name, rawTabId(args), { client: hooks.client, sessionKey: hooks.sessionKey, workspace: hooks.workspace ?? this.config.workspace, followerId: follower });
+    let result: ToolResult | undefined;
+    try {
+      return result = await this.checkedCall(name, args, hooks);
+    } finally {
+      end(result);
+    }
+  }
+
+  /** `call` without the activity log. */
+  private async checkedCall(name: string, args: unknown, hooks: CallHooks): Promise<ToolResult> {
     const tool = TOOLS_BY_NAME.get(name);
     if (!tool) {
       return new ToolResponse().fail(new ToolError('unknown_tool', `There is no tool named "${name}".`, 'List the tools with tools/list or `tabwright schema`.')).build();

@@ -122,8 +122,9 @@ function announceCapabilities(server: McpServer, config: Config): void {
  * Builds the server for one MCP connection (stdio) or request (HTTP).
  * @param calls  the process's pending calls (src/dispatch/pending.ts): one per front process, shared by its
  *   connections and requests, so a `wait_for_call` finds the call whichever request answered pending.
+ * @param front  the transport, as the dashboard's list of sessions names it (ClientInfo.front).
  */
-export function buildServer(dispatcher: Dispatcher, config: Config, request: McpRequestContext, calls: PendingCalls): McpServer {
+export function buildServer(dispatcher: Dispatcher, config: Config, request: McpRequestContext, calls: PendingCalls, front: 'mcp-stdio' | 'mcp-http' = 'mcp-stdio'): McpServer {
   const server = new McpServer({ name: 'tabwright', version: VERSION }, { capabilities: { tools: {}, resources: {} }, instructions: INSTRUCTIONS, requestState: { verify: consentStateCodec.verify } });
   registerResources(server, dispatcher);
   announceCapabilities(server, config);
@@ -144,6 +145,7 @@ export function buildServer(dispatcher: Dispatcher, config: Config, request: Mcp
           era: request.era,
           name: server.server.getClientVersion()?.name,
           version: server.server.getClientVersion()?.version,
+          front,
         };
         const prompt = elicitationChannel(server, request.era, ctx, config.consent.timeoutMs);
         // A call still running after --max-wait answers pending; wait_for_call is answered there too.

@@ -98,6 +98,12 @@ export class RelayDispatcher implements Dispatcher {
     return readScriptResource(uri, this.config);
   }
 
+  /** The LocalDispatcher while this process leads or runs alone; undefined while it follows, joins or was refused. */
+  local(): LocalDispatcher | undefined {
+    const role = this.role;
+    return role.kind === 'leader' || role.kind === 'standalone' ? role.local : undefined;
+  }
+
   /** An MCP session ended: its isolated context closes, where this process owns the browser. */
   async endSession(sessionKey: string): Promise<void> {
     const role = this.role;

@@ -16,6 +16,8 @@ export interface ClientInfo {
   era?: 'legacy' | 'modern';
   name?: string;
   version?: string;
+  /** The front the call came through (`mcp-stdio`, `mcp-http`, `cli`), for the dashboard's list of sessions. */
+  front?: 'mcp-stdio' | 'mcp-http' | 'cli';
 }
 
 /**

@@ -8,6 +8,7 @@ import { HARDENED_OFF, hasHostRules, restricts, type Policy } from '../consent/p
 import type { BudgetStatus } from './context.js';
 import { REQUEST_GAPS } from '../session/requestPolicy.js';
 import { capabilityManifest, manifestLine } from '../browser/capabilities.js';
+import { consentHub } from '../consent/hub.js';
 
 export const getBridgeStatus = defineTool({
   name: 'get_bridge_status',
@@ -45,6 +46,8 @@ export const getBridgeStatus = defineTool({
       relayProtocol: relay.relayProtocol,
       policy: policyStatus(config.policy),
       budget: budget ?? null,
+      // The process that runs this call serves the dashboard (a follower's calls run on its leader): no key in it.
+      dashboard: consentHub.surfaceUrl ? { url: consentHub.surfaceUrl } : null,
     };
     res.merge(status);
     // Which way userscripts reach pages (on the extension: chrome.userScripts when "Allow User Scripts" is on).
@@ -69,6 +72,7 @@ export const getBridgeStatus = defineTool({
     if (limits) res.text(limits);
     res.text(policyLine(config.policy, config.allowedRoots));
     if (budget) res.text(budgetLine(budget));
+    if (status.dashboard) res.text(`Dashboard: ${status.dashboard.url} (\`tabwright dashboard\` prints the address with its key)`);
     if (userscripts) {
       res.text(userscripts.path === 'chrome.userScripts'
         ? 'Userscripts: registered through the extension\'s chrome.userScripts (shared tabs only).'

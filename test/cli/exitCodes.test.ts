@@ -161,13 +161,22 @@ test('6: consent denied (daemon started with --auto-deny)', async () => {
   assert.equal(run.json?.error?.type, 'consent_denied');
 });
 
-test('7: consent expired (nobody answers; shortened expiry)', async () => {
-  const expire = await newHome({ TABWRIGHT_CONSENT_TIMEOUT_MS: '3000' });
+test('7: consent expired: without a terminal the call waits for the dashboard (shortened expiry), and says where to answer', async () => {
+  const expire = await newHome({ TABWRIGHT_CONSENT_TIMEOUT_MS: '3000', TABWRIGHT_DASHBOARD_PORT: '0' });
   await ok(expire, ['tab', 'open', `${site.origin}/shop`]);
   const run = await cli(expire, ['call', 'buy', '--args', '{"item":"book"}']);
   assert.equal(run.code, 7, run.stdout + run.stderr);
   assert.equal(run.json?.error?.type, 'consent_expired');
-  assert.match(run.stderr, /consent needed: /);
+  assert.match(run.stderr, /Waiting for the user to allow buy \(\d+ s left\); answer in the tabwright dashboard: http:\/\/127\.0\.0\.1:\d+\//);
+});
+
+test('1: without a terminal and without a dashboard, a prompt fails at once (consent_unavailable)', async () => {
+  const off = await newHome({ TABWRIGHT_DASHBOARD_PORT: 'off' });
+  await ok(off, ['tab', 'open', `${site.origin}/shop`]);
+  const run = await cli(off, ['call', 'buy', '--args', '{"item":"book"}']);
+  assert.equal(run.code, 1, run.stdout + run.stderr);
+  assert.equal(run.json?.error?.type, 'consent_unavailable');
+  assert.match(run.json!.error!.message, /no dashboard runs/);
 });
 
 test('8: a script validation rejects (script_rejected, diagnostics in the payload)', { skip: tree.tools.some(t => t.name === 'export_script') ? false : 'the script tools are not in this build' }, async () => {

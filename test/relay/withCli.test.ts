@@ -42,6 +42,7 @@ before(async () => {
     TABWRIGHT_HEADLESS: '1',
     TABWRIGHT_BROWSER_ARGS: TEST_BROWSER_ARGS.map(a => `"${a}"`).join(' '),
     TABWRIGHT_CONSENT_TTY: '0',
+    TABWRIGHT_DASHBOARD_PORT: 'off',
   });
   home = { root: join(m.dataDir, '..'), configDir: m.configDir, dataDir: m.dataDir, cwd, port: Number(env.TABWRIGHT_HTTP_PORT), env, cleanup: async () => stopDaemon(home) };
 });

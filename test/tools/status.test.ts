@@ -80,6 +80,8 @@ test('before the browser starts: not running, no tabs, and the call does not sta
     // No policy flags, no --max-calls (test/tools/policy.test.ts and test/dispatch/callBudget.test.ts have them).
     policy: { mode: 'default', allowHosts: [], denyHosts: [], requestsRouted: false, requestGaps: [], off: [] },
     budget: null,
+    // The test servers run without a dashboard (test/dashboard/dashboard.test.ts has one).
+    dashboard: null,
   });
   // Asking again (and listing tabs) still does not start it.
   await call(tw.client, 'list_tabs');
