@@ -283,3 +283,29 @@ test('a pick past the max-wait answers pending (kind pick); wait_for_call return
   assert.equal(result.isError, undefined, JSON.stringify(result.content));
   assert.equal((result.structuredContent as unknown as PickSet).selections[0]!.attributes.id, 'save');
 });
+
+test('tabwright pick: the CLI waits through the daemon for the human, and the files land in its cwd', ONLY_LAUNCH, async () => {
+  const { cliHome, cli, ok } = await import('../fixtures/cli.js');
+  const devtools = await freePort();
+  const home = await cliHome();
+  home.env.TABWRIGHT_BROWSER_ARGS += ` "--remote-debugging-port=${devtools}"`;
+  let browser: Browser | undefined;
+  try {
+    await ok(home, ['navigate', `${tw.origin}/pick`]);
+    browser = await chromium.connectOverCDP(`http://127.0.0.1:${devtools}`);
+    const page = await until('the page', () => browser!.contexts().flatMap(c => c.pages()).find(p => p.url() === `${tw.origin}/pick`));
+    const picking = cli(home, ['pick', '--prompt', 'The save button', '--name', 'from-cli']);
+    await overlayShown(page);
+    await clickElement(page, '#save');
+    await clickOverlay(page, 'button.confirm');
+    const run = await picking;
+    assert.equal(run.code, 0, run.stdout + run.stderr);
+    const set = run.json!.result as PickSet;
+    assert.equal(set.dir, `${home.cwd}/.tabwright/dom-context/from-cli`);
+    assert.deepEqual(set.selections.map(s => s.selectors[0]!.selector), ['#save']);
+    assert.ok(existsSync(set.selections[0]!.files.dom) && existsSync(set.selections[0]!.files.png!));
+  } finally {
+    await browser?.close().catch(() => undefined);
+    await home.cleanup();
+  }
+});
