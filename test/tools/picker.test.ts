@@ -8,9 +8,10 @@
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { freePort, until, useServer } from '../fixtures/harness.js';
-import { call, callError, callRaw, evaluate, refOf, unlessConnection, type RawResult } from '../fixtures/mcp.js';
+import { call, callError, callRaw, connectionArgs, evaluate, refOf, TEST_CONNECTION, unlessConnection, type RawResult } from '../fixtures/mcp.js';
 
 /** The max-wait of the test server, in seconds: a pick that waits longer answers pending. */
 const MAX_WAIT = 4;
@@ -46,18 +47,32 @@ interface Selection {
 }
 interface PickSet { name: string; dir: string; tabId: number; comment: string; prompt?: string; revision: number; selections: Selection[] }
 
-const ONLY_LAUNCH = unlessConnection(['cdp', 'playwright-server', 'own-chrome', 'extension'], 'the scripted human reaches the browser on the DevTools port the launched browser opens');
+const HUMAN = unlessConnection(['playwright-server'], 'the scripted human reaches the browser on its DevTools port, which a Playwright server does not offer');
+const ONLY_LAUNCH = unlessConnection(['cdp', 'playwright-server', 'own-chrome', 'extension'], 'the CLI\'s daemon launches its own browser');
 const port = await freePort();
+const ARGS = ['--max-wait', String(MAX_WAIT)];
 let human: Browser | undefined;
 const tw = useServer({
-  args: ['--browser-arg', `--remote-debugging-port=${port}`, '--max-wait', String(MAX_WAIT)],
+  // The launched browser (and the extension lane's) opens a DevTools port for the human; an attached one (cdp,
+  // own-chrome) has one already.
+  args: TEST_CONNECTION === 'launch' || TEST_CONNECTION === 'extension' ? ['--browser-arg', `--remote-debugging-port=${port}`, ...ARGS] : ARGS,
   pages: { '/pick': PAGE },
   setup: async t => {
-    if (ONLY_LAUNCH.skip) return;
+    if (HUMAN.skip) return;
     await outcome(callRaw(t.client, 'navigate', { url: 'about:blank' })); // starts the browser (it may take past the max-wait)
-    human = await chromium.connectOverCDP(`http://127.0.0.1:${port}`);
+    human = await chromium.connectOverCDP(await devtoolsEndpoint());
   },
 });
+
+/** The DevTools endpoint of the server's browser: the port it was launched with, or the attached browser's. */
+async function devtoolsEndpoint(): Promise<string> {
+  if (TEST_CONNECTION === 'launch' || TEST_CONNECTION === 'extension') return `http://127.0.0.1:${port}`;
+  const args = await connectionArgs(ARGS); // the same remote browser the server was given
+  const endpoint = args.indexOf('--cdp-endpoint');
+  if (endpoint >= 0) return args[endpoint + 1]!;
+  const profile = args[args.indexOf('--own-chrome-profile') + 1]!;
+  return `http://127.0.0.1:${readFileSync(join(profile, 'DevToolsActivePort'), 'utf8').split('\n')[0]}`;
+}
 after(async () => {
   await human?.close().catch(() => undefined); // disconnects only: the server owns the browser
 });
@@ -127,7 +142,7 @@ function pngSize(file: string): { width: number; height: number } {
   return { width: png.readUInt32BE(16), height: png.readUInt32BE(20) };
 }
 
-test('the human picks two elements, comments and confirms: files, selectors, ref, screenshot, the page untouched', ONLY_LAUNCH, async () => {
+test('the human picks two elements, comments and confirms: files, selectors, ref, screenshot, the page untouched', HUMAN, async () => {
   const snap = await tw.open('/pick');
   const saveRef = refOf(snap.snapshot, 'button', 'Save');
   const page = await humanPage('/pick');
@@ -209,7 +224,7 @@ test('the human picks two elements, comments and confirms: files, selectors, ref
   assert.equal((await callError(tw.client, 'get_selected_elements', { name: 'nope' })).type, 'invalid_arguments');
 });
 
-test('synthetic events from the page neither pick, confirm nor cancel', ONLY_LAUNCH, async () => {
+test('synthetic events from the page neither pick, confirm nor cancel', HUMAN, async () => {
   await tw.open('/pick');
   const page = await humanPage('/pick');
   const picking = callRaw(tw.client, 'pick_elements', {});
@@ -235,7 +250,7 @@ test('synthetic events from the page neither pick, confirm nor cancel', ONLY_LAU
   await until('the overlay removed', async () => (await page.locator('tabwright-picker').count()) === 0);
 });
 
-test('Esc cancels (pick_cancelled); toggle_ui hides and shows a running pick, and without one is pick_not_running', ONLY_LAUNCH, async () => {
+test('Esc cancels (pick_cancelled); toggle_ui hides and shows a running pick, and without one is pick_not_running', HUMAN, async () => {
   await tw.open('/pick');
   const page = await humanPage('/pick');
   assert.equal((await callError(tw.client, 'toggle_ui', {})).type, 'pick_not_running');
@@ -256,23 +271,35 @@ test('Esc cancels (pick_cancelled); toggle_ui hides and shows a running pick, an
   assert.equal((await callError(tw.client, 'toggle_ui', {})).type, 'pick_not_running');
 });
 
-test('nobody confirms within timeoutSec: pick_timeout, the overlay removed', ONLY_LAUNCH, async () => {
+test('the page reloading under the pick ends it: pick_cancelled (navigated)', HUMAN, async () => {
+  await tw.open('/pick');
+  const page = await humanPage('/pick');
+  const picking = callRaw(tw.client, 'pick_elements', { timeoutSec: 60 });
+  await overlayShown(page);
+  await page.reload();
+  const result = await outcome(picking);
+  const { error, reason } = result.structuredContent as { error: { type: string }; reason: string };
+  assert.deepEqual([error.type, reason], ['pick_cancelled', 'navigated']);
+  assert.equal((await callError(tw.client, 'toggle_ui', {})).type, 'pick_not_running');
+});
+
+test('nobody confirms within timeoutSec: pick_timeout, the overlay removed', HUMAN, async () => {
   await tw.open('/pick');
   const page = await humanPage('/pick');
   const error = await callError(tw.client, 'pick_elements', { timeoutSec: 1 });
   assert.equal(error.type, 'pick_timeout');
-  assert.match(error.message, /headless/, 'the launched browser is headless here, and the message says so');
+  if (TEST_CONNECTION === 'launch') assert.match(error.message, /headless/, 'the launched browser is headless here, and the message says so');
   assert.equal(await page.locator('tabwright-picker').count(), 0);
 });
 
-test('a pick past the max-wait answers pending (kind pick); wait_for_call returns the selections', ONLY_LAUNCH, async () => {
+test('a pick past the max-wait answers pending (kind pick); wait_for_call returns the selections', HUMAN, async () => {
   await tw.open('/pick');
   const page = await humanPage('/pick');
   const first = await callRaw(tw.client, 'pick_elements', { name: 'late' });
   const pending = first.structuredContent as { pending: boolean; callId: string; waitingFor: { kind: string; tabId: number; headless?: boolean; text: string } };
   assert.equal(pending.pending, true);
   assert.equal(pending.waitingFor.kind, 'pick');
-  assert.equal(pending.waitingFor.headless, true);
+  assert.equal(pending.waitingFor.headless, TEST_CONNECTION === 'launch' ? true : undefined);
   const text = first.content[0]!.text!;
   assert.match(text, /pick elements in tab \d+/);
   assert.match(text, /wait_for_call/);
