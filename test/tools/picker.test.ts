@@ -3,15 +3,18 @@
 // confirms. Asserted: the result and the files (.dom.md, a PNG of the element's box × DPR), every selector matches
 // exactly the element picked (CSS in the page, the role selector in Playwright), the ref is the snapshot's, the page's
 // DOM is as before and its listeners saw none of the picking; synthetic events from the page cannot pick, confirm or
-// cancel; Esc is pick_cancelled, timeoutSec pick_timeout, toggle_ui hides and shows a running pick and without one
-// is pick_not_running; a pick past the max-wait answers pending (kind `pick`) and wait_for_call returns it.
+// cancel; Esc is pick_cancelled, a reload pick_cancelled (navigated), timeoutSec pick_timeout; toggle_ui hides and
+// shows a running pick and without one is pick_not_running; a pick past the max-wait answers pending (kind `pick`)
+// and wait_for_call returns it; `tabwright pick` works through the daemon; a headed browser on Xvfb picks too.
+// Runs on the launch, cdp, own-chrome and extension lanes (the human attaches to the browser's DevTools endpoint).
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { freePort, until, useServer } from '../fixtures/harness.js';
-import { call, callError, callRaw, connectionArgs, evaluate, refOf, TEST_CONNECTION, unlessConnection, type RawResult } from '../fixtures/mcp.js';
+import { call, callError, callRaw, connect, connectionArgs, evaluate, refOf, TEST_CONNECTION, unlessConnection, type RawResult, type ToolClient } from '../fixtures/mcp.js';
+import { startXvfb, xvfbMissing } from '../fixtures/xvfb.js';
 
 /** The max-wait of the test server, in seconds: a pick that waits longer answers pending. */
 const MAX_WAIT = 4;
@@ -84,10 +87,10 @@ async function humanPage(path: string): Promise<Page> {
 }
 
 /** The result of a call that may have answered pending: followed with wait_for_call until it ends. */
-async function outcome(pending: Promise<RawResult>): Promise<RawResult> {
+async function outcome(pending: Promise<RawResult>, client: ToolClient = tw.server.client): Promise<RawResult> {
   let result = await pending;
   while ((result.structuredContent as { pending?: boolean } | undefined)?.pending) {
-    result = await callRaw(tw.server.client, 'wait_for_call', { callId: (result.structuredContent as { callId: string }).callId });
+    result = await callRaw(client, 'wait_for_call', { callId: (result.structuredContent as { callId: string }).callId });
   }
   return result;
 }
@@ -334,5 +337,31 @@ test('tabwright pick: the CLI waits through the daemon for the human, and the fi
   } finally {
     await browser?.close().catch(() => undefined);
     await home.cleanup();
+  }
+});
+
+test('in a headed browser (on Xvfb) the overlay is on screen and the pick works; nothing says headless', { ...ONLY_LAUNCH, ...(xvfbMissing() ? { skip: xvfbMissing() as string } : {}) }, async () => {
+  const display = await startXvfb();
+  const devtools = await freePort();
+  const headed = await connect({ args: ['--headed', '--browser-arg', `--remote-debugging-port=${devtools}`, ...ARGS], env: { DISPLAY: display.name } });
+  let browser: Browser | undefined;
+  try {
+    await outcome(callRaw(headed.client, 'navigate', { url: `${tw.origin}/pick` }), headed.client);
+    assert.equal((await call<{ headless: boolean }>(headed.client, 'get_bridge_status', {})).headless, false);
+    browser = await chromium.connectOverCDP(`http://127.0.0.1:${devtools}`);
+    const page = await until('the page', () => browser!.contexts().flatMap(c => c.pages()).find(p => p.url() === `${tw.origin}/pick`));
+    const picking = callRaw(headed.client, 'pick_elements', { prompt: 'Pick the second item' });
+    await overlayShown(page);
+    await clickElement(page, 'li:nth-child(2)');
+    await clickOverlay(page, 'button.confirm');
+    const result = await outcome(picking, headed.client);
+    assert.equal(result.isError, undefined, JSON.stringify(result.content));
+    const set = result.structuredContent as unknown as PickSet;
+    assert.deepEqual(set.selections.map(s => s.text), ['Second item']);
+    assert.ok(!result.content[0]!.text!.includes('headless'));
+  } finally {
+    await browser?.close().catch(() => undefined);
+    await headed.close();
+    await display.stop();
   }
 });
