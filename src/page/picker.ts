@@ -103,14 +103,14 @@ function hasHash(s: string): boolean {
 }
 
 /** Whether an id looks written by a person (kept across page loads), not generated (`:r3:`, `ember412`, `a3f9c2e1`). */
-export function stableId(id: string): boolean {
+function stableId(id: string): boolean {
   if (!/^[A-Za-z][\w-]{0,63}$/.test(id)) return false;
   if (/\d{3,}/.test(id) || hasHash(id)) return false;
   return !/^(?:ember|react|radix|headlessui|mui|rc|jsx|css|sc|svelte|ng|vue|yui|ext|gwt|uid|id|el|x)[-_]?\d/i.test(id);
 }
 
 /** Whether a class names what an element is (`price`, `card__title`), not a state (`active`) or a generated hash (`css-1x2y3z`). */
-export function semanticClass(name: string): boolean {
+function semanticClass(name: string): boolean {
   if (!/^[A-Za-z][A-Za-z_-]{2,40}$/.test(name)) return false;
   if (/^(?:css|sc|jsx|emotion|svelte|styled|tw|ng)-/i.test(name) || /[bcdfghjklmnpqrstvwxz]{5,}/i.test(name)) return false;
   return !STATE_CLASSES.has(name.toLowerCase()) && !/^(?:is|has)-/.test(name);
@@ -156,7 +156,7 @@ function finderSelector(el: Element, naming: { idName(n: string): boolean; class
 }
 
 /** The selectors of `el`, most stable first, each checked to match exactly it; no selector twice. */
-export function selectorsOf(el: Element): PickedSelector[] {
+function selectorsOf(el: Element): PickedSelector[] {
   const out: PickedSelector[] = [];
   const add = (tier: SelectorTier, selector: string | undefined) => {
     if (selector && !out.some(s => s.selector === selector) && matchesOnly(selector, el)) out.push({ tier, selector });
@@ -198,7 +198,7 @@ function openingTag(el: Element): string {
 }
 
 /** Everything the overlay reports of one element (read after the overlay is gone, so it measures the page as it is). */
-export function describeElement(el: Element): PickedElement {
+function describeElement(el: Element): PickedElement {
   const role = roleOf(el, interactiveKind(el)) || 'generic';
   const name = nameOf(el, role);
   const rect = el.getBoundingClientRect();
@@ -463,7 +463,9 @@ const api: PickerApi = {
     return current.shown;
   },
   stop() {
-    current?.finish({ status: 'stopped' });
+    const pick = current;
+    current = undefined;
+    pick?.finish({ status: 'stopped' });
   },
 };
 

@@ -253,7 +253,7 @@ test('synthetic events from the page neither pick, confirm nor cancel', HUMAN, a
   await until('the overlay removed', async () => (await page.locator('tabwright-picker').count()) === 0);
 });
 
-test('Esc cancels (pick_cancelled); toggle_ui hides and shows a running pick, and without one is pick_not_running', HUMAN, async () => {
+test('Esc cancels (pick_cancelled), a newer pick replaces a running one; toggle_ui hides and shows a running pick, and without one is pick_not_running', HUMAN, async () => {
   await tw.open('/pick');
   const page = await humanPage('/pick');
   assert.equal((await callError(tw.client, 'toggle_ui', {})).type, 'pick_not_running');
@@ -267,9 +267,14 @@ test('Esc cancels (pick_cancelled); toggle_ui hides and shows a running pick, an
   assert.ok((await evaluate<string[]>(tw.client, 'seen')).includes('li'));
   assert.equal((await call<{ visible: boolean }>(tw.client, 'toggle_ui', {})).visible, true);
 
+  // A second pick on the tab replaces the first; Esc then cancels the second.
+  const second = callRaw(tw.client, 'pick_elements', {});
+  const replaced = (await outcome(picking)).structuredContent as { error: { type: string }; reason: string };
+  assert.deepEqual([replaced.error.type, replaced.reason], ['pick_cancelled', 'replaced']);
+  await overlayShown(page);
   await page.keyboard.press('Escape');
-  const result = await outcome(picking);
-  assert.equal((result.structuredContent as { error: { type: string } }).error.type, 'pick_cancelled');
+  const result = await outcome(second);
+  assert.deepEqual([(result.structuredContent as { error: { type: string } }).error.type, (result.structuredContent as { reason: string }).reason], ['pick_cancelled', 'user']);
   assert.equal(await page.locator('tabwright-picker').count(), 0, 'the overlay is gone');
   assert.equal((await callError(tw.client, 'toggle_ui', {})).type, 'pick_not_running');
 });
@@ -283,6 +288,18 @@ test('the page reloading under the pick ends it: pick_cancelled (navigated)', HU
   const result = await outcome(picking);
   const { error, reason } = result.structuredContent as { error: { type: string }; reason: string };
   assert.deepEqual([error.type, reason], ['pick_cancelled', 'navigated']);
+  assert.equal((await callError(tw.client, 'toggle_ui', {})).type, 'pick_not_running');
+});
+
+test('the client cancelling the call removes the overlay', HUMAN, async () => {
+  await tw.open('/pick');
+  const page = await humanPage('/pick');
+  const abort = new AbortController();
+  const picking = tw.client.callTool({ name: 'pick_elements', arguments: {} }, { signal: abort.signal });
+  await overlayShown(page);
+  abort.abort();
+  await assert.rejects(picking);
+  await until('the overlay removed', async () => (await page.locator('tabwright-picker').count()) === 0);
   assert.equal((await callError(tw.client, 'toggle_ui', {})).type, 'pick_not_running');
 });
 
