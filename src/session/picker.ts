@@ -42,8 +42,6 @@ export class PickerRun {
     readonly tab: Tab,
     private readonly cdp: CDPSession,
     private readonly contextId: number,
-    /** The tab's document when the pick started. */
-    readonly instanceId: string,
   ) {}
 
   /**
@@ -56,10 +54,9 @@ export class PickerRun {
     if (!cdp) {
       throw new ToolError('capability_unavailable', `Tab ${tab.id} has no DevTools session of tabwright's own, which the picker overlay runs through.`, 'Try another tab, or open one with open_tab.');
     }
-    const instanceId = tab.instanceId;
     const { frameTree } = await cdp.send('Page.getFrameTree');
     const { executionContextId } = await cdp.send('Page.createIsolatedWorld', { frameId: frameTree.frame.id, worldName: WORLD_NAME, grantUniveralAccess: false });
-    const run = new PickerRun(tab, cdp, executionContextId, instanceId);
+    const run = new PickerRun(tab, cdp, executionContextId);
     await run.evaluate(pickerBundle());
     if (!(await run.evaluate(`__tabwrightPicker.start(${JSON.stringify(opts)})`))) throw new Error('a pick already runs in this world');
     return run;

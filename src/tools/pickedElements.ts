@@ -67,7 +67,7 @@ const STEP_MS = 5_000;
 function fileStem(index: number, el: PickedElement): string {
   const word = el.attributes.id ?? el.attributes['data-testid'] ?? el.name ?? el.text;
   const slug = (word ?? '').toLowerCase().normalize('NFKD').replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 30).replace(/-+$/, '');
-  return [String(index), el.tag.replace(/[^a-z0-9-]/g, ''), slug].filter(Boolean).join('-');
+  return [String(index), el.tag.replace(/[^a-z0-9-]/g, '').slice(0, 16), slug].filter(Boolean).join('-');
 }
 
 /** Runs in the main world: the element at each child-index path, as the runtime's snapshot id (null: none yet). */
@@ -80,7 +80,10 @@ function runtimeIds(paths: number[][]): Array<string | null> {
   });
 }
 
-/** Runs in the page: the child-index path of each element. */
+/**
+ * Runs in the page (through Playwright, in the main world): the child-index path of each element, as the overlay's
+ * own `pathOf` (src/page/picker.ts) computes it in its isolated world, where Playwright cannot reach.
+ */
 function pathsOf(els: Element[]): number[][] {
   return els.map(el => {
     const path: number[] = [];
@@ -131,7 +134,7 @@ async function screenshotOf(session: Session, tab: Tab, box: PickedBox, dpr: num
 }
 
 /** The `.dom.md` of one selection: what an agent or a person reads to target the element. */
-export function domMarkdown(set: Omit<PickSet, 'selections'>, s: Selection): string {
+function domMarkdown(set: Omit<PickSet, 'selections'>, s: Selection): string {
   const label = `${s.role}${s.name ? ` "${s.name}"` : ''}`;
   const lines = [
     `# ${s.index}. ${label} <${s.tag}>`,
@@ -173,11 +176,8 @@ export async function savePick(session: Session, tab: Tab, workspace: string, ou
     name: meta.name, dir: join(workspace, '.tabwright', 'dom-context', meta.name), tabId: tab.id, url, revision: tab.revision, ...(meta.prompt ? { prompt: meta.prompt } : {}),
     comment: outcome.comment, pickedAt: new Date().toISOString(), selections: [],
   };
-  const used = new Set<string>();
   for (const [i, el] of outcome.elements.entries()) {
-    let element = fileStem(i + 1, el);
-    while (used.has(element)) element += '-x';
-    used.add(element);
+    const element = fileStem(i + 1, el); // unique: it starts with the index
     const id = ids?.[i];
     const shot = await screenshotOf(session, tab, el.box, outcome.devicePixelRatio || 1);
     const selection: Selection = {

@@ -173,7 +173,7 @@ export const toggleUi = defineTool({
     const running = stateOf(session).running;
     const id = tabId ?? (running.size === 1 ? [...running.keys()][0] : session.activeTabId);
     const pick = id === undefined ? undefined : running.get(id);
-    if (!pick || id === undefined) {
+    if (!pick) {
       const where = running.size ? ` (picks run in ${plural(running.size, 'tab')}: ${[...running.keys()].join(', ')})` : '';
       throw new ToolError('pick_not_running', `No pick runs${id !== undefined ? ` in tab ${id}` : ''}${where}: there is no picker overlay to show or hide.`,
         running.size ? 'Pass the tabId of a running pick.' : 'Call pick_elements to start one.');
