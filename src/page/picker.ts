@@ -165,7 +165,7 @@ function selectorsOf(el: Element): PickedSelector[] {
   if (el.id && stableId(el.id)) add('id', `#${CSS.escape(el.id)}`);
   for (const name of TEST_ATTRIBUTES) {
     const value = el.getAttribute(name);
-    if (value === null || !value || value.length > 100) continue;
+    if (!value || value.length > 100) continue;
     add('test', firstUnique([`[${name}=${cssString(value)}]`, `${tag}[${name}=${cssString(value)}]`], el));
   }
   const classes = [...el.classList].filter(semanticClass).slice(0, 8);

@@ -137,7 +137,7 @@ async function screenshotOf(session: Session, tab: Tab, box: PickedBox, dpr: num
 function domMarkdown(set: Omit<PickSet, 'selections'>, s: Selection): string {
   const label = `${s.role}${s.name ? ` "${s.name}"` : ''}`;
   const lines = [
-    `# ${s.index}. ${label} <${s.tag}>`,
+    `# ${s.index}. ${label} \`<${s.tag}>\``,
     '',
     `Picked in tab ${set.tabId} · revision ${set.revision} · ${set.url} · ${set.pickedAt}`,
   ];
