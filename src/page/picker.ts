@@ -265,7 +265,10 @@ class Pick {
       parent.appendChild(e);
       return e;
     };
-    el('style', '', this.root, STYLE);
+    // A constructed style sheet: a page's Content-Security-Policy (style-src) does not apply to it, as it would to a <style>.
+    const sheet = new CSSStyleSheet();
+    sheet.replaceSync(STYLE);
+    this.root.adoptedStyleSheets = [sheet];
     el('div', 'glass', this.root);
     this.marks = el('div', 'marks', this.root);
     this.hoverBox = el('div', 'box', this.root);

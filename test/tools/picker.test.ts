@@ -5,7 +5,8 @@
 // DOM is as before and its listeners saw none of the picking; synthetic events from the page cannot pick, confirm or
 // cancel; Esc is pick_cancelled, a reload pick_cancelled (navigated), timeoutSec pick_timeout; toggle_ui hides and
 // shows a running pick and without one is pick_not_running; a pick past the max-wait answers pending (kind `pick`)
-// and wait_for_call returns it; `tabwright pick` works through the daemon; a headed browser on Xvfb picks too.
+// and wait_for_call returns it; `tabwright pick` works through the daemon; a headed browser on Xvfb picks too, and
+// so does a page whose Content-Security-Policy forbids inline styles.
 // Runs on the launch, cdp, own-chrome and extension lanes (the human attaches to the browser's DevTools endpoint).
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -61,6 +62,11 @@ const tw = useServer({
   args: TEST_CONNECTION === 'launch' || TEST_CONNECTION === 'extension' ? ['--browser-arg', `--remote-debugging-port=${port}`, ...ARGS] : ARGS,
   pages: { '/pick': PAGE },
   setup: async t => {
+    // No inline style or script may run here: the overlay still looks and works the same.
+    t.site.route('/strict', (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html', 'content-security-policy': "default-src 'self'; style-src 'self'; script-src 'self'" });
+      res.end(PAGE);
+    });
     if (HUMAN.skip) return;
     await outcome(callRaw(t.client, 'navigate', { url: 'about:blank' })); // starts the browser (it may take past the max-wait)
     human = await chromium.connectOverCDP(await devtoolsEndpoint());
@@ -277,6 +283,21 @@ test('Esc cancels (pick_cancelled), a newer pick replaces a running one; toggle_
   assert.deepEqual([(result.structuredContent as { error: { type: string } }).error.type, (result.structuredContent as { reason: string }).reason], ['pick_cancelled', 'user']);
   assert.equal(await page.locator('tabwright-picker').count(), 0, 'the overlay is gone');
   assert.equal((await callError(tw.client, 'toggle_ui', {})).type, 'pick_not_running');
+});
+
+test('a page whose Content-Security-Policy forbids inline styles: the overlay is styled and picks all the same', HUMAN, async () => {
+  await tw.open('/strict');
+  const page = await humanPage('/strict');
+  const picking = callRaw(tw.client, 'pick_elements', {});
+  await overlayShown(page);
+  const confirm = await overlayPoint(page, 'button.confirm');
+  const viewport = await page.evaluate(() => ({ width: innerWidth, height: innerHeight }));
+  assert.ok(confirm.x > viewport.width / 2 && confirm.y > viewport.height / 2, `the panel sits bottom right: ${JSON.stringify(confirm)} in ${JSON.stringify(viewport)}`);
+  await clickElement(page, '#save');
+  await clickOverlay(page, 'button.confirm');
+  const result = await outcome(picking);
+  assert.equal(result.isError, undefined, JSON.stringify(result.content));
+  assert.deepEqual((result.structuredContent as unknown as PickSet).selections.map(s => s.text), ['Save']);
 });
 
 test('the page reloading under the pick ends it: pick_cancelled (navigated)', HUMAN, async () => {
