@@ -290,7 +290,10 @@ class Pick {
     this.host.style.cssText = 'all: initial !important; position: fixed !important; inset: 0 !important; width: 100vw !important; height: 100vh !important; ' +
       'max-width: none !important; max-height: none !important; margin: 0 !important; padding: 0 !important; border: 0 !important; ' +
       'background: transparent !important; overflow: visible !important; z-index: 2147483647 !important; display: block !important;';
-    document.documentElement.appendChild(this.host);
+    // While a modal <dialog> is open everything outside it is inert (HTML, "blocking modal dialog"): the host goes
+    // inside the topmost one then, so the panel still takes the person's clicks and keys.
+    const modal = [...document.querySelectorAll('dialog')].filter(d => d.matches(':modal')).at(-1);
+    (modal ?? document.documentElement).appendChild(this.host);
     try {
       this.host.setAttribute('popover', 'manual');
       this.host.showPopover();

@@ -6,7 +6,7 @@
 // cancel; Esc is pick_cancelled, a reload pick_cancelled (navigated), timeoutSec pick_timeout; toggle_ui hides and
 // shows a running pick and without one is pick_not_running; a pick past the max-wait answers pending (kind `pick`)
 // and wait_for_call returns it; `tabwright pick` works through the daemon; a headed browser on Xvfb picks too, and
-// so does a page whose Content-Security-Policy forbids inline styles.
+// so does a page whose Content-Security-Policy forbids inline styles, and one with a modal dialog open.
 // Runs on the launch, cdp, own-chrome and extension lanes (the human attaches to the browser's DevTools endpoint).
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -60,7 +60,11 @@ const tw = useServer({
   // The launched browser (and the extension lane's) opens a DevTools port for the human; an attached one (cdp,
   // own-chrome) has one already.
   args: TEST_CONNECTION === 'launch' || TEST_CONNECTION === 'extension' ? ['--browser-arg', `--remote-debugging-port=${port}`, ...ARGS] : ARGS,
-  pages: { '/pick': PAGE },
+  pages: {
+    '/pick': PAGE,
+    '/modal': `<!doctype html><title>Modal</title><button>Outside</button>
+      <dialog id="d"><p>Ship to</p><button id="inside">Home address</button></dialog><script>d.showModal()</script>`,
+  },
   setup: async t => {
     // No inline style or script may run here: the overlay still looks and works the same.
     t.site.route('/strict', (_req, res) => {
@@ -298,6 +302,20 @@ test('a page whose Content-Security-Policy forbids inline styles: the overlay is
   const result = await outcome(picking);
   assert.equal(result.isError, undefined, JSON.stringify(result.content));
   assert.deepEqual((result.structuredContent as unknown as PickSet).selections.map(s => s.text), ['Save']);
+});
+
+test('with a modal dialog open (the rest of the page inert) the person picks inside it; the dialog is left as it was', HUMAN, async () => {
+  await tw.open('/modal');
+  const page = await humanPage('/modal');
+  const before = await evaluate<string>(tw.client, 'document.documentElement.outerHTML');
+  const picking = callRaw(tw.client, 'pick_elements', { timeoutSec: 60 });
+  await overlayShown(page);
+  await clickElement(page, '#inside');
+  await clickOverlay(page, 'button.confirm');
+  const result = await outcome(picking);
+  assert.equal(result.isError, undefined, JSON.stringify(result.content));
+  assert.deepEqual((result.structuredContent as unknown as PickSet).selections.map(s => s.text), ['Home address']);
+  assert.equal(await evaluate<string>(tw.client, 'document.documentElement.outerHTML'), before);
 });
 
 test('the page reloading under the pick ends it: pick_cancelled (navigated)', HUMAN, async () => {
