@@ -83,7 +83,7 @@ export interface PickerOptions {
 export interface PickerApi {
   /** Shows the overlay. False when a pick already runs in this world. */
   start(opts: PickerOptions): boolean;
-  /** Settles once the pick ends. */
+  /** Settles once the latest pick ends (at once when it has ended already). */
   outcome(): Promise<PickOutcome>;
   /** Shows (true) or hides (false) the overlay, or flips it; returns whether it is shown now. */
   toggle(visible?: boolean): boolean;
@@ -450,18 +450,21 @@ function label(el: Element): string {
 }
 
 let current: Pick | undefined;
+/** The outcome of the latest pick of this world, kept after it ends: the server may ask just after the person confirmed. */
+let latest: Promise<PickOutcome> | undefined;
 
 const api: PickerApi = {
   start(opts) {
     if (current) return false;
     const pick = (current = new Pick(opts));
+    latest = pick.outcome;
     void pick.outcome.then(() => {
       if (current === pick) current = undefined;
     });
     return true;
   },
   outcome() {
-    return current ? current.outcome : Promise.resolve({ status: 'stopped' });
+    return latest ?? Promise.resolve({ status: 'stopped' });
   },
   toggle(visible) {
     if (!current) return false;
