@@ -7,7 +7,8 @@
  * `<element>.png`, each written atomically (./artifacts.ts).
  */
 import { join } from 'node:path';
-import type { PickedBox, PickedElement, PickedSelector, PickOutcome } from '../page/picker.js';
+import type { PickOutcome } from '../page/picker.js';
+import type { PickedBox, PickedElement, PickedSelector } from '../page/selectors.js';
 import type { Session } from '../session/session.js';
 import type { Tab } from '../session/tab.js';
 import { logger } from '../log.js';
@@ -82,7 +83,7 @@ function runtimeIds(paths: number[][]): Array<string | null> {
 
 /**
  * Runs in the page (through Playwright, in the main world): the child-index path of each element, as the overlay's
- * own `pathOf` (src/page/picker.ts) computes it in its isolated world, where Playwright cannot reach.
+ * own `pathOf` (src/page/selectors.ts) computes it in its isolated world, where Playwright cannot reach.
  */
 function pathsOf(els: Element[]): number[][] {
   return els.map(el => {
