@@ -19,6 +19,17 @@ await build({
   minify: true,
   legalComments: 'none',
 });
+// The element picker overlay (src/page/picker.ts, docs/picker.md): evaluated in an isolated world of its own only
+// while a pick runs, with @medv/finder inlined.
+await build({
+  entryPoints: ['src/page/picker.ts'],
+  outfile: 'dist/page/picker.js',
+  bundle: true,
+  format: 'iife',
+  target: 'chrome110',
+  minify: true,
+  legalComments: 'none',
+});
 // The userscript engine: its own bundle, injected only when scripts are enabled. Two builds: with the
 // Public Suffix List (tldts, ~130 KB) for when an enabled script has a `.tld` glob, and without it
 // (src/userscripts/publicSuffixStub.ts in its place) for every other set of scripts.

@@ -55,7 +55,10 @@ export function checkTree(root) {
     for (const { fileName: spec, pos } of ts.preProcessFile(text, true, true).importedFiles) {
       const where = `${posix.join(root, file)}:${text.slice(0, pos).split('\n').length}: ${from} -> `;
       if (!spec.startsWith('.')) {
-        if (rules.alone.includes(from)) problems.push(`${where}${spec}: ${from} imports no package and no node: module`);
+        // A package an [alone] unit may import is named by an arrow from the importing file (or its folder).
+        const arrow = rules.alone.includes(from) ? rules.arrows.find(a => within(file, a.from) && a.to.includes(spec)) : undefined;
+        if (arrow) used.add(arrow);
+        else if (rules.alone.includes(from)) problems.push(`${where}${spec}: ${from} imports no package and no node: module`);
         continue;
       }
       const target = posix.normalize(posix.join(posix.dirname(file), spec)).replace(/\.js$/, '.ts');

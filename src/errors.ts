@@ -52,6 +52,9 @@ export const ERROR_TYPES = [
   'policy_denied_upload',
   'policy_denied_download',
   'call_budget_exceeded',
+  'pick_cancelled',
+  'pick_timeout',
+  'pick_not_running',
   'internal',
 ] as const;
 

@@ -111,6 +111,10 @@ export function addToolVerbs(program: Command, allTools = true): void {
   addToolVerb(program, 'call', callSpec);
   addToolVerb(program, 'shot', shotSpec([]));
   addToolVerb(program, 'exec', execSpec);
+  addToolVerb(program, 'pick', {
+    tool: 'pick_elements',
+    description: 'let the person at the browser pick elements in the remembered (or active) tab: an overlay, then waits for their Confirm; files under .tabwright/dom-context/ (tool pick_elements)',
+  });
   addToolVerb(program, 'share', {
     tool: 'share_tabs',
     description: "with --own-chrome: list the user's Chrome tabs, share tabs N... (numbers, ids or URL/title text) with the agent, or stop sharing them with --stop (tool share_tabs)",

@@ -11,6 +11,7 @@ export const INSTRUCTIONS = [
   'Loop: navigate {url} → get_page_context (refs like e12) → click / type / fill_form {ref} → read what the action reports (the element it acted on, navigation, new tabs, dialogs, what changed on the page). Refs belong to one document: after a navigation take a new snapshot. wait_for {text | ref | url | request …} waits for what an action set going. Tools act on the active tab unless given tabId; list_tabs shows the tabs.',
   '',
   'Page tools: list_webmcp_tools, then call_webmcp_tool; the human approves risky calls (consent).',
+  'To let the user show you elements: pick_elements (they click them in the browser; you get selectors, refs and screenshots).',
   'A call that would block longer than the max wait (45 s by default) returns pending with a callId: call wait_for_call {callId} for its outcome.',
   'Errors read "Error [type]: message" with a Hint naming the next step.',
   '',

@@ -17,7 +17,8 @@
  * snapshot coverage is measured against), and `webmcp`, the bridge of the
  * WebMCP polyfill it installs per the `--webmcp` mode (./webmcp.ts;
  * docs/webmcp.md). The userscript engine and its GM_* API are a bundle of
- * their own (src/userscripts/gmPage.ts).
+ * their own (src/userscripts/gmPage.ts), and so is the element picker's
+ * overlay (./picker.ts), which runs in an isolated world, not here.
  */
 
 /** What `run` (the `execute` tool, src/tools/execute.ts) resolves to: the value as JSON, or why there is none. */

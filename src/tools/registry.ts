@@ -16,6 +16,7 @@ import { inputTools } from './input.js';
 import { navigate } from './navigation.js';
 import { getPageContext } from './pageContext.js';
 import { savePdf } from './pdf.js';
+import { pickerTools } from './picker.js';
 import { takeScreenshot } from './screenshot.js';
 import { shareTabs } from './sharing.js';
 import { scriptTools } from './userscripts.js';
@@ -48,6 +49,7 @@ export const TOOLS: readonly AnyTool[] = [
   getConsoleContext,
   listNetworkRequests,
   getNetworkRequest,
+  ...pickerTools,
   ...webmcpTools,
   waitForCall,
   batch,

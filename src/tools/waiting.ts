@@ -21,7 +21,12 @@ export type WaitingFor =
   /** Another call holds the tab (calls that act on one tab run one at a time, src/dispatch/tabLocks.ts). */
   | { kind: 'tab_lock'; tabId?: number }
   /** Connecting to the user's own Chrome waits for them to click Allow in its "Allow remote debugging?" dialog. */
-  | { kind: 'browser_approval'; expiresAt: number };
+  | { kind: 'browser_approval'; expiresAt: number }
+  /**
+   * pick_elements waits for the person at the browser to select elements in the overlay and confirm
+   * (docs/picker.md); `headless`: the browser tabwright launched is headless, so nobody can see the overlay.
+   */
+  | { kind: 'pick'; tabId: number; expiresAt: number; headless?: boolean };
 
 /** The `waitingFor` field of a pending result: the state, or `{kind: 'tool', tool}` when the tool said nothing more. */
 export type WaitingField = (WaitingFor | { kind: 'tool'; tool: string }) & { text: string };
@@ -49,8 +54,13 @@ export function waitingPhrase(tool: string, w: WaitingFor | undefined, now = Dat
       return `another call on ${w.tabId !== undefined ? `tab ${w.tabId}` : 'the tab'} to finish (calls that act on one tab run one at a time)`;
     case 'browser_approval':
       return `the user to click Allow in Chrome's "Allow remote debugging?" dialog, so that tabwright can use their browser (Cancel is the default button; it gives up in ${seconds(w.expiresAt - now)} s)`;
+    case 'pick':
+      return `the user to pick elements in tab ${w.tabId}: click each element in the page's picker overlay, optionally add a comment, then press Confirm (it gives up in ${seconds(w.expiresAt - now)} s)${w.headless ? HEADLESS : ''}`;
   }
 }
+
+/** What the pick's phrase adds when the launched browser is headless. */
+const HEADLESS = '; the browser is headless, so nobody can see the overlay: a person picks in a headed browser (restart tabwright with --headed, or attach to a visible browser)';
 
 /** Where a consent prompt is shown, in words: "the MCP client and the tabwright dashboard (http://…)". */
 function askedIn(w: ConsentWaiting): string {
@@ -67,6 +77,7 @@ export function waitingAdvice(w: WaitingFor | undefined): string | undefined {
   if (w?.kind === 'consent') return 'Tell the user a consent prompt is waiting for their answer.';
   if (w?.kind === 'form_submit') return 'Tell the user the form is filled in and waits for them to submit it in the browser.';
   if (w?.kind === 'browser_approval') return 'Tell the user Chrome is asking "Allow remote debugging?" and that they should click Allow.';
+  if (w?.kind === 'pick') return `Tell the user to pick the elements in tab ${w.tabId} of the browser: click each one (again to unselect), optionally write a comment, then press Confirm (Esc cancels).`;
   return undefined;
 }
 
@@ -78,6 +89,7 @@ export function waitingProgress(tool: string, w: WaitingFor | undefined, started
   if (w?.kind === 'page_tool') return `WebMCP tool "${w.tool}" is running (${seconds(now - startedAt)} s)`;
   if (w?.kind === 'execute') return `execute is running in tab ${w.tabId} (${seconds(now - startedAt)} s)`;
   if (w?.kind === 'browser_approval') return `Waiting for the user to click Allow in Chrome's "Allow remote debugging?" (${seconds(w.expiresAt - now)} s left)`;
+  if (w?.kind === 'pick') return `Waiting for the user to pick elements in tab ${w.tabId} and press Confirm (${seconds(w.expiresAt - now)} s left)`;
   if (w?.kind === 'tab_lock') return `Waiting for another call on ${w.tabId !== undefined ? `tab ${w.tabId}` : 'the tab'} (${seconds(now - startedAt)} s)`;
   return `${tool} is running (${seconds(now - startedAt)} s)`;
 }

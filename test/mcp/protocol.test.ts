@@ -25,6 +25,7 @@ const TOOL_NAMES = [
   'list_network_requests', 'get_network_request', // a tab's network log
   'batch', // several calls in order, revision-guarded
   'lease_tab', 'release_tab', // a tab reserved for one agent's page-changing calls
+  'pick_elements', 'get_selected_elements', 'toggle_ui', // the element picker: the human selects elements for the agent
 ].sort();
 
 /** The tools that can change a page: each takes expectRevision (docs/actions.md, "Revision guards"). */

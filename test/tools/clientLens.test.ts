@@ -216,5 +216,12 @@ for (const mode of ['default', 'structured'] as const) {
       await seen('get_page_context', {}, [/dialog_open/, /handle_dialog/], { error: 'dialog_open' });
       await callRaw(tw.client, 'handle_dialog', { accept: true });
     });
+
+    test('the element picker without a person at the browser: what it says (picks themselves: test/tools/picker.test.ts)', async () => {
+      await callRaw(tw.client, 'navigate', { url: `${tw.origin}/shop` });
+      await seen('get_selected_elements', {}, [/Nothing was picked/, /pick_elements/]);
+      await seen('toggle_ui', {}, [/pick_not_running/, /pick_elements/], { error: 'pick_not_running' });
+      await seen('pick_elements', { timeoutSec: 1 }, [/pick_timeout/, /within 1 s/, /pick_elements again/], { error: 'pick_timeout' });
+    });
   });
 }
