@@ -11,6 +11,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cliError } from './output.js';
 import { pollUntil } from '../util/wait.js';
+import { processAlive } from '../util/processes.js';
 
 /** The endpoint file's content (docs/daemon.md, "The endpoint file"). */
 export interface DaemonInfo {
@@ -33,22 +34,12 @@ export function endpointPath(configDir: string): string {
   return join(configDir, 'daemon.json');
 }
 
-/** Whether a process with this pid exists (EPERM counts as alive: it exists, owned by someone else). */
-export function pidAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** The endpoint file if it names a live process; undefined when missing, unreadable or stale. */
 export function readEndpoint(configDir: string): DaemonInfo | undefined {
   try {
     const info = JSON.parse(readFileSync(endpointPath(configDir), 'utf8')) as DaemonInfo;
-    if (info && typeof info.port === 'number' && typeof info.token === 'string' && pidAlive(info.pid)) return info;
+    if (info && typeof info.port === 'number' && typeof info.token === 'string' && processAlive(info.pid)) return info;
   } catch {
     // Missing or half-written elsewhere (the daemon renames it into place, so rarely): treat as absent.
   }
@@ -203,7 +194,7 @@ function tryLock(configDir: string): (() => void) | undefined {
       } catch {
         continue;
       }
-      if (pidAlive(owner)) return undefined;
+      if (processAlive(owner)) return undefined;
       try {
         unlinkSync(path);
       } catch {

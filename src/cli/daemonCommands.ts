@@ -6,7 +6,8 @@
 import { spawn } from 'node:child_process';
 import type { Command } from 'commander';
 import { configDir, dataDir } from '../config.js';
-import { DAEMON_MAIN, daemonRequest, endpointPath, ensureDaemon, pidAlive, readEndpoint } from './daemonClient.js';
+import { DAEMON_MAIN, daemonRequest, endpointPath, ensureDaemon, readEndpoint } from './daemonClient.js';
+import { processAlive } from '../util/processes.js';
 import { respond } from './toolCommand.js';
 import { pollUntil } from '../util/wait.js';
 
@@ -23,8 +24,8 @@ async function stop(): Promise<unknown> {
   const info = readEndpoint(configDir());
   if (!info) return { stopped: false, running: false };
   await daemonRequest(info, 'POST', '/v1/shutdown', { timeoutMs: 5_000 });
-  await pollUntil(() => !pidAlive(info.pid), { ms: 10_000, intervalMs: 50 });
-  return { stopped: !pidAlive(info.pid), pid: info.pid, port: info.port };
+  await pollUntil(() => !processAlive(info.pid), { ms: 10_000, intervalMs: 50 });
+  return { stopped: !processAlive(info.pid), pid: info.pid, port: info.port };
 }
 
 /** Adds the `daemon` command group. */

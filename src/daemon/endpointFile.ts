@@ -39,15 +39,6 @@ export function readEndpoint(configDir: string): DaemonEndpoint | undefined {
   }
 }
 
-/** True when a process with this pid exists (signal 0; EPERM counts as alive). */
-export function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** Writes the endpoint file: temp file of mode 0600 in the same folder, then rename. */
 export function writeEndpoint(configDir: string, endpoint: DaemonEndpoint): void {

@@ -13,7 +13,8 @@ import { logger, setLogFile } from '../log.js';
 import { protectStdout } from '../serve.js';
 import { ToolError } from '../errors.js';
 import { VERSION } from '../version.js';
-import { endpointPath, processAlive, readEndpoint, removeEndpoint, writeEndpoint, type DaemonEndpoint } from './endpointFile.js';
+import { endpointPath, readEndpoint, removeEndpoint, writeEndpoint, type DaemonEndpoint } from './endpointFile.js';
+import { processAlive } from '../util/processes.js';
 import { DAEMON_PROTOCOL, daemonLimits, daemonPort } from './limits.js';
 import { DaemonServer } from './server.js';
 

@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { writePrivateFile } from '../util/privateFile.js';
+import { processAlive } from '../util/processes.js';
 
 /** One serving dashboard, as its discovery file says. */
 export interface DashboardEntry {
@@ -74,15 +75,6 @@ export function removeEntry(configDir: string, pid = process.pid): void {
   rmSync(join(entriesDir(configDir), `${pid}.json`), { force: true });
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /** The dashboards serving now, newest first; the files of processes that are gone are removed. */
 export function listDashboards(configDir: string): DashboardEntry[] {
   let names: string[];
@@ -94,7 +86,7 @@ export function listDashboards(configDir: string): DashboardEntry[] {
   const entries: DashboardEntry[] = [];
   for (const name of names) {
     const pid = Number(name.slice(0, -5));
-    if (!alive(pid)) {
+    if (!processAlive(pid)) {
       removeEntry(configDir, pid);
       continue;
     }

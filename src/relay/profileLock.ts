@@ -10,6 +10,7 @@ import { readlinkSync, rmSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { pollUntil } from '../util/wait.js';
+import { processAlive } from '../util/processes.js';
 
 /** Chromium's profile lock files. */
 const LOCK_FILES = ['SingletonLock', 'SingletonSocket', 'SingletonCookie'];
@@ -28,15 +29,6 @@ export function profileLockPid(userDataDir: string): number | undefined {
   return Number.isInteger(pid) && pid > 0 ? pid : undefined;
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /**
  * Resolves once no live process holds `userDataDir`'s lock: waits up to
  * `timeoutMs` (ms) for the holder to exit, then removes a stale lock.
@@ -46,7 +38,7 @@ export async function waitForProfileRelease(userDataDir: string, timeoutMs: numb
   const free = await pollUntil(() => {
     const pid = profileLockPid(userDataDir);
     if (pid === undefined) return true;
-    if (alive(pid)) return false;
+    if (processAlive(pid)) return false;
     for (const name of LOCK_FILES) rmSync(join(userDataDir, name), { force: true });
     return true;
   }, { ms: timeoutMs, intervalMs: 100 });
