@@ -17,8 +17,11 @@ export interface Recovery {
   /** The tab's revision when the call resolved it, and now (absent when the tab closed). */
   revisionBefore: number;
   revisionAfter?: number;
-  /** `safe`: nothing reached the page, call again once the cause is fixed; `check_first`: look at the page before any retry. */
-  retry: 'safe' | 'check_first';
+  /**
+   * `safe`: nothing reached the page, call again once the cause is fixed; `check_first`: look at the page before any
+   * retry; `ask_user`: a person refused (DENIED_BY_PERSON), so calling again only asks them again: ask them first.
+   */
+  retry: 'safe' | 'check_first' | 'ask_user';
 }
 
 /**
@@ -30,6 +33,9 @@ const REFUSED_BEFORE: ReadonlySet<ErrorType> = new Set<ErrorType>([
   'file_not_found', 'consent_denied', 'consent_expired', 'consent_unavailable', 'webmcp_tool_not_found', 'stale_ref',
   'approval_denied', 'approval_timeout', 'extension_denied', 'browser_unavailable', 'unknown_tool', 'conflict',
 ]);
+
+/** Refusals a person gave (a consent prompt, Chrome's approval, the extension): nothing ran, and a retry asks them again. */
+const DENIED_BY_PERSON: ReadonlySet<ErrorType> = new Set<ErrorType>(['consent_denied', 'approval_denied', 'extension_denied']);
 
 /** Errors that say the action reached the page (its input went out, its code ran, its effect is there). */
 const REACHED: ReadonlySet<ErrorType> = new Set<ErrorType>(['input_not_applied', 'evaluation_failed', 'result_too_large', 'navigation_failed']);
@@ -69,7 +75,7 @@ export async function withRecovery(error: ToolError, tab: Tab, revisionBefore: n
   if (dispatched !== 'no') await pollUntil(() => tab.closed || tab.revision !== revisionBefore, { ms: SETTLE_MS, intervalMs: 50 }).catch(() => false);
   const revisionAfter = tab.closed ? undefined : tab.revision;
   const safe = dispatched === 'no' || error.type === 'navigation_failed';
-  const recovery: Recovery = { dispatched, revisionBefore, ...(revisionAfter !== undefined ? { revisionAfter } : {}), retry: safe ? 'safe' : 'check_first' };
+  const recovery: Recovery = { dispatched, revisionBefore, ...(revisionAfter !== undefined ? { revisionAfter } : {}), retry: DENIED_BY_PERSON.has(error.type) ? 'ask_user' : safe ? 'safe' : 'check_first' };
   const { dispatched: _said, described, ...details } = error.details ?? {};
   // `details.described`: the raiser's own words already say what reached the page and what to do.
   // An action known to have reached a page that is still the same document: the error's words say what it did.

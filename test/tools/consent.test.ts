@@ -152,9 +152,12 @@ test('allow: a readOnlyHint tool runs at once, without asking, and is audited', 
 
 test('deny: a deny rule fails at once with consent_denied; list_webmcp_tools shows each permission', async () => {
   writeFileSync(join(configDir, 'permissions.json'), JSON.stringify({ rules: [{ origin: `${site.origin.replace(/:\d+$/, '')}:*`, tool: 'wipe', permission: 'deny' }] }));
-  const error = await callError(server.client, 'call_webmcp_tool', { name: 'wipe' });
+  const denied = await callRaw(server.client, 'call_webmcp_tool', { name: 'wipe' });
+  const { error, recovery } = denied.structuredContent as { error: { type: string; message: string }; recovery?: { dispatched: string; retry: string } };
   assert.equal(error.type, 'consent_denied');
   assert.match(error.message, /rule 0 of .*permissions\.json/);
+  // Nothing ran, and the structured form (all Claude Code and Codex read) does not invite a retry the hint forbids.
+  assert.deepEqual([recovery?.dispatched, recovery?.retry], ['no', 'ask_user'], JSON.stringify(denied.structuredContent));
   assert.deepEqual(human.asked, []);
   assert.equal((await counts()).wipe, 0);
   const last = audit(server.dataDir).at(-1)!;
