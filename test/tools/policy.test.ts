@@ -45,7 +45,7 @@ function recordingSite(tw: ReturnType<typeof useSession>): void {
   });
 }
 
-describe('host rules: --deny-host', { concurrency: false }, () => {
+describe('host rules: --deny-host', { concurrency: false, ...NOT_EXTENSION }, () => {
   const tw = useSession({
     args: ['--deny-host', 'localhost', '--deny-host', '*.evil.test'],
     context: 'file',
@@ -125,7 +125,7 @@ describe('host rules: --deny-host', { concurrency: false }, () => {
   });
 });
 
-describe('--policy hardened with --allow-host', { concurrency: false }, () => {
+describe('--policy hardened with --allow-host', { concurrency: false, ...NOT_EXTENSION }, () => {
   const root = realpathSync(mkdtempSync(join(tmpdir(), 'tabwright-policy-root-')));
   writeFileSync(join(root, 'allowed.txt'), 'from the root\n');
   const tw = useSession({
