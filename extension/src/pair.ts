@@ -3,10 +3,16 @@ import { ask, byId } from './pages.js';
 import type { Status } from './worker.js';
 
 const out = byId('status');
+const portField = byId<HTMLInputElement>('port');
+/** Set once the person edits the port: the status refresh (every second) then leaves the field as they typed it. */
+let portEdited = false;
+portField.addEventListener('input', () => {
+  portEdited = true;
+});
 const show = (s: Status) => {
   out.textContent = s.state === 'connected' ? `Paired and connected to port ${s.port}.` : s.paired ? `Paired (port ${s.port}): ${s.state}${s.lastError ? ` — ${s.lastError}` : ''}.` : 'Not paired.';
   out.dataset.state = s.state;
-  byId<HTMLInputElement>('port').value = String(s.port);
+  if (!portEdited) portField.value = String(s.port);
 };
 const fail = (error: unknown) => {
   out.textContent = error instanceof Error ? error.message : String(error);
@@ -18,8 +24,12 @@ byId('pair').addEventListener('click', () => {
   pairing = true;
   out.textContent = 'Pairing…';
   out.dataset.state = 'pairing';
-  ask({ type: 'pair', code: byId<HTMLInputElement>('code').value, port: Number(byId<HTMLInputElement>('port').value) })
-    .then(show, fail)
+  ask({ type: 'pair', code: byId<HTMLInputElement>('code').value, port: Number(portField.value) })
+    .then(s => {
+      // The field now shows the port the worker took.
+      portEdited = false;
+      show(s);
+    }, fail)
     .finally(() => {
       pairing = false;
     });
