@@ -240,6 +240,20 @@ describe('the real extension', () => {
     }
   });
 
+  test('the pairing page keeps a port the person typed while its status refreshes (every second)', async () => {
+    const page = await browser!.context.newPage();
+    try {
+      await page.goto(`${ORIGIN}/pair.html`);
+      await until('the first status', async () => (await page.locator('#status').getAttribute('data-state')) !== null, 10_000);
+      await page.fill('#port', '23456');
+      // Three refreshes pass; each used to set the field back to the stored or default port.
+      await new Promise(resolve => setTimeout(resolve, 3_200));
+      assert.equal(await page.inputValue('#port'), '23456');
+    } finally {
+      await page.close();
+    }
+  });
+
   test('pairs with the code and connects; a server with another key fails the extension\'s check of the server proof', async () => {
     await browser!.pair(TEST_PAIRING_CODE, port);
     const server = await connect({ args: ['--connection', 'extension'], env: { TABWRIGHT_WS_PORT: String(port), TABWRIGHT_PAIRING_KEY: TEST_PAIRING_CODE, TABWRIGHT_LOG: 'debug' } });
