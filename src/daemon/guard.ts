@@ -2,8 +2,8 @@
  * Who may talk to the daemon: loopback Host and Origin only (DNS
  * rebinding protection) and the token from daemon.json on every request.
  */
-import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import { isLoopbackHost, sameSecret } from '../util/loopback.js';
 import { DaemonError } from './httpErrors.js';
 
 /**
@@ -13,7 +13,7 @@ import { DaemonError } from './httpErrors.js';
  */
 export function checkHostAndOrigin(req: IncomingMessage, port: number): void {
   const host = (req.headers.host ?? '').toLowerCase();
-  if (host !== `127.0.0.1:${port}` && host !== `localhost:${port}`) {
+  if (!isLoopbackHost(host, port)) {
     throw new DaemonError(403, 'forbidden_host', `Host "${host.slice(0, 100)}" is not this daemon's loopback address.`, `Send requests to http://127.0.0.1:${port} (Host 127.0.0.1:${port} or localhost:${port}).`);
   }
   const origin = req.headers.origin;
@@ -43,9 +43,7 @@ function presentedToken(req: IncomingMessage, bearer: boolean): string | undefin
  */
 export function checkToken(req: IncomingMessage, token: string, bearer = false): void {
   const given = presentedToken(req, bearer);
-  const a = Buffer.from(given ?? '');
-  const b = Buffer.from(token);
-  if (given === undefined || a.length !== b.length || !timingSafeEqual(a, b)) {
+  if (!sameSecret(given, token)) {
     throw new DaemonError(401, 'unauthorized', given === undefined ? 'The request carries no x-tabwright-token.' : 'The x-tabwright-token is wrong.', 'Read the token from daemon.json in the tabwright config dir (it changes at every daemon start), or use the tabwright CLI.');
   }
 }

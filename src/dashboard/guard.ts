@@ -5,8 +5,8 @@
  * read the dashboard nor act through it: it has no token, a fetch with one is cross-origin (refused here), and a form
  * cannot send the header. State-changing requests are POSTs with a JSON body.
  */
-import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isLoopbackHost, sameSecret } from '../util/loopback.js';
 
 /** Stable types of the dashboard's HTTP answers and of the CLI's dashboard verbs (docs/errors.md, "Dashboard"). */
 export const DASHBOARD_ERROR_TYPES = [
@@ -40,7 +40,7 @@ function ownOrigins(port: number): string[] {
  */
 export function checkHostAndOrigin(req: IncomingMessage, port: number): void {
   const host = (req.headers.host ?? '').toLowerCase();
-  if (host !== `127.0.0.1:${port}` && host !== `localhost:${port}`) {
+  if (!isLoopbackHost(host, port)) {
     throw new DashboardError(403, 'forbidden_host', `Host "${host.slice(0, 100)}" is not the dashboard's loopback address.`, `Open http://127.0.0.1:${port}/ (\`tabwright dashboard\` prints the address with its key).`);
   }
   const origin = req.headers.origin;
@@ -55,9 +55,7 @@ export function checkHostAndOrigin(req: IncomingMessage, port: number): void {
  */
 export function checkToken(req: IncomingMessage, token: string): void {
   const given = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '')?.[1];
-  const a = Buffer.from(given ?? '');
-  const b = Buffer.from(token);
-  if (given === undefined || a.length !== b.length || !timingSafeEqual(a, b)) {
+  if (!sameSecret(given, token)) {
     throw new DashboardError(401, 'unauthorized', given === undefined ? 'The request carries no dashboard key (Authorization: Bearer).' : 'The dashboard key is wrong.',
       'Open the address `tabwright dashboard` prints (it carries the key from <config dir>/dashboard-token).');
   }

@@ -6,7 +6,8 @@
  * progress (`progress` frames), what the call waits for (`waiting` frames), consent questions (asked through the
  * follower's own channel: `prompt` → `answer`) and the follower's workspace.
  */
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { sameSecret } from '../util/loopback.js';
 import { createServer, type Server } from 'node:http';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { ConsentPending, type ConsentAnswer, type ConsentQuestion, type PromptChannel } from '../consent/channel.js';
@@ -115,7 +116,7 @@ export class RelayLeader {
         send({ t: 'refused', error, retry });
         socket.close(4000 + (retry ? 1 : 2), error.type);
       };
-      if (!hello || hello.t !== 'hello' || typeof hello.token !== 'string' || !sameToken(hello.token, this.token)) {
+      if (!hello || hello.t !== 'hello' || typeof hello.token !== 'string' || !sameSecret(hello.token, this.token)) {
         refuse({ type: 'browser_unavailable', message: 'The relay handshake failed: wrong or missing token.', hint: 'Only tabwright processes of the same user with the same config dir can join.' }, true);
         return;
       }
@@ -245,8 +246,3 @@ export class RelayLeader {
   }
 }
 
-function sameToken(a: string, b: string): boolean {
-  const ba = Buffer.from(a);
-  const bb = Buffer.from(b);
-  return ba.length === bb.length && timingSafeEqual(ba, bb);
-}
