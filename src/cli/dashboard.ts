@@ -5,6 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { configDir } from '../config.js';
+import { isConsentAnswer } from '../consent/channel.js';
 import { listDashboards, readToken, writeOpener, type DashboardEntry } from '../dashboard/discovery.js';
 import { autostart, daemon } from './call.js';
 import type { Command } from './commander.js';
@@ -17,7 +18,6 @@ import { pollUntil } from '../util/wait.js';
 const DASHBOARD_START_MS = 5000;
 /** How long one request to a dashboard may take, ms. */
 const REQUEST_MS = 5000;
-const ANSWERS = ['once', 'always', 'deny', 'never'] as const;
 
 function unavailable(why: string): CliError {
   return cliError('dashboard_unavailable', `No tabwright dashboard is serving for ${configDir()}: ${why}.`,
@@ -95,7 +95,7 @@ async function list(): Promise<unknown> {
 
 /** `tabwright consent answer ID ANSWER`: answers the prompt in whichever dashboard holds it (surface consent_cli). */
 async function answer(id: string, value: string): Promise<unknown> {
-  if (!(ANSWERS as readonly string[]).includes(value)) {
+  if (!isConsentAnswer(value)) {
     throw cliError('invalid_arguments', `"${value}" is not an answer.`, 'Answer once (allow once), always (always allow), deny (deny once) or never (always deny).', EXIT.usage);
   }
   if (!/^[0-9a-f]{32}$/.test(id)) throw cliError('invalid_arguments', `"${id.slice(0, 80)}" is not a prompt id (32 hex characters).`, '`tabwright consent list` shows the ids.', EXIT.usage);

@@ -38,6 +38,14 @@ export interface ConsentQuestion {
  */
 export type ConsentAnswer = 'once' | 'always' | 'deny' | 'never';
 
+/** The four answers, as every surface takes them (daemon API, dashboard, `tabwright consent answer`). */
+export const CONSENT_ANSWERS: readonly ConsentAnswer[] = ['once', 'always', 'deny', 'never'];
+
+/** True for the four consent answers (ConsentAnswer). */
+export function isConsentAnswer(value: unknown): value is ConsentAnswer {
+  return typeof value === 'string' && (CONSENT_ANSWERS as readonly string[]).includes(value);
+}
+
 /** A way to ask the human. `name` is what the audit log records as the channel. */
 export interface PromptChannel {
   readonly name: 'elicitation' | 'terminal' | 'browser' | 'cli';

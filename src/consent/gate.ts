@@ -135,7 +135,7 @@ function race(ask: Asking, question: ConsentQuestion, signal: AbortSignal): Prom
   const hub = ask.hub;
   if (hub) askers.push(async () => {
     const { answer, surface } = await hub.ask(question, local.signal, ask.channels.map(c => c.name));
-    return { answer, channel: surface === 'dashboard' ? 'dashboard' : 'consent_cli' };
+    return { answer, channel: surface };
   });
   return new Promise<{ answer: ConsentAnswer; channel: AuditChannel }>((resolve, reject) => {
     let left = askers.length;

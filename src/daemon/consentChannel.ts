@@ -10,13 +10,6 @@ import { AnsweredElsewhere, questionText, type ConsentAnswer, type ConsentQuesti
 import { ToolError } from '../errors.js';
 import type { SseStream } from './sse.js';
 
-const ANSWERS: readonly ConsentAnswer[] = ['once', 'always', 'deny', 'never'];
-
-/** True for the four consent answers (ConsentAnswer). */
-export function isConsentAnswer(value: unknown): value is ConsentAnswer {
-  return typeof value === 'string' && (ANSWERS as readonly string[]).includes(value);
-}
-
 /** The questions waiting for an answer, by questionId (one registry per daemon). */
 export class PendingQuestions {
   private readonly waiting = new Map<string, (answer: ConsentAnswer) => void>();

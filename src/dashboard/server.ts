@@ -20,7 +20,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Config } from '../config.js';
-import type { ConsentAnswer } from '../consent/channel.js';
+import { CONSENT_ANSWERS, isConsentAnswer } from '../consent/channel.js';
 import type { ConsentHub } from '../consent/hub.js';
 import { resetOverrides } from '../consent/overrides.js';
 import type { LocalDispatcher } from '../dispatch/dispatcher.js';
@@ -51,8 +51,6 @@ const TICK_MS = 3000;
 /** An event stream's byte cap (a page that reads it for days reconnects), and its keep-alive, ms. */
 const STREAM_BYTES = 512 * 1024 * 1024;
 const KEEPALIVE_MS = 15_000;
-
-const ANSWERS: readonly ConsentAnswer[] = ['once', 'always', 'deny', 'never'];
 
 /** What the server shows: this process's LocalDispatcher while it leads (read at every use: a takeover replaces it). */
 export type LocalSource = () => LocalDispatcher | undefined;
@@ -176,10 +174,10 @@ export class DashboardServer {
 
   private answer(res: ServerResponse, id: string, body: Record<string, unknown>): void {
     const answer = body.answer;
-    if (typeof answer !== 'string' || !(ANSWERS as readonly string[]).includes(answer)) {
-      throw new DashboardError(400, 'bad_request', `"answer" must be one of ${ANSWERS.join(', ')}.`, 'once = allow once, always = always allow, deny = deny once, never = always deny.');
+    if (!isConsentAnswer(answer)) {
+      throw new DashboardError(400, 'bad_request', `"answer" must be one of ${CONSENT_ANSWERS.join(', ')}.`, 'once = allow once, always = always allow, deny = deny once, never = always deny.');
     }
-    if (!this.hub.answer(id, answer as ConsentAnswer, body.via === 'cli' ? 'consent_cli' : 'dashboard')) {
+    if (!this.hub.answer(id, answer, body.via === 'cli' ? 'consent_cli' : 'dashboard')) {
       throw new DashboardError(404, 'prompt_not_found', `No consent prompt ${id} waits: it was answered elsewhere, expired, or its call ended.`, 'List the prompts waiting now (`tabwright consent list`).');
     }
     sendJson(res, 200, { answered: id, answer });

@@ -166,7 +166,7 @@ export class LocalDispatcher implements Dispatcher {
     try {
       checkCall(this.config.policy, name, args);
     } catch (error) {
-      return new ToolResponse().fail(error as ToolError).build();
+      return refused(error as ToolError);
     }
     // A relayed call was counted by its follower; a batch is not counted itself, its steps are (below).
     if (hooks.relay?.role === 'follower' || name === 'batch') return this.onSession(tool, args, hooks);
@@ -235,7 +235,7 @@ export class LocalDispatcher implements Dispatcher {
       try {
         this.leases.check(key, call.caller, tool.name);
       } catch (error) {
-        return new ToolResponse().fail(error as ToolError).build();
+        return refused(error as ToolError);
       }
     }
     if (!locksTab(tool)) return (await invokeTool(tool, args, call)).build();
@@ -245,7 +245,7 @@ export class LocalDispatcher implements Dispatcher {
     try {
       release = await this.tabLocks.acquire(key, call.signal);
     } catch (error) {
-      return new ToolResponse().fail(error as ToolError).build();
+      return refused(error as ToolError);
     }
     if (queued) call.waiting?.(undefined);
     try {
@@ -269,8 +269,8 @@ export class LocalDispatcher implements Dispatcher {
   }
 }
 
-/** The result of a call the budget refused. */
-export function refused(error: ToolError): ToolResult {
+/** The result of a call refused before it ran (the policy, the call budget, a lease). */
+function refused(error: ToolError): ToolResult {
   return new ToolResponse().fail(error).build();
 }
 

@@ -65,7 +65,7 @@ export const listNetworkRequests = defineTabTool({
     res.merge({ tabId: tab.id, requests: shown, lastId, omitted, ...(tab.network.dropped ? { droppedFromLog: tab.network.dropped } : {}) });
     const scope = args.since !== undefined ? `after #${args.since}` : args.allDocuments ? 'kept for the tab' : 'of the current document';
     const filtered = pattern || types || args.failedOnly ? ' matching' : '';
-    res.text(`${shown.length}${filtered} request${shown.length === 1 ? '' : 's'} ${scope} in tab ${tab.id}${omitted ? ` (${omitted} older ones omitted; raise limit or narrow the filter)` : ''}; lastId ${lastId}.`);
+    res.text(`${shown.length}${filtered} request${shown.length === 1 ? '' : 's'} ${scope} in tab ${tab.id}${omitted ? ` (${omitted} older ones omitted; raise limit or narrow the filter)` : ''}; lastId ${lastId}.${tab.network.dropped ? ` The tab's log keeps the newest ${tab.network.capacity}: ${tab.network.dropped} older requests were dropped.` : ''}`);
     for (const e of shown) res.text(requestLine(e));
     if (shown.length) res.text('get_network_request {id} gives one request\'s headers and body.');
   },

@@ -365,15 +365,15 @@ function partialLines(partial: PartialFrameInfo[]): string[] {
   return (['late', 'missing', 'unreadable'] as const).flatMap(reason => {
     const frames = partial.filter(p => p.reason === reason).map(p => `tab ${p.tabId}${p.frameUrl ? ` (frame ${p.frameUrl})` : ''}`);
     if (!frames.length) return [];
+    const joined = frames.join(', ');
+    const names = `${joined[0]!.toUpperCase()}${joined.slice(1)}`;
     if (reason === 'unreadable') {
-      const names = frames.join(', ');
-      return [`${names[0]!.toUpperCase()}${names.slice(1)}: the browser did not answer for this frame's tools (its document may have been changing), so they are not listed; call list_webmcp_tools again.`];
+      return [`${names}: the browser did not answer for ${frames.length === 1 ? 'this frame\'s' : 'these frames\''} tools (its document may have been changing), so they are not listed; call list_webmcp_tools again.`];
     }
     const why = reason === 'late'
       ? 'tabwright\'s WebMCP polyfill came into the document after the page\'s scripts had started'
       : 'the document has no tabwright WebMCP polyfill';
-    const names = frames.join(', ');
-    return [`${names[0]!.toUpperCase()}${names.slice(1)} may have more tools: ${why} (open before tabwright attached, or let run first by another DevTools client on the browser), so tools registered before are not listed. reload_tab loads a tab with the polyfill from the start.`];
+    return [`${names} may have more tools: ${why} (open before tabwright attached, or let run first by another DevTools client on the browser), so tools registered before are not listed. reload_tab loads a tab with the polyfill from the start.`];
   });
 }
 
