@@ -52,9 +52,10 @@ export function urlPattern(pattern: string, field = 'url'): UrlPattern {
 }
 
 /**
- * `url` with the values of its query parameters replaced by `…` (names kept)
- * and no fragment: what a result shows of a request's URL, which may carry
- * tokens. A string that is not a URL comes back as it is.
+ * `url` with the values of its query parameters replaced by `…` (names kept),
+ * credentials (`user:pass@`) replaced by `…@`, and no fragment: what a result
+ * shows of a request's URL, which may carry tokens. A string that is not a URL
+ * comes back as it is.
  */
 export function redactQuery(url: string): string {
   let u: URL;
@@ -64,8 +65,11 @@ export function redactQuery(url: string): string {
     return url;
   }
   const names = [...u.searchParams.keys()];
+  const credentials = u.username !== '' || u.password !== '';
   u.hash = '';
-  if (!names.length) return u.href;
-  u.search = '';
-  return `${u.href}?${names.map(n => `${encodeURIComponent(n)}=…`).join('&')}`;
+  u.username = '';
+  u.password = '';
+  if (names.length) u.search = '';
+  const href = credentials ? u.href.replace('//', '//…@') : u.href;
+  return names.length ? `${href}?${names.map(n => `${encodeURIComponent(n)}=…`).join('&')}` : href;
 }

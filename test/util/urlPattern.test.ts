@@ -31,6 +31,7 @@ test('an empty pattern or a broken regular expression is invalid_arguments namin
 
 test('redactQuery keeps parameter names, hides values and drops the fragment', () => {
   assert.equal(redactQuery('https://a.test/api?token=s3cret&x=1#frag'), 'https://a.test/api?token=…&x=…');
+  assert.equal(redactQuery('https://ann:s3cret@a.test/p'), 'https://…@a.test/p', 'credentials in the URL are hidden too');
   assert.equal(redactQuery('https://a.test/api#frag'), 'https://a.test/api');
   assert.equal(redactQuery('not a url'), 'not a url');
 });
