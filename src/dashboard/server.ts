@@ -116,9 +116,10 @@ export class DashboardServer {
     this.watched = local;
     if (local) {
       const onActivity = (call: { durationMs?: number }) => {
-        // A call that ended may have changed a page: refresh the thumbnails (a listening page only), then push.
-        if (call.durationMs !== undefined && this.streams.size) void this.thumbs.refresh(local).then(() => this.schedulePush());
+        // The call log at once; a call that ended may have changed a page: refresh the thumbnails (a listening page
+        // only) and push again only when a picture changed.
         this.schedulePush();
+        if (call.durationMs !== undefined && this.streams.size) void this.thumbs.refresh(local).then(changed => changed && this.schedulePush());
       };
       local.activity.on('change', onActivity);
       this.unwatch.push(() => local.activity.off('change', onActivity));
