@@ -204,14 +204,15 @@ class Pick {
     if (!ours) return;
     // Aimed at the overlay: the page's listeners never see it, trusted or not.
     event.stopImmediatePropagation();
-    if (!event.isTrusted || !(event instanceof MouseEvent)) return;
+    // A move comes as pointermove and then mousemove: hovering follows the first, the second is only kept from the page.
+    if (!event.isTrusted || !(event instanceof MouseEvent) || event.type === 'mousemove') return;
     const part = this.partAt(event.clientX, event.clientY);
     if (part === 'glass') {
       if (event.type === 'pointerdown' || event.type === 'mousedown' || event.type === 'contextmenu') event.preventDefault();
-      if (event.type === 'pointermove' || event.type === 'mousemove') this.hover(this.elementAt(event.clientX, event.clientY));
+      if (event.type === 'pointermove') this.hover(this.elementAt(event.clientX, event.clientY));
       if (event.type === 'click') this.toggleAt(event.clientX, event.clientY);
     } else {
-      if (this.hovered && (event.type === 'pointermove' || event.type === 'mousemove')) this.hover(undefined);
+      if (this.hovered && event.type === 'pointermove') this.hover(undefined);
       if (event.type === 'click' && part === 'confirm') this.confirm();
       if (event.type === 'click' && part === 'cancel') this.finish({ status: 'cancelled' });
     }
