@@ -16,7 +16,7 @@ import { ToolError } from '../errors.js';
 import type { Tab } from './tab.js';
 
 /** The bundled overlay (built by scripts/build.mjs from src/page/picker.ts). */
-export const PICKER_PATH = fileURLToPath(new URL('../page/picker.js', import.meta.url));
+const PICKER_PATH = fileURLToPath(new URL('../page/picker.js', import.meta.url));
 const WORLD_NAME = 'tabwright-picker';
 let bundle: string | undefined;
 

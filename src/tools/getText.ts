@@ -12,9 +12,9 @@ import { ToolError } from '../errors.js';
 import { tabIdField } from './schemas.js';
 
 /** Characters get_text returns by default. */
-export const TEXT_DEFAULT_MAX = 20_000;
+const TEXT_DEFAULT_MAX = 20_000;
 /** Characters get_text returns at most per call. */
-export const TEXT_MAX_MAX = 200_000;
+const TEXT_MAX_MAX = 200_000;
 
 export const getText = defineTabTool({
   name: 'get_text',

@@ -174,7 +174,7 @@ const URL_HEADER = /^(referer|location|content-location)$/i;
  * `headers` with the values of secret ones replaced by `[redacted]`, and, unless `includeQuery`, the query values
  * of URL-valued ones (referer, location) hidden as `redactQuery` hides them.
  */
-export function redactHeaders(headers: Record<string, string>, includeQuery = false): Record<string, string> {
+function redactHeaders(headers: Record<string, string>, includeQuery = false): Record<string, string> {
   return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name,
     SECRET_HEADER.test(name) ? '[redacted]' : !includeQuery && URL_HEADER.test(name) ? redactQuery(value) : value]));
 }

@@ -19,8 +19,8 @@ import type { ToolResponse } from './response.js';
 import { tabIdField } from './schemas.js';
 
 /** How long a pick waits for the human by default, and at most, in seconds. */
-export const PICK_DEFAULT_SEC = 300;
-export const PICK_MAX_SEC = 600;
+const PICK_DEFAULT_SEC = 300;
+const PICK_MAX_SEC = 600;
 
 /** A running pick of a tab. */
 interface Running {

@@ -7,8 +7,8 @@ import { defineTabTool } from './define.js';
 import { tabIdField } from './schemas.js';
 
 /** The bounds of each side, in CSS pixels: a narrow phone up to an 8K screen. */
-export const VIEWPORT_MIN = 200;
-export const VIEWPORT_MAX = 7680;
+const VIEWPORT_MIN = 200;
+const VIEWPORT_MAX = 7680;
 
 export const resizeViewport = defineTabTool({
   name: 'resize_viewport',

@@ -26,10 +26,10 @@ import { formatFound } from './find.js';
 import { tabIdField } from './schemas.js';
 
 /** Default and longest wait, in seconds. */
-export const WAIT_FOR_DEFAULT_SEC = 10;
-export const WAIT_FOR_MAX_SEC = 120;
+const WAIT_FOR_DEFAULT_SEC = 10;
+const WAIT_FOR_MAX_SEC = 120;
 /** Longest fixed wait (`timeSec`), in seconds. */
-export const WAIT_FOR_MAX_TIME_SEC = 60;
+const WAIT_FOR_MAX_TIME_SEC = 60;
 /** Pause between two probes of a polled condition, in ms. */
 const POLL_MS = 100;
 
