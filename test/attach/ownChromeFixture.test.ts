@@ -207,10 +207,15 @@ describe('own-Chrome fixture: approval-mode Chromium under Xvfb', { skip: ownChr
     assert.deepEqual(await client.outcome, { open: true });
     const pages = async () => ((await cdp(client.ws, 'Target.getTargets')).targetInfos as Array<{ type: string; url: string }>)
       .filter(target => target.type === 'page').map(target => target.url);
-    assert.deepEqual((await pages()).filter(url => url.startsWith(site.origin)).sort(), [`${site.origin}/a`, `${site.origin}/b`]);
+    let seen: string[] = [];
+    // A start tab still loading under load may show no URL yet: wait for both rather than read once.
+    await until(() => `start tabs a and b (pages: ${seen.join(', ')})`, async () => {
+      seen = await pages();
+      return seen.includes(`${site.origin}/a`) && seen.includes(`${site.origin}/b`);
+    }, 15_000);
+    assert.deepEqual(seen.filter(url => url.startsWith(site.origin)).sort(), [`${site.origin}/a`, `${site.origin}/b`]);
     await chrome.openTab(`${site.origin}/c`);
     await chrome.openTab(`${site.origin}/d`, { via: 'keys' });
-    let seen: string[] = [];
     await until(() => `tabs c and d (pages: ${seen.join(', ')})`, async () => {
       seen = await pages();
       return seen.includes(`${site.origin}/c`) && seen.includes(`${site.origin}/d`);
