@@ -11,7 +11,7 @@ import { isLoopbackHost, sameSecret } from '../util/loopback.js';
 /** Stable types of the dashboard's HTTP answers and of the CLI's dashboard verbs (docs/errors.md, "Dashboard"). */
 export const DASHBOARD_ERROR_TYPES = [
   'unauthorized', 'forbidden_host', 'forbidden_origin', 'not_found', 'method_not_allowed', 'bad_request',
-  'payload_too_large', 'prompt_not_found', 'dashboard_unavailable',
+  'payload_too_large', 'request_timeout', 'prompt_not_found', 'dashboard_unavailable',
 ] as const;
 
 export type DashboardErrorType = (typeof DASHBOARD_ERROR_TYPES)[number];

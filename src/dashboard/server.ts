@@ -24,9 +24,11 @@ import { CONSENT_ANSWERS, isConsentAnswer } from '../consent/channel.js';
 import type { ConsentHub } from '../consent/hub.js';
 import { resetOverrides } from '../consent/overrides.js';
 import type { LocalDispatcher } from '../dispatch/dispatcher.js';
+import { readBody } from '../daemon/body.js';
+import { DaemonError } from '../daemon/httpErrors.js';
 import { SseStream } from '../daemon/sse.js';
 import { logger } from '../log.js';
-import { checkHostAndOrigin, checkToken, DashboardError, SAFE_HEADERS, sendError, sendJson } from './guard.js';
+import { checkHostAndOrigin, checkToken, DashboardError, SAFE_HEADERS, type DashboardErrorType, sendError, sendJson } from './guard.js';
 import { buildState, promptsOf } from './state.js';
 import { Thumbnails } from './thumbnails.js';
 
@@ -44,6 +46,8 @@ const TYPES: Record<string, string> = { html: 'text/html; charset=utf-8', js: 't
 
 /** Largest request body, bytes. */
 const MAX_BODY = 16 * 1024;
+/** How long a request body may take to arrive, ms. */
+const BODY_TIMEOUT_MS = 10_000;
 /** How long a burst of changes is gathered before the state goes out, ms. */
 const PUSH_DEBOUNCE_MS = 150;
 /** While a page listens: how often thumbnails are refreshed and the state sent again, ms. */
@@ -226,16 +230,19 @@ async function jsonBody(req: IncomingMessage): Promise<Record<string, unknown>> 
   if (!/^application\/json\b/i.test(req.headers['content-type'] ?? '')) {
     throw new DashboardError(400, 'bad_request', 'The body must be JSON (Content-Type: application/json).', 'Send a JSON object.');
   }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY) throw new DashboardError(413, 'payload_too_large', `The body is over ${MAX_BODY} bytes.`, 'Send a small JSON object.');
-    chunks.push(chunk as Buffer);
+  let body: Buffer;
+  try {
+    body = await readBody(req, MAX_BODY, BODY_TIMEOUT_MS);
+  } catch (error) {
+    // The daemon's reader refuses with 413 payload_too_large, 408 request_timeout or 400 bad_request (an aborted
+    // upload, a bad Content-Length): the same statuses and types here, in the dashboard's words where they differ.
+    if (!(error instanceof DaemonError)) throw error;
+    if (error.type === 'payload_too_large') throw new DashboardError(413, 'payload_too_large', `The body is over ${MAX_BODY} bytes.`, 'Send a small JSON object.');
+    throw new DashboardError(error.status, error.type as DashboardErrorType, error.message, error.hint);
   }
   let value: unknown;
   try {
-    value = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}');
+    value = JSON.parse(body.toString('utf8') || '{}');
   } catch {
     throw new DashboardError(400, 'bad_request', 'The body is not valid JSON.', 'Send a JSON object.');
   }

@@ -181,6 +181,11 @@ test('without the key 401, another Host or a foreign Origin 403; a page of anoth
   const origin = await raw('/api/state', { ...bearer(), origin: site.origin });
   assert.deepEqual([origin.status, origin.body.error.type], [403, 'forbidden_origin']);
   assert.equal((await raw('/api/state', bearer())).status, 200);
+  const json = { ...bearer(), 'content-type': 'application/json' };
+  const big = await raw('/api/permissions/reset', json, 'POST', JSON.stringify({ origin: 'x'.repeat(17 * 1024) }));
+  assert.deepEqual([big.status, big.body.error.type, big.body.error.message], [413, 'payload_too_large', 'The body is over 16384 bytes.']);
+  const notJson = await raw('/api/permissions/reset', json, 'POST', '{"origin": ');
+  assert.deepEqual([notJson.status, notJson.body.error.type], [400, 'bad_request']);
 
   const waiting = server.client.callTool({ name: 'call_webmcp_tool', arguments: { name: 'buy', arguments: { item: 'lamp' } } });
   const [prompt] = await until('a prompt', async () => (await prompts()).length ? prompts() : undefined);
