@@ -52,6 +52,12 @@ async function api(entry: DashboardEntry, token: string, method: 'GET' | 'POST',
   }
 }
 
+/** A dashboard's error answer as the CLI's error: its `{type, message, hint}`, exit 4 for 401 (auth), else 1. */
+function refusal(answer: { status: number; body: any }): CliError {
+  const error = answer.body.error ?? { type: 'internal', message: `The dashboard answered HTTP ${answer.status}.`, hint: 'Check the server\'s log.' };
+  return new CliError(error, answer.status === 401 ? EXIT.auth : EXIT.error);
+}
+
 /** `tabwright dashboard`: the address(es) with the key; starts the daemon first when nothing serves and autostart is on. */
 async function open(opts: { open?: boolean }): Promise<unknown> {
   if (!listDashboards(configDir()).length && autostart()) {
@@ -87,7 +93,7 @@ async function list(): Promise<unknown> {
   const prompts: unknown[] = [];
   for (const entry of dashboards) {
     const answer = await api(entry, token, 'GET', '/api/prompts');
-    if (answer.status !== 200) throw new CliError(answer.body.error ?? { type: 'internal', message: `The dashboard answered HTTP ${answer.status}.`, hint: 'Check the server\'s log.' }, answer.status === 401 ? EXIT.auth : EXIT.error);
+    if (answer.status !== 200) throw refusal(answer);
     for (const p of answer.body.prompts ?? []) prompts.push({ ...p, dashboard: entry.url });
   }
   return { prompts };
@@ -103,7 +109,7 @@ async function answer(id: string, value: string): Promise<unknown> {
   for (const entry of dashboards) {
     const res = await api(entry, token, 'POST', `/api/prompts/${id}`, { answer: value, via: 'cli' });
     if (res.status === 200) return { answered: id, answer: value, dashboard: entry.url };
-    if (res.status !== 404) throw new CliError(res.body.error ?? { type: 'internal', message: `The dashboard answered HTTP ${res.status}.`, hint: 'Check the server\'s log.' }, res.status === 401 ? EXIT.auth : EXIT.error);
+    if (res.status !== 404) throw refusal(res);
   }
   throw cliError('prompt_not_found', `No consent prompt ${id} waits: it was answered elsewhere, expired, or its call ended.`, '`tabwright consent list` shows the prompts waiting now.');
 }
