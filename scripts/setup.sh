@@ -75,4 +75,20 @@ if [ -n "$xmissing" ]; then
   fi
 fi
 
+# The Firefox tests (test/fixtures/firefox.ts) drive Debian's firefox-esr through WebDriver BiDi. Without it those
+# tests skip, except under CI (CI=true), where setup fails instead.
+if ! command -v firefox-esr >/dev/null 2>&1 && [ -z "${TABWRIGHT_TEST_FIREFOX:-}" ]; then
+  if command -v apt-get >/dev/null 2>&1; then
+    echo "setup: installing firefox-esr for the Firefox tests" >&2
+    if ! apt_install firefox-esr; then
+      tail -n 20 /tmp/tabwright-apt.log >&2
+      echo "setup: could not install firefox-esr with apt-get; the Firefox tests will skip" >&2
+      if [ -n "${CI:-}" ]; then exit 1; fi
+    fi
+  else
+    echo "setup: no firefox-esr and no apt-get here; the Firefox tests will skip" >&2
+    if [ -n "${CI:-}" ]; then exit 1; fi
+  fi
+fi
+
 npm ci --no-audit --no-fund
