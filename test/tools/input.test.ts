@@ -446,12 +446,14 @@ test('a ref from a selector-scoped snapshot works, and so does a ref outside the
 });
 
 test('a disabled or covered element is element_not_actionable', async () => {
+  // timeoutMs leaves room for Playwright's first actionability check on a loaded machine: a call that times out
+  // before any check reports `timeout`, not why.
   let { snapshot: snap } = await tw.open('/form');
-  let err = await callRaw(tw.client, 'click', { ref: refOf(snap, 'button', 'Disabled button'), timeoutMs: 1000 });
+  let err = await callRaw(tw.client, 'click', { ref: refOf(snap, 'button', 'Disabled button'), timeoutMs: 2500 });
   assert.equal((err.structuredContent!.error as { type: string }).type, 'element_not_actionable');
 
   ({ snapshot: snap } = await tw.open('/covered'));
-  err = await callRaw(tw.client, 'click', { ref: refOf(snap, 'button', 'Covered button'), timeoutMs: 1000 });
+  err = await callRaw(tw.client, 'click', { ref: refOf(snap, 'button', 'Covered button'), timeoutMs: 2500 });
   assert.equal((err.structuredContent!.error as { type: string }).type, 'element_not_actionable');
   assert.equal(await evaluate(tw.client, 'window.hit ?? false'), false);
 });
