@@ -218,7 +218,8 @@ export async function actOnTab(tab: Tab, action: () => Promise<void>, opts: ActO
       const replaced = tab.revision !== before.revision;
       const { title } = await tab.urlAndTitle();
       // The HTTP status of the new document: the response to the last main-frame navigation request (redirects followed).
-      const response = replaced && navigation ? await raceTimeout(navigation.response().catch(() => null), { ms: 1000, onTimeout: 'undefined' }) : undefined;
+      // The response came before the document committed, but its event can trail the commit on a busy relay: up to 3 s.
+      const response = replaced && navigation ? await raceTimeout(navigation.response().catch(() => null), { ms: 3000, onTimeout: 'undefined' }) : undefined;
       const status = response?.status();
       report.navigation = { url, title, ...(status ? { status } : {}), revision: tab.revision, instanceId: tab.instanceId, sameDocument: !replaced };
     }
