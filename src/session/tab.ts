@@ -19,6 +19,7 @@ import { raceTimeout } from '../util/wait.js';
 import type { Session } from './session.js';
 import { actOnTab, type ActionReport, type ActOptions } from './tabAction.js';
 import { ConsoleBuffer, levelOf } from './consoleBuffer.js';
+import { formatConsoleText } from './consoleFormat.js';
 import { NetworkLog } from './networkLog.js';
 import { anyDialogOpen, TabDialogs, type DialogInfo } from './dialogs.js';
 import { FileChoosers } from './fileChooser.js';
@@ -119,10 +120,12 @@ export class Tab {
     page.on('console', msg => {
       const loc = msg.location();
       if (isFaviconNoise(msg.text(), loc.url)) return;
+      // The arguments' previews come with the event (JSHandle.toString() evaluates nothing).
+      const args = msg.args();
       this.console.push({
         level: levelOf(msg.type()),
         kind: 'console',
-        text: msg.text(),
+        text: args.length ? formatConsoleText(args.map(arg => arg.toString())) : msg.text(),
         source: loc.url ? { url: loc.url, line: loc.lineNumber + 1, column: loc.columnNumber + 1 } : undefined,
         timestamp: Date.now(),
         revision: this.revision,

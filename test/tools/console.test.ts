@@ -174,3 +174,12 @@ test('a rejection with a plain value is recorded as that value', async () => {
   const ctx = await readUntil({ since: lastSeq }, c => c.entries.length > 0);
   assert.deepEqual(ctx.entries.map(e => [e.kind, e.level, e.text]), [['exception', 'error', 'plain reason']]);
 });
+
+test('format specifiers are filled as the browser\'s console shows them; %c styles are dropped', async () => {
+  const before = (await call<ConsoleContext>(tw.client, 'get_console_context', {})).lastSeq;
+  await call(tw.client, 'execute', {
+    code: 'console.log("%s has %d items (%i%%) %o", "cart", 3.7, 42.9, { id: 7 }, "extra"); console.log("%cred %s", "color: red", "text"); console.log("100%", "done"); console.log("%s"); return 1',
+  });
+  const ctx = await readUntil({ since: before }, c => c.entries.length >= 4);
+  assert.deepEqual(ctx.entries.map(e => e.text), ['cart has 3 items (42%) {id: 7} extra', 'red text', '100% done', '%s']);
+});
