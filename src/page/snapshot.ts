@@ -676,12 +676,18 @@ function textLine(text: string, maxText: number): string {
   return /^(- |…|#|\/)/.test(t) || t === '-' ? JSON.stringify(t) : t;
 }
 
+/**
+ * A text line of separators only (`|`, `·`, `•`, `/`, `»`, a dash...: what pages put between links of a nav or
+ * a footer, each part of it at most 2 characters): it tells the model nothing, so the snapshot leaves it out.
+ */
+const SEPARATORS_ONLY = /^(?:[|·•∙/\\»«›‹>:;,~–—-]{1,2}(?: |$))+$/;
+
 function write(items: Item[], indent: string, lines: string[], maxText: number): void {
   let text = '';
   const flush = () => {
     const t = squash(text);
     text = '';
-    if (t) lines.push(indent + textLine(t, maxText));
+    if (t && !SEPARATORS_ONLY.test(t)) lines.push(indent + textLine(t, maxText));
   };
   for (const item of items) {
     if (item === BREAK) flush();

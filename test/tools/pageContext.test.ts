@@ -90,6 +90,16 @@ test('within one document an element keeps its ref across snapshots', async () =
   assert.equal(second.revision, first.revision);
 });
 
+test('text lines of separators only (between links of a nav or footer) are left out; text that holds them stays', async () => {
+  tw.site.page('/separators', '<!doctype html><title>Seps</title><nav><a href="/a">Home</a> | <a href="/b">About</a> · <a href="/c">Help</a> / <a href="/d">Legal</a></nav><p>Terms | Privacy</p><footer><a href="/e">One</a> » <a href="/f">Two</a> - <a href="/g">Three</a></footer>');
+  await call(tw.client, 'navigate', { url: `${tw.site.origin}/separators` });
+  const { snapshot } = await call<PageContext>(tw.client, 'get_page_context');
+  const texts = snapshot!.split('\n').map(line => line.trim()).filter(line => !line.startsWith('- ') && !line.startsWith('#') && line);
+  assert.deepEqual(texts.filter(line => !/^\w+:/.test(line)), ['Terms | Privacy'], snapshot);
+  for (const name of ['Home', 'About', 'Help', 'Legal', 'One', 'Two', 'Three']) assert.ok(refOf(snapshot!, 'link', name), name);
+  await call(tw.client, 'navigate', { url: `${tw.site.origin}/form` });
+});
+
 test('a new document gets new refs', async () => {
   const before = await call<PageContext>(tw.client, 'get_page_context');
   await call(tw.client, 'reload_tab');
