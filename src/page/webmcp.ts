@@ -186,6 +186,7 @@ export function installWebMcp(mode: WebMcpMode): WebMcpBridge {
   if (mode === 'native' || (mode === 'auto' && hasNative)) {
     const state = hasNative ? 'native' : 'none';
     if (hasNative) watchNativeRegistrations(declared.refused);
+    if (hasNative && mode === 'auto') bridgeNavigatorModelContext();
     return Object.freeze({
       state,
       late,
@@ -936,6 +937,65 @@ function declarationsRecorder(): { refused(name: string, message: string): void;
  * is still reported as the page's). Left as it is where the property cannot be
  * replaced.
  */
+/**
+ * Mode `auto` on a browser with native WebMCP: pages written for older Chrome builds (148-150) register through
+ * `navigator.modelContext`, which Chromium 156 no longer has; they would show no tools. This gives them a
+ * `navigator.modelContext` that forwards to the native `document.modelContext` (docs/webmcp.md, "navigator.modelContext
+ * under native WebMCP"): `registerTool`, `getTools`, `executeTool`, the event listener methods and the `on*` handler
+ * attributes go to the native object; `unregisterTool(name)` (the 148 transition API) aborts a signal the bridge
+ * passed to the native `registerTool` with the page's own. A page's own `navigator.modelContext` (a property it
+ * defines later) wins: the bridge is configurable. Not installed when the browser still has one, nor in mode `native`.
+ */
+function bridgeNavigatorModelContext(): void {
+  if ('modelContext' in navigator) return;
+  const native = (document as unknown as { modelContext?: Record<string, unknown> }).modelContext;
+  if (!native) return;
+  const call = (name: string, args: unknown[]): unknown => Reflect.apply(native[name] as (...a: unknown[]) => unknown, native, args);
+  const Ctl = AbortController;
+  const anySignal = AbortSignal.any.bind(AbortSignal);
+  const then = Promise.prototype.then;
+  /** The bridge's controller of each tool it registered, by name, while registered. */
+  const registered = new Map<string, AbortController>();
+  const bridge: Record<string, unknown> = {
+    registerTool(tool: unknown, options?: { signal?: AbortSignal }) {
+      let name = '';
+      try {
+        name = String((tool as { name?: unknown } | null)?.name ?? '');
+      } catch {
+        // a throwing name getter: the native call reports it
+      }
+      const ctl = new Ctl();
+      const signal = options?.signal instanceof AbortSignal ? anySignal([options.signal, ctl.signal]) : ctl.signal;
+      const result = call('registerTool', [tool, { ...(options ?? {}), signal }]);
+      if (!(result instanceof Promise)) return result;
+      return Reflect.apply(then, result, [
+        (value: unknown) => {
+          registered.set(name, ctl);
+          ctl.signal.addEventListener('abort', () => registered.get(name) === ctl && registered.delete(name), { once: true });
+          options?.signal?.addEventListener?.('abort', () => registered.get(name) === ctl && registered.delete(name), { once: true });
+          return value;
+        },
+      ]);
+    },
+    // As the polyfill's: a name this bridge did not register (or a declarative form's) is ignored.
+    unregisterTool(name: unknown) {
+      const ctl = registered.get(String(name));
+      registered.delete(String(name));
+      ctl?.abort();
+    },
+    getTools: (...args: unknown[]) => call('getTools', args),
+    executeTool: (...args: unknown[]) => call('executeTool', args),
+    addEventListener: (...args: unknown[]) => call('addEventListener', args),
+    removeEventListener: (...args: unknown[]) => call('removeEventListener', args),
+    dispatchEvent: (...args: unknown[]) => call('dispatchEvent', args),
+  };
+  for (const handler of ['ontoolchange', 'ontoolactivated', 'ontoolcancel']) {
+    if (!(handler in native)) continue;
+    Object.defineProperty(bridge, handler, { get: () => native[handler], set: (value: unknown) => void (native[handler] = value), enumerable: true });
+  }
+  Object.defineProperty(navigator, 'modelContext', { value: Object.freeze(bridge), configurable: true, enumerable: true, writable: false });
+}
+
 function watchNativeRegistrations(refused: (name: string, message: string) => void): void {
   const target = (document as unknown as { modelContext?: object }).modelContext ?? (navigator as unknown as { modelContext?: object }).modelContext;
   const proto = target && (Object.getPrototypeOf(target) as object | null);

@@ -3,7 +3,7 @@
 // declarative one (<form toolname>), schema checks before dispatch, and errors.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useSession } from '../fixtures/harness.js';
+import { until, useSession } from '../fixtures/harness.js';
 import { call, callError, callRaw, evaluate, unlessConnection } from '../fixtures/mcp.js';
 
 interface ToolInfo {
@@ -282,6 +282,29 @@ test('the cached tool list follows the page: tools registered, removed or re-reg
   await register('first', 'string');
   assert.equal(await text('first', 'five'), 'first:five');
   assert.equal((await callError(tw.client, 'call_webmcp_tool', { tabId, name: 'first', arguments: { x: 6 } })).type, 'invalid_arguments');
+});
+
+test('a page written for older Chrome registers through navigator.modelContext: its tools are the native ones, and unregisterTool removes one', async () => {
+  tw.site.page('/older', `<!doctype html><title>Older</title>
+<script>
+  const mc = navigator.modelContext;
+  mc.registerTool({
+    name: 'legacy_echo', description: 'Echo x',
+    inputSchema: { type: 'object', properties: { x: { type: 'string' } }, required: ['x'] },
+    execute: async ({ x }) => ({ content: [{ type: 'text', text: 'legacy:' + x }] }),
+  });
+  mc.registerTool({ name: 'legacy_gone', description: 'Removed by name', execute: async () => 'gone' });
+</script>`);
+  const { tabId } = await call<{ tabId: number }>(tw.client, 'open_tab', { url: `${tw.origin}/older` });
+  const names = async () => (await call<{ tools: ToolInfo[] }>(tw.client, 'list_webmcp_tools', { tabId })).tools.map(t => `${t.name}:${t.source}`).sort();
+  const viaDocument = () => evaluate(tw.client, 'document.modelContext.getTools().then(tools => tools.map(t => t.name).sort())', tabId);
+  assert.deepEqual(await names(), ['legacy_echo:native', 'legacy_gone:native']);
+  assert.deepEqual(await viaDocument(), ['legacy_echo', 'legacy_gone'], 'registered with the browser\'s own document.modelContext');
+  assert.equal((await call<{ result: { content: Array<{ text: string }> } }>(tw.client, 'call_webmcp_tool', { tabId, name: 'legacy_echo', arguments: { x: 'hi' } })).result.content[0]!.text, 'legacy:hi');
+  await evaluate(tw.client, 'navigator.modelContext.unregisterTool("legacy_gone"), navigator.modelContext.unregisterTool("never_there"), true', tabId);
+  await until('legacy_gone unregistered', async () => (await viaDocument() as string[]).join() === 'legacy_echo');
+  assert.deepEqual((await names()).map(n => n.split(':')[0]), ['legacy_echo']);
+  await call(tw.client, 'close_tab', { tabId });
 });
 
 test('page scripts that replace modelContext methods in the main world do not change what a call does', async () => {
