@@ -14,7 +14,7 @@ import { addExtensionCommands } from './extensionCommands.js';
 import { EXIT } from './exitCodes.js';
 import { writeAgentsSection } from './init.js';
 import { CLIENTS, mcpConfig, type McpClient } from './mcpConfig.js';
-import { cliError, fail, setPretty } from './output.js';
+import { CliError, cliError, fail, OUTPUT_FORMATS, setFormat, setPretty } from './output.js';
 import { respond } from './toolCommand.js';
 import { toolTree } from './toolTree.js';
 import { addToolVerbs } from './verbs.js';
@@ -34,15 +34,17 @@ export function describeCommands(cmd: Command): Record<string, unknown> {
 /** Builds the program. `lazy` adds the commands whose modules are heavy (permissions) only when they may run. */
 export async function buildProgram(argv: string[]): Promise<Command> {
   const program = new Command('tabwright')
-    .description('Gives AI agents hands in a real browser. Every command prints one JSON object on stdout; see README "CLI".')
+    .description('Gives AI agents hands in a real browser. Every command prints one JSON object on stdout (or plain text with --format text); see README "CLI".')
     .version(VERSION)
     .option('--pretty', 'indent the JSON output')
+    .addOption(new Option('--format <format>', 'what stdout carries: one JSON object, or plain text (a tool\'s text as an MCP client\'s model reads it); default TABWRIGHT_CLI_FORMAT, else json').choices([...OUTPUT_FORMATS]))
     .showHelpAfterError(false);
 
   addServerOptions(program.command('mcp').description('serve MCP over stdio (what IDEs and agents register)'))
     .action((flags: ConfigFlags & { logFile?: string }) => serveFromFlags(flags));
 
-  const first = argv.slice(2).find(a => !a.startsWith('-'));
+  // The first word that is not an option (nor the value of --format).
+  const first = argv.slice(2).find((a, i, all) => !a.startsWith('-') && all[i - 1] !== '--format');
   const everything = first === 'schema' || first === 'help' || (first === undefined && !argv.includes('-V') && !argv.includes('--version'));
   addToolVerbs(program, everything || first === 'tool');
 
@@ -76,13 +78,25 @@ export async function buildProgram(argv: string[]): Promise<Command> {
     for (const sub of cmd.commands) configure(sub);
   };
   configure(program);
-  program.hook('preAction', (root) => setPretty(Boolean(root.opts().pretty)));
+  program.hook('preAction', (root) => {
+    setPretty(Boolean(root.opts().pretty));
+    setFormat(root.opts().format as string | undefined);
+  });
   return program;
 }
 
 /** Runs the CLI on `argv`. */
 export async function main(argv: string[]): Promise<void> {
   if (argv.includes('--pretty')) setPretty(true);
+  // Read before parsing, so that a usage error already prints in the chosen format.
+  const formatAt = argv.indexOf('--format');
+  const formatArg = formatAt >= 0 ? argv[formatAt + 1] : argv.find(a => a.startsWith('--format='))?.slice('--format='.length);
+  try {
+    setFormat(formatArg !== undefined && (OUTPUT_FORMATS as readonly string[]).includes(formatArg) ? formatArg : undefined);
+  } catch (error) {
+    setFormat('json');
+    await fail(error as CliError);
+  }
   const program = await buildProgram(argv);
   try {
     await program.parseAsync(argv);

@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { InvalidArgumentError, Option, type Command } from './commander.js';
 import { callTool, textOf, type ToolResult } from './call.js';
-import { cliError, fail, succeed, CliError } from './output.js';
+import { cliError, fail, succeed, CliError, TextResult } from './output.js';
 import { treeTool, type JsonSchema } from './toolTree.js';
 import { EXIT } from './exitCodes.js';
 
@@ -189,7 +189,9 @@ export function addToolVerb(parent: Command, name: string, spec: ToolVerbSpec): 
       }
       // An unchanged --args text is sent as given: the daemon's own size limit (413) then applies to it.
       const result = raw !== undefined && raw.length > 1024 * 1024 ? await callTool(spec.tool, args, raw) : await callTool(spec.tool, args);
-      return (spec.shape ?? defaultShape)(result, args, opts);
+      if (spec.shape) return spec.shape(result, args, opts);
+      // The tool's own text is what --format text prints: what an MCP client's model reads.
+      return new TextResult(textOf(result), defaultShape(result));
     });
   });
   return cmd;

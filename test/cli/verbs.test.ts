@@ -197,6 +197,28 @@ test('a remembered tab that closed is tab_not_found with a hint, never another t
   await ok(home, ['use', '--tab', '1']);
 });
 
+test('--format text and TABWRIGHT_CLI_FORMAT=text print what the model reads: the snapshot itself, lists, errors as text', async () => {
+  const page = await cli(home, ['--format', 'text', 'context', 'page']);
+  assert.equal(page.code, 0, page.stderr);
+  const lines = page.stdout.split('\n');
+  assert.match(lines[0]!, new RegExp(`^Tab 1 · revision \\d+ · ${site.origin.replace(/[.]/g, '\\.')}/one$`));
+  assert.ok(lines.includes('- heading "One" [level=1]'), page.stdout);
+  assert.ok(lines.some(line => /^- textbox "Query" \[ref=e\d+\]: hi$/.test(line)), page.stdout);
+  const tabs = await cli(home, ['tabs'], { env: { TABWRIGHT_CLI_FORMAT: 'text' } });
+  assert.equal(tabs.code, 0, tabs.stderr);
+  assert.match(tabs.stdout, /^1 tab \(\* the active one\):\n\* \[1\] Page one — /);
+  const status = await cli(home, ['--format', 'text', 'daemon', 'status']);
+  assert.match(status.stdout, /^running: true$/m, 'a result with no tool text: key: value lines');
+  const missing = await cli(home, ['--format=text', 'tab', 'close', '99']);
+  assert.deepEqual([missing.code, missing.stdout.split('\n')[0]], [1, 'error (tab_not_found): There is no open tab 99.']);
+  assert.match(missing.stdout, /^hint: /m);
+  assert.equal(missing.stderr, '', 'the error is said once, on stdout');
+  const json = await cli(home, ['--format', 'json', 'tabs'], { env: { TABWRIGHT_CLI_FORMAT: 'text' } });
+  assert.equal(json.json?.ok, true, 'the flag wins over the environment');
+  const bad = await cli(home, ['tabs'], { env: { TABWRIGHT_CLI_FORMAT: 'yaml' } });
+  assert.deepEqual([bad.code, bad.json?.error?.type], [2, 'invalid_arguments']);
+});
+
 test('scripts install, list, get, trust, disable, enable, rm and sync', { skip: hasScripts ? false : 'the script tools are not in this build' }, async () => {
   writeFileSync(join(home.cwd, 'hello.user.js'), '// ==UserScript==\n// @name Hello CLI\n// @match http://127.0.0.1/*\n// ==/UserScript==\nconsole.log("hi");\n');
   const installed = await ok(home, ['scripts', 'install', 'hello.user.js']);
