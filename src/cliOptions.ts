@@ -47,7 +47,8 @@ export function addServerOptions(cmd: Command): Command {
     .option('--deny-host <pattern>', 'these hosts may never be loaded or requested; wins over --allow-host; repeatable (env TABWRIGHT_DENY_HOSTS, comma-separated)', collect)
     .option('--max-calls <n>', 'at most n successful tool calls per session, and per day unless --max-calls-per-day (env TABWRIGHT_MAX_CALLS)')
     .option('--max-calls-per-day <n>', 'at most n successful tool calls per calendar day across processes (env TABWRIGHT_MAX_CALLS_PER_DAY; default --max-calls)')
-    .option('--isolate-sessions', 'give each MCP session its own browser context, closed when the session ends (env TABWRIGHT_ISOLATE_SESSIONS=1)');
+    .option('--isolate-sessions', 'give each MCP session its own browser context, closed when the session ends (env TABWRIGHT_ISOLATE_SESSIONS=1)')
+    .option('--shared-context', 'daemon: let /mcp sessions work in the main context, the CLI\'s tabs and logins, instead of one context each (env TABWRIGHT_SHARED_CONTEXT=1)');
 }
 
 /** Serves MCP on stdio with the given flags; exits 2 with a message for bad flags. */

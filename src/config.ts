@@ -62,6 +62,12 @@ export interface Config {
    */
   isolateSessions: boolean;
   /**
+   * `--shared-context` / `TABWRIGHT_SHARED_CONTEXT=1`: the daemon's 2025-era `/mcp` sessions work in the main
+   * context (the CLI's tabs, cookies and logins) instead of a context of their own (docs/daemon.md, "One browser
+   * context per `/mcp` session").
+   */
+  sharedContext: boolean;
+  /**
    * Which tool sets MCP clients see in tools/list (`--toolsets`,
    * `TABWRIGHT_TOOLSETS`; docs/userscripts.md, "Tool sets"): `core`
    * (default) and/or `scripts`.
@@ -326,6 +332,7 @@ export interface ConfigFlags {
   ownChrome?: boolean;
   ownChromeProfile?: string;
   isolateSessions?: boolean;
+  sharedContext?: boolean;
   toolsets?: string;
   structuredContent?: boolean;
   maxWait?: string;
@@ -412,6 +419,10 @@ export function resolveConfig(flags: ConfigFlags = {}, env: Env = process.env): 
   const remote = resolveRemote(flags, env);
   const own = resolveOwnBrowser(flags, env, remote !== undefined);
   const isolateSessions = Boolean(flags.isolateSessions) || env.TABWRIGHT_ISOLATE_SESSIONS === '1';
+  const sharedContext = Boolean(flags.sharedContext) || env.TABWRIGHT_SHARED_CONTEXT === '1';
+  if (isolateSessions && sharedContext) {
+    throw new ToolError('invalid_arguments', '--isolate-sessions and --shared-context exclude each other.', 'Pass --shared-context to let /mcp sessions work in the CLI\'s tabs, or --isolate-sessions to give every session its own context; not both.');
+  }
   const policy = resolvePolicy(flags, env);
   // The extension's downloads go to the user's download folder, unseen, and its requests are not routed through
   // Playwright here: neither a download refusal nor a host rule could be enforced (docs/policy.md, "Connections").
@@ -445,6 +456,7 @@ export function resolveConfig(flags: ConfigFlags = {}, env: Env = process.env): 
     remote,
     own,
     isolateSessions,
+    sharedContext,
     toolsets: parseToolsets(flags.toolsets ?? env.TABWRIGHT_TOOLSETS ?? 'core'),
     saveDeadlineMs: Number.isFinite(saveDeadline) && saveDeadline > 0 ? saveDeadline : SAVE_DEADLINE_MS,
     maxWaitMs: flags.maxWait !== undefined || env.TABWRIGHT_MAX_WAIT ? parseMaxWait(flags.maxWait ?? env.TABWRIGHT_MAX_WAIT!) : DEFAULT_MAX_WAIT_MS,

@@ -20,7 +20,8 @@ export class CallRunner {
   dispatched = 0;
   private readonly inFlight = new Set<AbortController>();
 
-  constructor(private readonly dispatcher: Dispatcher, private readonly deadlineMs: number) {}
+  /** @param sharedContext `--shared-context`: /mcp sessions run in the main context, not one of their own. */
+  constructor(private readonly dispatcher: Dispatcher, private readonly deadlineMs: number, private readonly sharedContext = false) {}
 
   /** Calls in flight, including ones whose caller was already answered (timeout, disconnect) and that have not settled yet. */
   get active(): number {
@@ -61,10 +62,10 @@ export class CallRunner {
   /**
    * A Dispatcher for the MCP front: same counting and deadline; a deadline becomes a `timeout` tool error result.
    * With `sessionKey` (a 2025-era `/mcp` session id) the calls run in that session's own browser context
-   * (docs/daemon.md "Sessions"); without it (2026-07-28 stateless requests), in the main one.
+   * (docs/daemon.md "Sessions"), unless `--shared-context`; without it (2026-07-28 stateless requests), in the main one.
    */
   asDispatcher(workspace: string | undefined, sessionKey?: string): Dispatcher {
-    const own: Partial<CallHooks> = { ...(workspace ? { workspace } : {}), ...(sessionKey !== undefined ? { sessionKey, isolate: true } : {}) };
+    const own: Partial<CallHooks> = { ...(workspace ? { workspace } : {}), ...(sessionKey !== undefined ? { sessionKey, isolate: !this.sharedContext } : {}) };
     return {
       call: async (name, args, hooks) => {
         const { outcome } = this.run(name, args, { ...hooks, ...own });

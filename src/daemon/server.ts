@@ -71,7 +71,7 @@ export class DaemonServer {
     private readonly limits: DaemonLimits,
     private readonly onStopRequested: (reason: string) => void,
   ) {
-    this.runner = new CallRunner(dispatcher, limits.requestTimeoutMs);
+    this.runner = new CallRunner(dispatcher, limits.requestTimeoutMs, config.sharedContext);
     this.workspaces = new WorkspaceTracker(limits.maxWorkspaces, limits.workspaceWindowMs);
     this.mcp = new McpFront(config, this.runner, limits.maxBodyBytes);
     this.server = createServer((req, res) => void this.handle(req, res));

@@ -18,7 +18,9 @@ async function reportTab(session: Session, tab: Tab, res: ToolResponse, verb: st
 }
 
 /** What list_tabs says when it lists no tab: for a browser tabwright launches, or the user's own (shared tabs only). */
-function noTabsText(running: boolean, connection: Pick<BrowserConnection, 'kind' | 'asksToConnect'>): string {
+function noTabsText(running: boolean, connection: Pick<BrowserConnection, 'kind' | 'asksToConnect' | 'sessionContext'>): string {
+  // A session's own context in a browser other sessions share: the browser may well run, with other sessions' tabs.
+  if (connection.sessionContext) return 'This MCP session has no tabs yet: it has a browser context of its own, so the tabs of the CLI and of other sessions are not listed. Any page tool (e.g. navigate) opens one.';
   const own = connection.kind === 'own-chrome' || connection.kind === 'extension';
   if (running) return own ? 'No tab is shared with the agent yet: it sees the tabs it opens (open_tab) and the tabs the user shares.' : 'No tabs are open.';
   if (connection.asksToConnect) return 'Not connected to the user\'s Chrome yet; no tabs. The first page tool (e.g. open_tab) connects, and Chrome asks the user "Allow remote debugging?".';

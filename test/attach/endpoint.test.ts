@@ -34,4 +34,8 @@ test('resolveConfig: cdp and playwright-server, flags over environment, exclusiv
   // --isolate-sessions on the launch connection uses a temporary profile.
   assert.equal(resolveConfig({ isolateSessions: true }, {}).isolated, true);
   assert.throws(() => resolveConfig({ isolateSessions: true, userDataDir: '/tmp/p' }, {}), /exclude each other/);
+  assert.throws(() => resolveConfig({ isolateSessions: true }, { TABWRIGHT_SHARED_CONTEXT: '1' }), /--isolate-sessions and --shared-context exclude each other/);
+  assert.equal(resolveConfig({ sharedContext: true }, {}).sharedContext, true);
+  assert.equal(resolveConfig({}, { TABWRIGHT_SHARED_CONTEXT: '1' }).sharedContext, true);
+  assert.equal(resolveConfig({}, {}).sharedContext, false);
 });

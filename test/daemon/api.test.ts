@@ -240,6 +240,38 @@ test('MCP over Streamable HTTP: the official client (2025 session and 2026-07-28
   await until('sessions closed', async () => (await daemon.status()).sessions === 0);
 });
 
+/** A 2025-era /mcp session of the official client on `d`, with its text for list_tabs. */
+async function legacySession(d: Daemon): Promise<{ client: Client; transport: StreamableHTTPClientTransport; tabsText(): Promise<string> }> {
+  const transport = new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${d.endpoint.port}/mcp`), { requestInit: { headers: { authorization: `Bearer ${d.endpoint.token}` } } });
+  const client = new Client({ name: 'daemon-test', version: '0.0.0' }, { versionNegotiation: { mode: 'legacy' } });
+  await client.connect(transport);
+  const tabsText = async () => ((await client.callTool({ name: 'list_tabs', arguments: {} })).content as Array<{ text: string }>).map(c => c.text).join('\n');
+  return { client, transport, tabsText };
+}
+
+test('a /mcp session with no tabs of its own says so, not that the browser is off; --shared-context lets it work in the CLI\'s tabs', async () => {
+  const cli = await daemon.request({ path: '/v1/tools/navigate', body: { url: `${site.origin}/shop` } });
+  assert.equal(cli.status, 200, cli.text);
+  const own = await legacySession(daemon);
+  assert.match(await own.tabsText(), /^This MCP session has no tabs yet: it has a browser context of its own, so the tabs of the CLI and of other sessions are not listed\./);
+  await own.transport.terminateSession();
+  await own.client.close();
+
+  const shared = await startDaemon({ args: ['--shared-context'] });
+  try {
+    const opened = await shared.request({ path: '/v1/tools/navigate', body: { url: `${site.origin}/shop` } });
+    assert.equal(opened.status, 200, opened.text);
+    const session = await legacySession(shared);
+    assert.match(await session.tabsText(), new RegExp(`^1 tab \\(\\* the active one\\):\\n\\* \\[1\\] Shop — ${site.origin.replace(/[.]/g, '\\.')}/shop`));
+    await session.transport.terminateSession();
+    await session.client.close();
+    const after = await shared.request({ path: '/v1/tools/list_tabs', body: {} });
+    assert.equal(after.json.result.structuredContent.tabs.length, 1, 'the session\'s end closes no tab of the main context');
+  } finally {
+    await shared.stop();
+  }
+});
+
 test('/mcp without the token is 401, with a wrong bearer too', async () => {
   const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '0' } } };
   const headers = { accept: 'application/json, text/event-stream' };
