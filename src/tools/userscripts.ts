@@ -56,7 +56,8 @@ export const exportScript = defineTool({
   name: 'export_script',
   title: 'Save a script',
   description:
-    'Validate and save a userscript or AgentScript from a workspace file or inline code; without scriptId it creates one. ' +
+    'Validate and save a userscript or AgentScript from a workspace file or inline code; without scriptId it creates one, ' +
+    'or updates in place the agent-written script with the same @name and @namespace. ' +
     'Pass expectedCodeHash (from import_script) to reject a save over newer code.',
   needs: [],
   effect: 'sensitive',
@@ -79,6 +80,7 @@ export const exportScript = defineTool({
       readRequire: requireReader(file !== undefined ? dirname(file) : ctx.config.workspace, ctx.config),
       scriptId,
       expectedCodeHash,
+      replaceSameIdentity: true,
       author: 'agent',
       signal: ctx.signal,
       progress: (done, total, message) => ctx.progress(done, total, message),
@@ -93,10 +95,12 @@ export const exportScript = defineTool({
       kind: s.kind,
       enabled: s.enabled,
       codeHash: s.codeHash,
+      ...(result.replacedCodeHash ? { replacedCodeHash: result.replacedCodeHash } : {}),
       stages: result.stages,
       warnings: result.warnings,
     });
     res.text(`${result.created ? 'Created' : 'Updated'} ${s.kind} "${s.name}" (${s.id}), codeHash ${s.codeHash}, operation ${result.operationId}.`);
+    if (result.replacedCodeHash) res.text(`It had the same @name and @namespace as stored script ${s.id}, which it replaced in place (its code was codeHash ${result.replacedCodeHash}).`);
     for (const w of result.warnings) res.text(`warning ${w.line}:${w.column} ${w.code}: ${w.message}`);
   },
 });

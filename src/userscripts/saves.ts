@@ -24,7 +24,7 @@ import { randomUUID } from 'node:crypto';
 import { writeSync } from 'node:fs';
 import { logger } from '../log.js';
 import { ToolError } from '../errors.js';
-import { scriptIdentity } from './metadata.js';
+import { parseMetadata, scriptIdentity } from './metadata.js';
 import { CommitConflict, codeHashOf, newScriptId, type ScriptStore } from './store.js';
 import type { Diagnostic, ScriptAuthor, ScriptMetadata, StoredScript } from './types.js';
 import { validateScript } from './validate.js';
@@ -63,8 +63,15 @@ export interface SaveRequest {
   code: string;
   /** Update this script; absent: create one. */
   scriptId?: string;
-  /** Reject with `conflict` unless the stored code has this hash (updates only). */
+  /** Reject with `conflict` unless the stored code has this hash (updates, in place ones too). */
   expectedCodeHash?: string;
+  /**
+   * Without `scriptId`: a stored script with the same `@name` and `@namespace` is updated in place, as
+   * Tampermonkey does when an edited copy is installed, instead of a `conflict` (docs/userscripts.md, "Store and saves").
+   * Only a script of the same author, or any script when a human saves: an agent's save never replaces a
+   * human's script this way (it still gets the conflict, and may update it by scriptId).
+   */
+  replaceSameIdentity?: boolean;
   author: ScriptAuthor;
   /** The caller's cancellation. */
   signal: AbortSignal;
@@ -84,6 +91,8 @@ export interface SaveRequest {
 export interface SaveResult {
   operationId: string;
   created: boolean;
+  /** The stored code's hash before an update in place of a same-identity script (`replaceSameIdentity`). */
+  replacedCodeHash?: string;
   script: StoredScript;
   stages: StageTiming[];
   warnings: Diagnostic[];
@@ -128,7 +137,9 @@ export class Saves {
    *   `details` name both hashes or the other script), cancelled, timeout
    *   (the deadline; nothing written unless the error says committed).
    */
-  async save(req: SaveRequest): Promise<SaveResult> {
+  async save(request: SaveRequest): Promise<SaveResult> {
+    const sameIdentity = request.scriptId === undefined && request.replaceSameIdentity ? this.sameIdentity(request) : undefined;
+    const req = sameIdentity ? { ...request, scriptId: sameIdentity.id } : request;
     const operationId = randomUUID();
     const scriptId = req.scriptId ?? newScriptId();
     const codeHash = codeHashOf(req.code);
@@ -163,7 +174,7 @@ export class Saves {
       const result = await mine;
       record.status = 'committed';
       record.endedAt = Date.now();
-      return result;
+      return sameIdentity ? { ...result, replacedCodeHash: sameIdentity.codeHash } : result;
     } catch (error) {
       const toolError = error instanceof ToolError ? error : signal.aborted ? stopped() : error;
       record.endedAt = Date.now();
@@ -180,6 +191,14 @@ export class Saves {
       if (toolError instanceof ToolError) record.error = { type: toolError.type, message: toolError.message };
       throw toolError;
     }
+  }
+
+  /** The stored script a save without scriptId replaces in place (SaveRequest.replaceSameIdentity), if any. */
+  private sameIdentity(req: SaveRequest): StoredScript | undefined {
+    const { metadata } = parseMetadata(req.code);
+    if (!metadata) return undefined; // validation reports it
+    const other = this.store.byIdentity(scriptIdentity(metadata));
+    return other && (other.author === req.author || req.author === 'human') ? other : undefined;
   }
 
   private async run(req: SaveRequest, record: OperationRecord, signal: AbortSignal, stopped: () => ToolError, onCommit: () => void): Promise<SaveResult> {

@@ -185,10 +185,12 @@ test('a stale expectedCodeHash is a conflict naming both hashes', async () => {
   assert.ok(sc.error.message.includes(sha(v1)) && sc.error.message.includes(sha(v2)), sc.error.message);
   assert.equal(sc.expectedCodeHash, sha(v1));
   assert.equal(sc.currentCodeHash, sha(v2));
-  // Creating a second script with the same name and namespace is a conflict naming the first.
-  const dup = await callError(server.client, 'export_script', { code: script('Conflict', 'other();') });
-  assert.equal(dup.type, 'conflict');
-  assert.ok(dup.message.includes(created.scriptId), dup.message);
+  // An edited copy saved without scriptId (same name and namespace) updates the agent's script in place.
+  const copy = script('Conflict', 'other();');
+  const replacedRaw = await callRaw(server.client, 'export_script', { code: copy });
+  const replaced = replacedRaw.structuredContent as Saved & { replacedCodeHash: string };
+  assert.deepEqual([replaced.created, replaced.scriptId, replaced.replacedCodeHash, replaced.codeHash], [false, created.scriptId, sha(v2), sha(copy)]);
+  assert.ok(replacedRaw.content.some(c => c.text?.split('\n').includes(`It had the same @name and @namespace as stored script ${created.scriptId}, which it replaced in place (its code was codeHash ${sha(v2)}).`)), JSON.stringify(replacedRaw.content));
 });
 
 test('two agents on one store: the second save based on the old hash is rejected, nothing lost', async () => {

@@ -98,6 +98,29 @@ test('a second create with the same identity (NFD name) is a conflict naming the
   store.close();
 });
 
+test('replaceSameIdentity: an edited copy updates the stored script in place, as Tampermonkey installs do; never a human\'s from an agent', async () => {
+  const { store, saves } = fresh();
+  const v1 = script('Edited');
+  const first = await saves.save(req(v1, { replaceSameIdentity: true }));
+  assert.equal(first.created, true);
+  assert.equal(first.replacedCodeHash, undefined);
+  const v2 = script('Edited', 'console.log(2);');
+  const second = await saves.save(req(v2, { replaceSameIdentity: true }));
+  assert.deepEqual([second.created, second.script.id, second.replacedCodeHash, second.script.codeHash], [false, first.script.id, sha(v1), sha(v2)]);
+  assert.deepEqual(store.list().map(x => [x.id, x.codeHash]), [[first.script.id, sha(v2)]]);
+  // expectedCodeHash still guards it.
+  const stale = await rejects(saves.save(req(script('Edited', 'console.log(3);'), { replaceSameIdentity: true, expectedCodeHash: sha(v1) })));
+  assert.deepEqual([stale.type, stale.details?.currentCodeHash], ['conflict', sha(v2)]);
+  // A human's script: an agent's copy is the conflict of old; a human's own copy replaces it.
+  store.setAuthor(first.script.id, 'human');
+  const agent = await rejects(saves.save(req(script('Edited', 'console.log(4);'), { replaceSameIdentity: true })));
+  assert.deepEqual([agent.type, agent.details?.scriptId], ['conflict', first.script.id]);
+  const human = await saves.save(req(script('Edited', 'console.log(5);'), { replaceSameIdentity: true, author: 'human' }));
+  assert.deepEqual([human.created, human.script.id, human.replacedCodeHash], [false, first.script.id, sha(v2)]);
+  assert.equal(store.list().length, 1);
+  store.close();
+});
+
 test('an update with a stale expectedCodeHash is a conflict with both hashes; nothing changes', async () => {
   const { store, saves } = fresh();
   const v1 = script('Stale');
