@@ -195,12 +195,16 @@ export function validateScript(code: string, options: ValidateOptions = {}): Val
     if (!meta.match.length && !meta.include.length) {
       add('error', 'no_match', 'The script has no @match or @include, so it runs nowhere: add e.g. `// @match https://example.com/*`.', header.startLine, 1);
     }
+    // The provided grants are listed once, in the first unsupported_grant diagnostic; the others point to its line.
+    let listedAt: number | undefined;
     for (const grant of meta.grant) {
       const at = entryAt(entries, 'grant', grant)!;
       if (grant === 'none') {
         if (meta.grant.some(g => g !== 'none')) add('error', 'conflicting_grants', '`@grant none` (page world, no GM API) cannot be combined with other grants: remove one or the other.', at.line, at.column);
       } else if (!isProvidedGrant(grant)) {
-        add('error', 'unsupported_grant', `\`@grant ${grant}\` is not provided by tabwright. Provided: ${PROVIDED_GRANTS.join(', ')}.`, at.line, at.column);
+        const provided = listedAt === undefined ? `Provided: ${PROVIDED_GRANTS.join(', ')}.` : `The grants provided are listed at line ${listedAt}.`;
+        listedAt ??= at.line;
+        add('error', 'unsupported_grant', `\`@grant ${grant}\` is not provided by tabwright. ${provided}`, at.line, at.column);
       }
     }
     if (program) {

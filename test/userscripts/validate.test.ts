@@ -58,6 +58,17 @@ test('no @match or @include is an error; @exclude alone does not count', () => {
   assert.deepEqual(brief(user(['// @include *'], '')), []);
 });
 
+test('unprovided grants: the provided ones are listed once, in the first diagnostic; the others point to its line', () => {
+  const result = validateScript(user(['// @match http://127.0.0.1/*', '// @grant GM_xmlhttpRequest', '// @grant GM_notification', '// @grant GM_download'], ''));
+  const messages = result.diagnostics.filter(d => d.code === 'unsupported_grant').map(d => d.message);
+  assert.equal(messages.length, 3);
+  assert.equal(messages[0], `\`@grant GM_xmlhttpRequest\` is not provided by tabwright. Provided: ${PROVIDED_GRANTS.join(', ')}.`);
+  assert.deepEqual(messages.slice(1), [
+    '`@grant GM_notification` is not provided by tabwright. The grants provided are listed at line 4.',
+    '`@grant GM_download` is not provided by tabwright. The grants provided are listed at line 4.',
+  ]);
+});
+
 test('grants: unprovided, conflicting with none, and used without a grant', () => {
   assert.deepEqual(brief(user(['// @match http://127.0.0.1/*', '// @grant GM_xmlhttpRequest', '// @grant GM_getValue'], '')), ['error unsupported_grant 4:11']);
   assert.deepEqual(brief(user(['// @match http://127.0.0.1/*', '// @grant none', '// @grant GM_log'], '')), ['error conflicting_grants 4:11']);
