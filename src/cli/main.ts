@@ -14,7 +14,7 @@ import { addExtensionCommands } from './extensionCommands.js';
 import { EXIT } from './exitCodes.js';
 import { writeAgentsSection } from './init.js';
 import { CLIENTS, mcpConfig, type McpClient } from './mcpConfig.js';
-import { CliError, cliError, fail, OUTPUT_FORMATS, setFormat, setPretty } from './output.js';
+import { CliError, cliError, fail, OUTPUT_FORMATS, setFormat, setPretty, TextResult } from './output.js';
 import { respond } from './toolCommand.js';
 import { toolTree } from './toolTree.js';
 import { addToolVerbs } from './verbs.js';
@@ -29,6 +29,20 @@ export function describeCommands(cmd: Command): Record<string, unknown> {
     options: cmd.options.map(o => ({ flags: o.flags, description: o.description, ...(o.argChoices ? { choices: o.argChoices } : {}) })),
     ...(cmd.commands.length ? { commands: cmd.commands.map(describeCommands) } : {}),
   };
+}
+
+/**
+ * Parses `flags` as `tabwright mcp` would, without running anything.
+ * @throws CliError invalid_arguments (exit 2) naming what the server would refuse.
+ */
+function checkServerFlags(flags: string[]): void {
+  const probe = addServerOptions(new Command('tabwright mcp')).exitOverride().configureOutput({ writeErr: () => undefined, writeOut: () => undefined }).action(() => undefined);
+  try {
+    probe.parse(flags, { from: 'user' });
+  } catch (error) {
+    const message = error instanceof CommanderError ? error.message.replace(/^error:\s*/i, '') : String(error);
+    throw cliError('invalid_arguments', `The server flags after -- do not parse: ${message}`, 'Pass flags of `tabwright mcp --help`, e.g. `tabwright mcp-config --client cursor -- --toolsets all`.', EXIT.usage);
+  }
 }
 
 /** Builds the program. `lazy` adds the commands whose modules are heavy (permissions) only when they may run. */
@@ -51,9 +65,18 @@ export async function buildProgram(argv: string[]): Promise<Command> {
   program.command('schema').description('the whole command tree and every tool\'s input JSON Schema, as JSON')
     .action(() => respond(async () => ({ version: VERSION, commands: describeCommands(program), tools: toolTree().tools })));
 
-  program.command('mcp-config').description('the MCP server entry of this install for a client, with absolute paths')
+  program.command('mcp-config').description('the MCP server entry of this install for a client, with absolute paths; server flags after -- go into the entry (-- --toolsets all)')
     .addOption(new Option('--client <client>', 'which client').choices([...CLIENTS]).default('generic'))
-    .action((opts: { client: McpClient }) => respond(async () => mcpConfig(opts.client)));
+    .option('--json', 'print the JSON envelope on a terminal too (default there: the snippet itself)')
+    .argument('[flags...]', 'server flags for the entry, after -- (those of `tabwright mcp`)')
+    .action((flags: string[], opts: { client: McpClient; json?: boolean }, cmd: Command) => respond(async () => {
+      checkServerFlags(flags);
+      const config = mcpConfig(opts.client, flags);
+      // On a terminal a person reads it: the snippet itself, unless --json or an output format was chosen.
+      const chosen = opts.json || cmd.parent?.opts().format !== undefined || Boolean(process.env.TABWRIGHT_CLI_FORMAT);
+      if (!chosen && process.stdout.isTTY) setFormat('text');
+      return new TextResult(String(config.text), config);
+    }));
 
   program.command('init').description('write (or update) the tabwright section of ./AGENTS.md for the next agent')
     .action(() => respond(async () => writeAgentsSection(process.cwd())));

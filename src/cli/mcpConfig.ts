@@ -1,19 +1,20 @@
 /**
  * `tabwright mcp-config --client X`: the exact MCP server entry
  * for this install (absolute paths to node and dist/mcpMain.js), in the
- * format and file each client reads. Printed inside the JSON envelope:
- * `config` (the object to merge) and `text` (the snippet to paste).
+ * format and file each client reads, with the server flags given after `--`.
+ * Printed inside the JSON envelope: `config` (the object to merge) and
+ * `text` (the snippet to paste); on a terminal the snippet itself.
  */
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const CLIENTS = ['claude-code', 'cursor', 'vscode', 'windsurf', 'codex', 'claude-desktop', 'gemini-cli', 'generic'] as const;
+export const CLIENTS = ['claude-code', 'cursor', 'vscode', 'windsurf', 'codex', 'claude-desktop', 'gemini-cli', 'mcporter', 'generic'] as const;
 export type McpClient = (typeof CLIENTS)[number];
 
-/** The server entry of this install. */
-export function serverEntry(): { command: string; args: string[] } {
-  return { command: process.execPath, args: [join(dirname(fileURLToPath(import.meta.url)), '..', 'mcpMain.js')] };
+/** The server entry of this install, with `flags` (server flags, e.g. `['--toolsets', 'all']`) after the script. */
+export function serverEntry(flags: readonly string[] = []): { command: string; args: string[] } {
+  return { command: process.execPath, args: [join(dirname(fileURLToPath(import.meta.url)), '..', 'mcpMain.js'), ...flags] };
 }
 
 function claudeDesktopFile(): string {
@@ -27,9 +28,10 @@ const shellQuote = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replac
 /**
  * The config for `client`: `{client, file, format, config?, text, command?}`;
  * `file` is where the client reads it (`config` goes under the key shown).
+ * @param flags  server flags for the entry (checked by the caller).
  */
-export function mcpConfig(client: McpClient): Record<string, unknown> {
-  const entry = serverEntry();
+export function mcpConfig(client: McpClient, flags: readonly string[] = []): Record<string, unknown> {
+  const entry = serverEntry(flags);
   const json = (config: unknown) => JSON.stringify(config, null, 2);
   switch (client) {
     case 'claude-code': {
@@ -62,6 +64,11 @@ export function mcpConfig(client: McpClient): Record<string, unknown> {
       // Gemini CLI reads `mcpServers` of ~/.gemini/settings.json (or .gemini/settings.json in a project).
       const config = { mcpServers: { tabwright: entry } };
       return { client, file: join(homedir(), '.gemini', 'settings.json'), format: 'json', config, text: json(config) };
+    }
+    case 'mcporter': {
+      // mcporter reads ./config/mcporter.json of the project it runs in (or --config FILE).
+      const config = { mcpServers: { tabwright: entry } };
+      return { client, file: 'config/mcporter.json (in the project), or mcporter --config FILE', format: 'json', config, text: json(config) };
     }
     case 'generic':
       return { client, file: null, format: 'json', config: entry, text: json(entry) };

@@ -45,7 +45,7 @@ let format: OutputFormat = 'json';
 
 /** `--format`, else `TABWRIGHT_CLI_FORMAT`. @throws CliError invalid_arguments (exit 2) for another value. */
 export function setFormat(value: string | undefined): void {
-  const chosen = value ?? process.env.TABWRIGHT_CLI_FORMAT ?? 'json';
+  const chosen = value ?? (process.env.TABWRIGHT_CLI_FORMAT || 'json');
   if (!(OUTPUT_FORMATS as readonly string[]).includes(chosen)) {
     throw cliError('invalid_arguments', `"${chosen.slice(0, 40)}" is not an output format${value === undefined ? ' (TABWRIGHT_CLI_FORMAT)' : ''}.`, 'Use --format json (the default) or --format text.', EXIT.usage);
   }

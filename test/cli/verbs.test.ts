@@ -318,6 +318,32 @@ test('mcp-config prints each client\'s config with absolute paths', async () => 
   assert.deepEqual(codex.text.split('\n'), ['[mcp_servers.tabwright]', `command = ${JSON.stringify(node)}`, `args = [${JSON.stringify(main)}]`, '']);
   assert.deepEqual(JSON.parse((await ok(home, ['mcp-config', '--client', 'generic'])).text), entry);
   assert.deepEqual(JSON.parse((await ok(home, ['mcp-config'])).text), entry);
+  const porter = await ok(home, ['mcp-config', '--client', 'mcporter']);
+  assert.deepEqual(porter.config, { mcpServers: { tabwright: entry } });
+  assert.match(porter.file, /^config\/mcporter\.json/);
+  // Server flags after -- go into the entry, checked as the server parses them.
+  const flagged = await ok(home, ['mcp-config', '--client', 'claude-code', '--', '--toolsets', 'all', '--headed']);
+  assert.deepEqual(flagged.config.mcpServers.tabwright.args, [main, '--toolsets', 'all', '--headed']);
+  assert.equal(flagged.command, `claude mcp add tabwright -- ${node} ${main} --toolsets all --headed`);
+  const typo = await cli(home, ['mcp-config', '--client', 'cursor', '--', '--toolsetz', 'all']);
+  assert.deepEqual([typo.code, typo.json?.error?.type], [2, 'invalid_arguments']);
+  assert.match(typo.json!.error!.message, /unknown option '--toolsetz'/);
+});
+
+test('mcp-config on a terminal prints the snippet itself; --json the envelope', { skip: existsSync('/usr/bin/script') ? false : 'needs script(1) for a pseudo-terminal' }, async () => {
+  // script(1) gives the command a pseudo-terminal as its stdout.
+  const onTerminal = (args: string[]) => new Promise<string>((resolve, reject) => {
+    const child = spawn('/usr/bin/script', ['-qc', [process.execPath, CLI, ...args].join(' '), '/dev/null'], { cwd: home.cwd, env: home.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.on('error', reject);
+    child.on('close', () => resolve(out.replace(/\r\n/g, '\n')));
+  });
+  const snippet = await onTerminal(['mcp-config', '--client', 'codex', '--', '--toolsets', 'all']);
+  assert.equal(snippet.trim(), ['[mcp_servers.tabwright]', `command = ${JSON.stringify(process.execPath)}`, `args = [${JSON.stringify(join(ROOT, 'dist', 'mcpMain.js'))}, "--toolsets", "all"]`].join('\n'));
+  const envelope = JSON.parse(await onTerminal(['mcp-config', '--client', 'codex', '--json']));
+  assert.equal(envelope.ok, true);
+  assert.equal(envelope.result.format, 'toml');
 });
 
 test('init writes the AGENTS.md section once and keeps the rest of the file', async () => {
