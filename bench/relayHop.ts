@@ -105,6 +105,8 @@ try {
     }
     process.stdout.write(`${label} (${calls} calls): ${wires.map(w => `${w.name} ${median(ms.get(w.name)!).toFixed(2)} (p90 ${quantile(ms.get(w.name)!, 0.9).toFixed(2)})`).join(' · ')}\n`);
   }
+  const { puts, refs, savedChars, misses } = link.cacheStats;
+  process.stdout.write(`extension link's string cache: ${puts} sent in full, ${refs} sent as an id (${(savedChars / 1024 / 1024).toFixed(1)} M chars not sent), ${misses} misses\n`);
 } finally {
   await launched.close();
   await direct.close();

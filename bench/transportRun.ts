@@ -43,7 +43,7 @@ export interface TransportPhase {
   aborted(): boolean;
 }
 
-interface Running {
+export interface Running {
   transport: BenchTransport;
   info: TransportInfo;
   session: Session;
@@ -64,7 +64,7 @@ async function check(session: Session, ctx: Ctx, expr: string, want: string): Pr
 }
 
 /** Refs a pass reads from its snapshot and uses in its actions. */
-interface PassState {
+export interface PassState {
   button?: string;
   field?: string;
 }
@@ -76,7 +76,7 @@ type Timed = Omit<TransportSample, 'round' | 'transport'>;
  * and "Username" kept in `p`), click by ref (then the click checked in the DOM), type by ref (then the value
  * checked), screenshot (its bytes). Each returns its timed call. @throws on a tool error or a missing ref.
  */
-function steps(session: Session, ctx: Ctx, round: number, p: PassState): Array<() => Promise<Timed>> {
+export function steps(session: Session, ctx: Ctx, round: number, p: PassState): Array<() => Promise<Timed>> {
   const { spec, state } = session;
   const timed = async (op: TransportOp, call: ReturnType<ServerSpec['snapshot']>) => {
     const result = await session.ok(call, ctx.timeoutMs);
@@ -116,7 +116,7 @@ async function pass(session: Session, ctx: Ctx, round: number): Promise<Timed[]>
 }
 
 /** Prepares a transport, starts tabwright on it and runs the warm-up pass. @throws when any of it fails (all stopped). */
-async function start(transport: BenchTransport, info: TransportInfo, ctx: Ctx, phase: TransportPhase, referenceBrowser: string[] | undefined): Promise<Running> {
+export async function start(transport: BenchTransport, info: TransportInfo, ctx: Ctx, phase: TransportPhase, referenceBrowser: string[] | undefined): Promise<Running> {
   const setup = await transport.prepare({ chromium: ctx.chromium, referenceBrowser });
   const closeSetup: Closer = () => setup.close();
   phase.live.add(closeSetup);
