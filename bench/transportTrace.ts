@@ -9,21 +9,18 @@
  *
  * After one warm-up pass per transport, `--rounds` passes are traced; per step and transport it prints the median
  * count of commands sent, their bytes, the bytes received (answers and events), and the commands that cost most,
- * by method (count, bytes sent). `--dump DIR` writes each step's log lines to DIR/<round>-<transport>-<step>.log. Timing is not its business (the log itself slows the server): bench/transportRun.ts
- * times, this counts.
+ * by method (count, bytes sent). Click and type include their DOM check (one `execute` call, a few commands).
+ * `--dump DIR` writes each step's log lines to DIR/<round>-<transport>-<step>.log. Timing is not its business (the
+ * log itself slows the server): bench/transportRun.ts times, this counts.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { machine } from './machine.js';
-import type { Ctx } from './measure.js';
-import { startSite } from './pages.js';
-import { TreeSampler } from './procs.js';
 import { median } from './stats.js';
-import { start, steps, type Closer, type Running } from './transportRun.js';
+import { standaloneCtx, start, steps, type Closer, type Running } from './transportRun.js';
 import { REFERENCE_TRANSPORT, TRANSPORTS, type BenchTransport } from './transports.js';
-import { TRANSPORT_OPS, type Results, type TransportId, type TransportInfo, type TransportOp } from './types.js';
+import { TRANSPORT_OPS, type TransportId, type TransportInfo, type TransportOp } from './types.js';
 
 /** The CDP traffic of one step. */
 interface Traffic {
@@ -94,13 +91,7 @@ function kb(bytes: number): string {
 
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { rounds: { type: 'string', default: '3' }, transports: { type: 'string', default: 'launch,extension' }, top: { type: 'string', default: '8' }, dump: { type: 'string' }, chromium: { type: 'string', default: '/usr/bin/chromium' } } });
-  const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-  const site = await startSite();
-  const startedAt = new Date().toISOString();
-  const results: Results = {
-    schema: 1, startedAt, finishedAt: startedAt, options: { rounds: 0, quick: false }, machine: machine(values.chromium!), servers: [], pages: [], samples: [], errors: [],
-  };
-  const ctx: Ctx = { results, site, root, cacheDir: join(root, 'bench', 'cache'), chromium: values.chromium!, isRoot: process.getuid?.() === 0, sampler: new TreeSampler(1000), timeoutMs: 120_000, slowTimeoutMs: 180_000, log: line => process.stderr.write(`${line}\n`) };
+  const ctx = await standaloneCtx(values.chromium!, 120_000);
   if (values.dump) mkdirSync(values.dump, { recursive: true });
   const live = new Set<Closer>();
   const wanted = values.transports!.split(',') as TransportId[];
@@ -132,7 +123,7 @@ async function main(): Promise<void> {
     }
   } finally {
     for (const { r } of running) for (const close of r.closers) await close().catch(() => undefined);
-    await site.close();
+    await ctx.site.close();
   }
   const top = Number(values.top);
   for (const op of TRANSPORT_OPS as readonly TransportOp[]) {

@@ -6,17 +6,12 @@
  * against each other here; the second plays the server with the built ExtensionBridge and the real extension.
  */
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import {
   CACHE_MAX_CHARS, CACHE_MAX_ENTRIES, CACHE_MIN_CHARS, CacheEncoder, CacheMiss, StringCache, decodeCached,
 } from '../../src/browser/extension/frameCache.js';
-import { startExtensionBrowser, TEST_PAIRING_CODE, type ExtensionBrowser } from '../fixtures/extension.js';
-import { freePort, until } from '../fixtures/harness.js';
-import { ROOT } from '../fixtures/mcp.js';
+import { startExtensionBrowser, startLinkServer, TEST_PAIRING_CODE, type ExtensionBrowser, type LinkServer } from '../fixtures/extension.js';
+import { until } from '../fixtures/harness.js';
 import { startSite, type Site } from '../fixtures/site.js';
 
 /** A script of `chars` UTF-16 units whose value is `tag` (different tags, different texts). */
@@ -79,17 +74,16 @@ interface Link {
 describe('through the extension', () => {
   let browser: ExtensionBrowser;
   let site: Site;
-  let http: Server;
-  let dir: string;
-  let bridge: { close(): void; link: Link | undefined };
+  let server: LinkServer | undefined;
   let tab = 0;
   let secretTab = 0;
   /** 300 KB, as large as Playwright's injected script. */
   const big = script('big', 300_000);
+  const live = () => server!.bridge.link as unknown as Link | undefined;
 
   /** The live link, attached to the shared tab. */
   const attached = async () => {
-    const link = await until('the extension link', () => bridge.link, 20_000);
+    const link = await until('the extension link', live, 20_000);
     await link.request('cdp.attach', { tabId: tab });
     return link;
   };
@@ -100,18 +94,8 @@ describe('through the extension', () => {
     site.page('/shared', '<title>Shared</title><h1>shared</h1>');
     site.page('/secret', '<title>Secret</title><h1>secret</h1>');
     browser = await startExtensionBrowser();
-    dir = mkdtempSync(join(tmpdir(), 'tabwright-cache-'));
-    const { ExtensionBridge } = await import(join(ROOT, 'dist', 'browser', 'extension', 'bridge.js')) as typeof import('../../src/browser/extension/bridge.js');
-    const b = new ExtensionBridge({ configDir: dir, env: { TABWRIGHT_PAIRING_KEY: TEST_PAIRING_CODE } });
-    bridge = b as unknown as typeof bridge;
-    const port = await freePort();
-    http = createServer();
-    http.on('upgrade', (req, socket, head) => {
-      if (req.url === '/extension') b.handleUpgrade(req, socket, head);
-      else socket.destroy();
-    });
-    await new Promise<void>(resolve => http.listen(port, '127.0.0.1', () => resolve()));
-    await browser.pair(TEST_PAIRING_CODE, port);
+    server = await startLinkServer();
+    await browser.pair(TEST_PAIRING_CODE, server.port);
     await (await browser.context.newPage()).goto(`${site.origin}/shared`);
     await (await browser.context.newPage()).goto(`${site.origin}/secret`);
     tab = await browser.tabIdOf(`${site.origin}/shared`);
@@ -119,12 +103,9 @@ describe('through the extension', () => {
     await browser.share(tab);
   });
   after(async () => {
-    (bridge as unknown as { close(): void } | undefined)?.close();
-    http?.closeAllConnections();
-    await new Promise(resolve => http?.close(resolve));
+    await server?.close();
     await browser?.close();
     await site?.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
   test('the worker names the cache in its hello; a script sent once goes as an id after, with the same result', async () => {
@@ -177,7 +158,7 @@ describe('through the extension', () => {
     assert.equal(await evaluate(link, big), 'big');
     // The server drops the link (as a restart of either end does); the worker redials.
     (link as unknown as { close(code: number, reason: string): void }).close(1001, 'test: relink');
-    const next = await until('the worker to link again', () => (bridge.link && bridge.link !== link ? bridge.link : undefined), 30_000);
+    const next = await until('the worker to link again', () => (live() && live() !== link ? live() : undefined), 30_000);
     await next.request('cdp.attach', { tabId: tab });
     assert.equal(await evaluate(next, big), 'big');
     assert.equal(await evaluate(next, big), 'big');
