@@ -68,7 +68,7 @@ export const WHY_MISSED: Partial<Record<TransportId, string>> = {
     + 'more is chrome.debugger\'s own: in relayHop (100 each, interleaved, this machine under heavy load, 2026-12-06) a 345 KB request '
     + 'took 241 ms through the extension as an id against 109 over the pipe, 472 against 235 for a new script each time (sent in full). '
     + 'At +1.7 ms a round trip, an operation meets 1.2× only when it waits on at most about one round trip per 8 ms of launch\'s time: '
-    + 'snapshot waits on 2 (the first carrying the utility script on a fresh document) in ~16 ms, type on 19 in ~40 ms, click on 33 '
+    + 'snapshot waits on 2 (the first carrying the utility script on a fresh document) in ~16 ms, type sends 19 in ~40 ms, click 33 '
     + 'plus the two injected-script evaluations (Playwright\'s, once per fresh document: the main world\'s for the preview of the '
     + 'ElementHandle tabwright resolves a ref to, the utility world\'s for the action) in ~73 ms. Screenshot (2 round trips, most of '
     + 'its time spent capturing) meets it. The relay and the upstream add nothing per command beyond the link (the own-chrome column '
