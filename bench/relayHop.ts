@@ -13,7 +13,9 @@
  * that browser). Interleaved, `--calls` times each: a
  * CDPSession `Runtime.evaluate` of `1` (a small frame each way), of a 200 KB string (a large reply, like a
  * screenshot), of a 345 KB expression (a large request, like the injected script Playwright sends every fresh
- * document on its first action), then `page.evaluate` of the first two. Prints median and p90 per wire, in ms.
+ * document on its first action), the same again and again (through the extension it crosses the link as an id after
+ * the first time: src/browser/extension/frameCache.ts) and a new one each time (always in full), then
+ * `page.evaluate` of the first two. Last, what the extension link's string cache did. Prints median and p90 per wire, in ms.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -86,10 +88,14 @@ for (const [name, page] of [['pipe (launch)', await (await launched.newContext()
 const big = `'${'x'.repeat(200_000)}'`;
 // Playwright's injected script, which it sends to every fresh document in two worlds on the first action, is ~345 KB.
 const bigRequest = `'${'x'.repeat(345_000)}'.length`;
+let fresh = 0;
 const cases: Array<[string, (w: (typeof wires)[number]) => Promise<unknown>]> = [
   ['CDPSession Runtime.evaluate 1', w => w.session.send('Runtime.evaluate', { expression: '1', returnByValue: true })],
   ['CDPSession Runtime.evaluate, 200 KB reply', w => w.session.send('Runtime.evaluate', { expression: big, returnByValue: true })],
   ['CDPSession Runtime.evaluate, 345 KB request', w => w.session.send('Runtime.evaluate', { expression: bigRequest, returnByValue: true })],
+  // A script never sent before (as Playwright's injected script on a link's first fresh document): the extension's
+  // link carries it in full, where the case above, the same script again, crosses the link as an id.
+  ['CDPSession Runtime.evaluate, 345 KB request, new each time', w => w.session.send('Runtime.evaluate', { expression: `${bigRequest} + ${fresh++}`, returnByValue: true })],
   ['page.evaluate 1', w => w.page.evaluate('1')],
   ['page.evaluate, 200 KB reply', w => w.page.evaluate(big)],
 ];
@@ -105,6 +111,8 @@ try {
     }
     process.stdout.write(`${label} (${calls} calls): ${wires.map(w => `${w.name} ${median(ms.get(w.name)!).toFixed(2)} (p90 ${quantile(ms.get(w.name)!, 0.9).toFixed(2)})`).join(' · ')}\n`);
   }
+  const { puts, refs, savedChars, misses } = link.cacheStats;
+  process.stdout.write(`extension link's string cache: ${puts} sent in full, ${refs} sent as an id (${(savedChars / 1024 / 1024).toFixed(1)} M chars not sent), ${misses} misses\n`);
 } finally {
   await launched.close();
   await direct.close();

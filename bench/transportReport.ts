@@ -41,8 +41,8 @@ export interface TransportRow {
  */
 export const OP_WIRE: Record<TransportOp, string> = {
   navigate: '3 CDP round trips (Page.navigate and two small ones)',
-  snapshot: '3 CDP round trips, the first one on a fresh document carrying Playwright\'s 14 KB utility script',
-  click: '33 CDP round trips (on one ElementHandle: 22 of them Playwright\'s own click), two of them carrying Playwright\'s 345 KB injected script (once per fresh document and world, on its first action)',
+  snapshot: '3 CDP commands, 2 of them one after the other (the browser\'s URL and title are asked while the page snapshots), the first one on a fresh document carrying Playwright\'s 14 KB utility script',
+  click: '33 CDP round trips (on one ElementHandle: 22 of them Playwright\'s own click), two of them carrying Playwright\'s 345 KB injected script (once per fresh document and world, on its first action; through the extension\'s link, an id after the first time)',
   type: '19 CDP round trips (on one ElementHandle; 29 when each step resolved a Locator again), none over 3 KB',
   screenshot: '2 CDP round trips (layout metrics, a ~20 KB JPEG back)',
 };
@@ -61,16 +61,20 @@ export const WHY_MISSED: Partial<Record<TransportId, string>> = {
   extension: 'the commands are the same as launch\'s; each one costs more, and the target allows too few of them. One small CDP '
     + 'round trip timed by `bench/relayHop.ts` (300 each, interleaved, a quiet machine, 2026-12-05) takes 1.43 ms over Playwright\'s pipe '
     + 'and 3.15 ms through the extension (tabwright → the link\'s WebSocket → the extension\'s worker → chrome.debugger in the browser '
-    + 'process → the page, and back); a 345 KB request 18.3 and 49.6 ms, a 200 KB reply 16.1 and 42.3 ms. Of the 3.15 ms, the worker\'s '
-    + 'chrome.debugger.sendCommand alone takes about 2 ms, more than the pipe\'s whole round trip, so even commands issued from inside '
-    + 'the worker would cost more than launch\'s. At +1.7 ms a round trip, an operation meets 1.2× only when it sends at most about one '
-    + 'round trip per 8 ms of launch\'s time: snapshot sends 3 (one carrying Playwright\'s 14 KB utility script on a fresh document) '
-    + 'in ~16 ms, type 19 in ~40 ms, click 33 plus two 345 KB injected-script evaluations (Playwright\'s, once per fresh document: the '
-    + 'main world\'s for the preview of the ElementHandle tabwright resolves a ref to, the utility world\'s for the action) in ~73 ms. '
-    + 'Screenshot (2 round trips, most of its time spent capturing) meets it. The relay and the upstream add nothing per command '
-    + 'beyond the link (the own-chrome column uses the same relay over a plain WebSocket). What could meet it is not a faster wire but '
-    + 'fewer commands on this transport than on launch: an action or a snapshot as one page-side evaluation the worker runs, instead of '
-    + 'Playwright\'s actionability sequence; not built (it would be a second implementation of the element actions beside Playwright\'s).',
+    + 'process → the page, and back). Of the 3.15 ms, the worker\'s chrome.debugger.sendCommand alone takes about 2 ms, more than the '
+    + 'pipe\'s whole round trip, so even commands issued from inside the worker would cost more than launch\'s. Large scripts cross the '
+    + 'link once (src/browser/extension/frameCache.ts: Playwright\'s 345 KB injected script, sent twice by a click on every fresh '
+    + 'document, and its 14 KB utility script go as an id after that, and the worker puts them back); what a large request still costs '
+    + 'more is chrome.debugger\'s own: in relayHop (100 each, interleaved, this machine under heavy load, 2026-12-06) a 345 KB request '
+    + 'took 241 ms through the extension as an id against 109 over the pipe, 472 against 235 for a new script each time (sent in full). '
+    + 'At +1.7 ms a round trip, an operation meets 1.2× only when it waits on at most about one round trip per 8 ms of launch\'s time: '
+    + 'snapshot waits on 2 (the first carrying the utility script on a fresh document) in ~16 ms, type sends 19 in ~40 ms, click 33 '
+    + 'plus the two injected-script evaluations (Playwright\'s, once per fresh document: the main world\'s for the preview of the '
+    + 'ElementHandle tabwright resolves a ref to, the utility world\'s for the action) in ~73 ms. Screenshot (2 round trips, most of '
+    + 'its time spent capturing) meets it. The relay and the upstream add nothing per command beyond the link (the own-chrome column '
+    + 'uses the same relay over a plain WebSocket). What could meet it is not a faster wire but fewer commands on this transport than '
+    + 'on launch: an action or a snapshot as one page-side evaluation the worker runs, instead of Playwright\'s actionability sequence; '
+    + 'not built (it would be a second implementation of the element actions beside Playwright\'s).',
 };
 
 function stats(tr: TransportResults, transport: TransportId, op: TransportOp): OpStats | undefined {

@@ -43,7 +43,7 @@ export interface TransportPhase {
   aborted(): boolean;
 }
 
-interface Running {
+export interface Running {
   transport: BenchTransport;
   info: TransportInfo;
   session: Session;
@@ -64,7 +64,7 @@ async function check(session: Session, ctx: Ctx, expr: string, want: string): Pr
 }
 
 /** Refs a pass reads from its snapshot and uses in its actions. */
-interface PassState {
+export interface PassState {
   button?: string;
   field?: string;
 }
@@ -76,7 +76,7 @@ type Timed = Omit<TransportSample, 'round' | 'transport'>;
  * and "Username" kept in `p`), click by ref (then the click checked in the DOM), type by ref (then the value
  * checked), screenshot (its bytes). Each returns its timed call. @throws on a tool error or a missing ref.
  */
-function steps(session: Session, ctx: Ctx, round: number, p: PassState): Array<() => Promise<Timed>> {
+export function steps(session: Session, ctx: Ctx, round: number, p: PassState): Array<() => Promise<Timed>> {
   const { spec, state } = session;
   const timed = async (op: TransportOp, call: ReturnType<ServerSpec['snapshot']>) => {
     const result = await session.ok(call, ctx.timeoutMs);
@@ -116,7 +116,7 @@ async function pass(session: Session, ctx: Ctx, round: number): Promise<Timed[]>
 }
 
 /** Prepares a transport, starts tabwright on it and runs the warm-up pass. @throws when any of it fails (all stopped). */
-async function start(transport: BenchTransport, info: TransportInfo, ctx: Ctx, phase: TransportPhase, referenceBrowser: string[] | undefined): Promise<Running> {
+export async function start(transport: BenchTransport, info: TransportInfo, ctx: Ctx, phase: TransportPhase, referenceBrowser: string[] | undefined): Promise<Running> {
   const setup = await transport.prepare({ chromium: ctx.chromium, referenceBrowser });
   const closeSetup: Closer = () => setup.close();
   phase.live.add(closeSetup);
@@ -221,16 +221,25 @@ export async function measureTransports(ctx: Ctx, phase: TransportPhase): Promis
   return results;
 }
 
-/** `npx tsx bench/transportRun.ts`: the phase alone, its table printed. */
-async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { rounds: { type: 'string', default: String(DEFAULT_TRANSPORT_ROUNDS) }, transports: { type: 'string', default: TRANSPORTS.map(t => t.id).join(',') }, chromium: { type: 'string', default: '/usr/bin/chromium' } } });
+/**
+ * The context of a standalone run (this file's, bench/transportTrace.ts'): the bench's site started, empty results,
+ * log lines to stderr. `timeoutMs`: one tool call's bound.
+ */
+export async function standaloneCtx(chromium: string, timeoutMs: number): Promise<Ctx> {
   const root = join(dirname(fileURLToPath(import.meta.url)), '..');
   const site = await startSite();
   const startedAt = new Date().toISOString();
   const results: Results = {
-    schema: 1, startedAt, finishedAt: startedAt, options: { rounds: 0, quick: false }, machine: machine(values.chromium!), servers: [], pages: [], samples: [], errors: [],
+    schema: 1, startedAt, finishedAt: startedAt, options: { rounds: 0, quick: false }, machine: machine(chromium), servers: [], pages: [], samples: [], errors: [],
   };
-  const ctx: Ctx = { results, site, root, cacheDir: join(root, 'bench', 'cache'), chromium: values.chromium!, isRoot: process.getuid?.() === 0, sampler: new TreeSampler(100), timeoutMs: 60_000, slowTimeoutMs: 180_000, log: line => process.stderr.write(`${line}\n`) };
+  return { results, site, root, cacheDir: join(root, 'bench', 'cache'), chromium, isRoot: process.getuid?.() === 0, sampler: new TreeSampler(100), timeoutMs, slowTimeoutMs: 180_000, log: line => process.stderr.write(`${line}\n`) };
+}
+
+/** `npx tsx bench/transportRun.ts`: the phase alone, its table printed. */
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { rounds: { type: 'string', default: String(DEFAULT_TRANSPORT_ROUNDS) }, transports: { type: 'string', default: TRANSPORTS.map(t => t.id).join(',') }, chromium: { type: 'string', default: '/usr/bin/chromium' } } });
+  const ctx = await standaloneCtx(values.chromium!, 60_000);
+  const { results, site } = ctx;
   const live = new Set<Closer>();
   let aborted = false;
   process.on('SIGINT', () => {

@@ -10,6 +10,7 @@ import {
   CLOSE, DEFAULT_LINK_PORT, LINK_PATH, LINK_PROTOCOL, decodeKey, transcript,
   type EventFrame, type RequestFrame, type ResponseFrame, type SharedTab,
 } from '../../src/browser/extension/protocol.js';
+import { CACHE_FEATURE, CacheMiss, StringCache, decodeCached } from '../../src/browser/extension/frameCache.js';
 import { Denied, checkCommand, debuggableUrl, originsOf } from './gate.js';
 import * as userScripts from './userScripts.js';
 
@@ -54,6 +55,8 @@ const openers = new Map<number, number>();
 /** The last URL of every shared tab (the cookie gate's origins), kept from tabs.onUpdated. */
 const urls = new Map<number, string>();
 let loaded: Promise<void> | undefined;
+/** The large scripts the server sent once (../../src/browser/extension/frameCache.ts), for this link only. */
+const scripts = new StringCache();
 
 function hex(bytes: Uint8Array): string {
   return [...bytes].map(b => b.toString(16).padStart(2, '0')).join('');
@@ -111,6 +114,8 @@ async function open(): Promise<void> {
   const ws = new WebSocket(`ws://127.0.0.1:${pairing.port}${LINK_PATH}`);
   socket = ws;
   linked = false;
+  // The server's mirror of the string cache is per link: a new socket starts both empty.
+  scripts.clear();
   const clientNonce = hex(crypto.getRandomValues(new Uint8Array(32)));
   const extId = chrome.runtime.id;
   let stage: 'challenge' | 'welcome' | 'linked' = 'challenge';
@@ -122,7 +127,7 @@ async function open(): Promise<void> {
     ws.close();
   }, HANDSHAKE_MS);
   ws.onopen = () => {
-    ws.send(JSON.stringify({ t: 'hello', v: [LINK_PROTOCOL, LINK_PROTOCOL], extId, extVersion: chrome.runtime.getManifest().version, bootId, clientNonce, userAgent: navigator.userAgent }));
+    ws.send(JSON.stringify({ t: 'hello', v: [LINK_PROTOCOL, LINK_PROTOCOL], extId, extVersion: chrome.runtime.getManifest().version, bootId, clientNonce, userAgent: navigator.userAgent, features: [CACHE_FEATURE] }));
   };
   ws.onmessage = async (event: MessageEvent) => {
     const frame = JSON.parse(String(event.data)) as { t?: string; serverNonce?: string; serverProof?: string; m?: string; id?: number; p?: Record<string, unknown> };
@@ -222,7 +227,7 @@ async function answer(ws: WebSocket, frame: RequestFrame): Promise<void> {
   if (frame.m === 'cdp.send') {
     relay(frame.p ?? {}, (r, error) => {
       if (ws !== socket) return;
-      if (error) send({ id: frame.id, e: { code: error instanceof Denied ? error.code : 'failed', message: error.message } });
+      if (error) send({ id: frame.id, e: { code: error instanceof Denied || error instanceof CacheMiss ? error.code : 'failed', message: error.message } });
       else send({ id: frame.id, r: r ?? {} });
     });
     return;
@@ -281,10 +286,11 @@ async function settled(tabId: number): Promise<void> {
 
 function relay(p: Record<string, unknown>, done: (result: unknown, error?: Error) => void): void {
   try {
+    // First, whatever else fails: the server counted this frame's puts and refs when it sent it.
+    const params = decodeCached(scripts, (p.params ?? {}) as Record<string, unknown>, p.put, p.ref);
     const tabId = p.tabId;
     if (typeof tabId !== 'number' || !shared.has(tabId)) throw new Denied('not_shared', `tab ${String(tabId)} is not shared with tabwright.`);
     if (!attached.has(tabId)) throw new Denied('not_shared', `tab ${tabId} is not attached.`);
-    const params = (p.params ?? {}) as Record<string, unknown>;
     const method = String(p.method);
     checkCommand(method, params, originsOf([...shared].map(id => urls.get(id))), fileAccessAllowed, inputLocked(tabId));
     inflight.set(tabId, (inflight.get(tabId) ?? 0) + 1);

@@ -62,12 +62,17 @@ export const getPageContext = defineTabTool({
   async handle(tab, { selector, ref, offset, limit, urls, level, output }, { session, config }, res) {
     let snap: Snapshot;
     const mode = output ?? config.output;
+    // URL and title come from the browser, not the page (Tab.urlAndTitle): asked while the page snapshots, they cost
+    // no round trip of their own (a round trip is most of a snapshot's time through the extension, docs/own-browser.md
+    // "Speed"); asked again when the snapshot is of a document that replaced the one they were asked on.
+    const asked = tab.instanceId;
+    const location = tab.urlAndTitle();
     try {
       snap = await takeSnapshot(session, tab, { selector, ref, offset, limit, urls, level, budget: mode === 'file' ? FILE_BUDGET : level === 'interactive' ? INTERACTIVE_BUDGET : DEFAULT_BUDGET });
     } catch (error) {
       throw await pageReadError(tab, error, 'take a snapshot', { message: 'Could not take a snapshot within the time limit.', hint: 'The page may be very large or busy; pass a selector to snapshot one part, or try again.' });
     }
-    const { url, title } = await tab.urlAndTitle();
+    const { url, title } = snap.instanceId === asked ? await location : await tab.urlAndTitle();
     const header = `Tab ${tab.id} · revision ${snap.revision} · ${url}\nTitle: ${title}${selector ? `\nScope: ${ref ? `${ref}, ` : ''}${selector}` : ref ? `\nScope: ${ref}${offset ? `, from child ${offset}` : ''}` : ''}`;
     if (level === 'summary') {
       summarize(res, header, snap);

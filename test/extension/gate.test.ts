@@ -5,14 +5,10 @@
  * plays that server with the built ExtensionBridge in this process and sends the link's requests directly.
  */
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { EXTENSION_ID, startExtensionBrowser, TEST_PAIRING_CODE, type ExtensionBrowser } from '../fixtures/extension.js';
+import { EXTENSION_ID, startExtensionBrowser, startLinkServer, TEST_PAIRING_CODE, type ExtensionBrowser, type LinkServer } from '../fixtures/extension.js';
 import { freePort, until } from '../fixtures/harness.js';
-import { call, callError, connect, evaluate, ROOT, type Connected } from '../fixtures/mcp.js';
+import { call, callError, connect, evaluate, type Connected } from '../fixtures/mcp.js';
 import { startSite, type Site } from '../fixtures/site.js';
 
 interface Link {
@@ -111,27 +107,16 @@ describe('through tabwright', () => {
 });
 
 describe('a server that asks for more than the shared tabs', () => {
-  let http: Server;
+  let server: LinkServer | undefined;
   let link: Link;
-  let dir: string;
-  let bridge: { close(): void };
   let sharedTab = 0;
   let secretTab = 0;
 
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'tabwright-gate-'));
-    const { ExtensionBridge } = await import(join(ROOT, 'dist', 'browser', 'extension', 'bridge.js')) as typeof import('../../src/browser/extension/bridge.js');
-    const b = new ExtensionBridge({ configDir: dir, env: { TABWRIGHT_PAIRING_KEY: TEST_PAIRING_CODE } });
-    bridge = b;
-    const port = await freePort();
-    http = createServer();
-    http.on('upgrade', (req, socket, head) => {
-      if (req.url === '/extension') b.handleUpgrade(req, socket, head);
-      else socket.destroy();
-    });
-    await new Promise<void>(resolve => http.listen(port, '127.0.0.1', () => resolve()));
-    await browser.pair(TEST_PAIRING_CODE, port);
-    link = await until('the extension link', () => b.link, 20_000);
+    server = await startLinkServer();
+    const { bridge } = server;
+    await browser.pair(TEST_PAIRING_CODE, server.port);
+    link = await until('the extension link', () => bridge.link, 20_000);
     const shared = await browser.context.newPage();
     await shared.goto(`${site.origin}/shared`);
     const secret = await browser.context.newPage();
@@ -142,10 +127,7 @@ describe('a server that asks for more than the shared tabs', () => {
     await link.request('cdp.attach', { tabId: sharedTab });
   });
   after(async () => {
-    bridge?.close();
-    http?.closeAllConnections();
-    await new Promise(resolve => http?.close(resolve));
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    await server?.close();
   });
 
   /** The gate's code for `request`, or 'allowed'. */

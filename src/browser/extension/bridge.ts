@@ -151,7 +151,7 @@ export class ExtensionBridge {
       this.failures = 0;
       const welcome: WelcomeFrame = { t: 'welcome', protocol: LINK_PROTOCOL, server: { name: 'tabwright', version: VERSION } };
       ws.send(JSON.stringify(welcome));
-      this.admit(new ExtensionLink(ws, { extId: hello.extId, extVersion: String(hello.extVersion), bootId: String(hello.bootId), userAgent: String(hello.userAgent ?? '') }, pingInterval(this.env)));
+      this.admit(new ExtensionLink(ws, { extId: hello.extId, extVersion: String(hello.extVersion), bootId: String(hello.bootId), userAgent: String(hello.userAgent ?? ''), features: Array.isArray(hello.features) ? hello.features.filter(f => typeof f === 'string') : [] }, pingInterval(this.env)));
     };
     ws.on('message', onMessage);
   }

@@ -5,6 +5,7 @@
  */
 import type { WebSocket } from 'ws';
 import { logger } from '../../log.js';
+import { CACHE_FEATURE, CACHE_MISS, CacheEncoder } from './frameCache.js';
 import type { EventFrame, RequestFrame, ResponseFrame } from './protocol.js';
 
 const log = logger('extension');
@@ -28,6 +29,28 @@ export interface ExtensionPeer {
   bootId: string;
   /** The browser's user agent. */
   userAgent: string;
+  /** What the extension understands beyond the protocol version (hello `features`; `cache`: ./frameCache.ts). */
+  features: readonly string[];
+}
+
+/** A CDP command for the extension's `cdp.send`: shared tab `tabId`, and a child session of it if `sessionId`. */
+export interface CdpSend {
+  tabId: number;
+  method: string;
+  params: Record<string, unknown>;
+  sessionId?: string;
+}
+
+/** What the link's string cache did since the link opened (docs/own-browser.md, "Speed"). */
+export interface CacheStats {
+  /** Strings sent in full and kept by the worker. */
+  puts: number;
+  /** Strings sent as an id. */
+  refs: number;
+  /** UTF-16 units not sent thanks to refs. */
+  savedChars: number;
+  /** Refs the worker did not hold (each command then sent again in full). */
+  misses: number;
 }
 
 export class ExtensionLink {
@@ -38,6 +61,9 @@ export class ExtensionLink {
   private readonly closeListeners = new Set<() => void>();
   private readonly pinger: NodeJS.Timeout;
   private closed = false;
+  /** The worker's string cache as the server knows it; undefined when the extension has none. */
+  private readonly encoder: CacheEncoder | undefined;
+  readonly cacheStats: CacheStats = { puts: 0, refs: 0, savedChars: 0, misses: 0 };
 
   /**
    * @param pingMs  how often the server pings, in ms (20 s, or TABWRIGHT_EXTENSION_PING_MS in tests).
@@ -47,6 +73,7 @@ export class ExtensionLink {
     readonly peer: ExtensionPeer,
     pingMs: number,
   ) {
+    this.encoder = peer.features.includes(CACHE_FEATURE) ? new CacheEncoder() : undefined;
     socket.on('message', data => this.onFrame(data.toString()));
     socket.on('close', () => this.gone());
     socket.on('error', error => log.debug(`link socket: ${error.message}`));
@@ -77,6 +104,34 @@ export class ExtensionLink {
         reject(new ExtensionError('link_closed', `The extension link failed: ${error.message}`));
       });
     });
+  }
+
+  /**
+   * Sends one CDP command through the extension (`cdp.send`), its large scripts as ids once the worker holds them
+   * (./frameCache.ts). A ref the worker does not hold is answered `cache_miss`: the command is sent again in full.
+   * @returns the command's result.
+   * @throws ExtensionError as `request`.
+   */
+  async cdpSend(command: CdpSend): Promise<unknown> {
+    const { tabId, method, sessionId } = command;
+    const base = { tabId, method, ...(sessionId ? { sessionId } : {}) };
+    if (!this.encoder || this.closed) return await this.request('cdp.send', { ...base, params: command.params });
+    // Encoded and sent in the same tick: the mirror's order is the socket's.
+    const { params, put, ref } = this.encoder.encode(command.params);
+    this.cacheStats.puts += Object.keys(put ?? {}).length;
+    for (const name of Object.keys(ref ?? {})) {
+      this.cacheStats.refs++;
+      this.cacheStats.savedChars += (command.params[name] as string).length;
+    }
+    try {
+      return await this.request('cdp.send', { ...base, params, ...(put ? { put } : {}), ...(ref ? { ref } : {}) });
+    } catch (error) {
+      if (!(error instanceof ExtensionError) || error.code !== CACHE_MISS) throw error;
+      this.cacheStats.misses++;
+      log.debug(`cdp.send ${method}: ${error.message}`);
+      this.encoder.reset();
+      return await this.request('cdp.send', { ...base, params: command.params });
+    }
   }
 
   /** Calls `listener` with each event of the extension. @returns a function that removes it. */

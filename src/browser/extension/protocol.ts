@@ -4,7 +4,7 @@
  * what both have (TextEncoder). JSON text frames, one object each.
  *
  * Handshake, on `ws://127.0.0.1:<relay port>/extension` (the upgrade's Origin must be our extension's):
- *   ext → srv  {t:'hello', v, extId, extVersion, bootId, clientNonce, userAgent}
+ *   ext → srv  {t:'hello', v, extId, extVersion, bootId, clientNonce, userAgent, features}
  *   srv → ext  {t:'challenge', serverNonce, serverProof = HMAC(K, transcript('server', clientNonce, serverNonce, extId))}
  *   ext → srv  {t:'auth', proof = HMAC(K, transcript('ext', serverNonce, clientNonce, extId))}
  *   srv → ext  {t:'welcome', protocol, server:{name, version}}
@@ -13,6 +13,10 @@
  *
  * After `welcome`: requests `{id, m, p}`, responses `{id, r}` or `{id, e:{code, message}}`, events `{ev, p}`, in both
  * directions (the server asks, the extension answers; the extension also emits events).
+ *
+ * `cdp.send` is `{tabId, method, params, sessionId?, put?, ref?}`: with the `cache` feature in the hello, the
+ * server may leave a large script out of `params` and name its id in `ref`, or send it and name the id to keep it
+ * under in `put` (./frameCache.ts); a ref the worker does not hold is answered with code `cache_miss`.
  */
 
 /** The ID Chrome gives our extension: computed from the public `key` of extension/manifest.json (test/extension/id.test.ts). */
@@ -43,7 +47,8 @@ export const CLOSE = {
 } as const;
 
 /** `userAgent`: the browser's navigator.userAgent (the relay answers Browser.getVersion from it). */
-export interface HelloFrame { t: 'hello'; v: [number, number]; extId: string; extVersion: string; bootId: string; clientNonce: string; userAgent?: string }
+/** `features`: what the extension understands beyond the protocol version (`cache`: ./frameCache.ts). */
+export interface HelloFrame { t: 'hello'; v: [number, number]; extId: string; extVersion: string; bootId: string; clientNonce: string; userAgent?: string; features?: string[] }
 export interface ChallengeFrame { t: 'challenge'; serverNonce: string; serverProof: string }
 export interface AuthFrame { t: 'auth'; proof: string }
 export interface WelcomeFrame { t: 'welcome'; protocol: number; server: { name: string; version: string } }

@@ -168,7 +168,7 @@ export class ExtensionUpstream implements CdpUpstream {
 
   private async send(tabId: number, method: string, params: Record<string, unknown>, sessionId?: string): Promise<Record<string, unknown>> {
     try {
-      return await this.link.request('cdp.send', { tabId, method, params, ...(sessionId ? { sessionId } : {}) }) as Record<string, unknown>;
+      return await this.link.cdpSend({ tabId, method, params, ...(sessionId ? { sessionId } : {}) }) as Record<string, unknown>;
     } catch (error) {
       throw asCdpError(error);
     }
