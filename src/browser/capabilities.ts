@@ -41,7 +41,7 @@ function states(except: Partial<Record<ConnectionKind, CapabilityState>> = {}): 
 
 const off = (reason: string): CapabilityState => ({ status: 'unavailable', reason });
 
-/** The userscript kind (a userscript manager's page-side API) is not built in this version; its reasons say what it could not do. */
+/** The userscript kind (the companion userscript in opted-in tabs, docs/userscript-connection.md): why it lacks what it lacks. */
 const USERSCRIPT = 'a userscript manager runs inside the page';
 
 /**
@@ -95,7 +95,7 @@ export const CAPABILITY_DECLARATIONS: Readonly<Record<ReportedCapability, Record
 /** The capabilities tools declare in `needs` (the others are reported only). */
 const NEEDED: readonly Capability[] = ['trustedInput', 'screenshot', 'snapshot', 'evaluate', 'webmcp', 'userscripts', 'console', 'network', 'shareTabs'];
 
-/** Which connection kinds offer which capability (the kinds not built yet included): those not `unavailable` there. */
+/** Which connection kinds offer which capability: those not `unavailable` there. */
 export const CAPABILITIES_BY_KIND: Record<ConnectionKind, readonly Capability[]> = Object.fromEntries(
   ALL_KINDS.map(kind => [kind, NEEDED.filter(c => CAPABILITY_DECLARATIONS[c][kind].status !== 'unavailable')]),
 ) as unknown as Record<ConnectionKind, readonly Capability[]>;
@@ -125,13 +125,14 @@ export function manifestLine(manifest: CapabilityManifest): string | undefined {
   return parts.length ? parts.join(' ') : undefined;
 }
 
-/** The server flag that selects each kind a user can start today (a kind not built yet has none). */
+/** The server flag that selects each kind. */
 const KIND_FLAG: Partial<Record<ConnectionKind, string>> = {
   launch: '--connection launch',
   cdp: '--cdp-endpoint URL',
   'playwright-server': '--ws-endpoint URL',
   'own-chrome': '--own-chrome',
   extension: '--connection extension',
+  userscript: '--connection userscript',
 };
 
 /**

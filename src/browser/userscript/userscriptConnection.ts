@@ -1,0 +1,68 @@
+/**
+ * The `userscript` connection kind (`--connection userscript`; docs/userscript-connection.md): tabs of any browser
+ * (Firefox, Safari, a locked-down Chrome) that the user opted in, one at a time, through the companion userscript.
+ * It holds the broker (./broker.ts), which the relay leader serves under /userscript on its port: one process
+ * holds the tabs and the others follow it, as with the extension (`sharedBrowserKey` is `userscript`).
+ *
+ * There is no Playwright browser behind it: `context()` fails with capability_unavailable, and tools reach the
+ * tabs through `userscriptBrokerOf` instead (the tools that can, by their `needs`; docs/connections.md, "The seam").
+ */
+import type { BrowserContext } from 'playwright-core';
+import type { Config } from '../../config.js';
+import { ToolError } from '../../errors.js';
+import { CAPABILITIES_BY_KIND, type Capability } from '../capabilities.js';
+import type { BrowserConnection, BrowserRelease } from '../connection.js';
+import { UserscriptBroker } from './broker.js';
+import { userscriptToken } from './token.js';
+
+/** The broker of `connection` when it is a userscript connection (the relay leader routes /userscript to it). */
+export function userscriptBrokerOf(connection: BrowserConnection): UserscriptBroker | undefined {
+  return connection instanceof UserscriptConnection ? connection.broker : undefined;
+}
+
+export class UserscriptConnection implements BrowserConnection {
+  readonly kind = 'userscript' as const;
+  readonly capabilities: ReadonlySet<Capability> = new Set(CAPABILITIES_BY_KIND.userscript);
+  readonly endpoint = 'the tabwright companion userscript';
+  readonly scope = 'the tabs where the user chose "Allow agent access to this tab" in the companion userscript';
+  readonly broker: UserscriptBroker;
+  private readonly listeners = new Set<() => void>();
+
+  constructor(config: Pick<Config, 'configDir'>) {
+    this.broker = new UserscriptBroker(() => userscriptToken(config.configDir));
+  }
+
+  /** @throws ToolError capability_unavailable always: the companion runs inside pages, with no browser to drive. */
+  context(): Promise<BrowserContext> {
+    return Promise.reject(new ToolError(
+      'capability_unavailable',
+      'The userscript connection has no browser to drive: it reaches only the tabs the user opted in, from inside their pages.',
+      'Use list_tabs and execute on those tabs; for the browser itself start the server with --connection launch, --own-chrome or --connection extension.',
+    ));
+  }
+
+  /** True while at least one opted-in tab is connected. */
+  isRunning(): boolean {
+    return this.broker.tabs().length > 0;
+  }
+
+  browserVersion(): string | undefined {
+    return undefined;
+  }
+
+  onDisconnect(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => void this.listeners.delete(listener);
+  }
+
+  /** Closes every tab's channel; the companions retry until a broker answers again. */
+  async close(): Promise<void> {
+    this.broker.close();
+    for (const listener of [...this.listeners]) listener();
+  }
+
+  /** close_browser: nothing tabwright owns; the tabs stay connected. */
+  async release(): Promise<BrowserRelease> {
+    return 'detached';
+  }
+}
