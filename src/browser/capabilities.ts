@@ -53,7 +53,7 @@ const USERSCRIPT = 'a userscript manager runs inside the page';
 export const CAPABILITY_DECLARATIONS: Readonly<Record<ReportedCapability, Record<ConnectionKind, CapabilityState>>> = {
   trustedInput: states({ userscript: off(`${USERSCRIPT}: the events it dispatches are untrusted (isTrusted false)`) }),
   screenshot: states({ userscript: off(`${USERSCRIPT} and cannot capture the page's pixels`) }),
-  snapshot: states({ userscript: off(`${USERSCRIPT} and cannot read the browser's accessibility tree`) }),
+  snapshot: states({ userscript: { status: 'available', reason: `get_page_context from the same in-page walker; the top document only (cross-origin frames unread), its refs for paging` } }),
   evaluate: states(),
   webmcp: states(Object.fromEntries(ALL_KINDS.map(kind => [kind, {
     status: 'experimental',

@@ -117,8 +117,8 @@ export interface TabToolDef<Input extends z.ZodObject = z.ZodObject> extends Omi
 /**
  * A tab tool on a connection whose tabs are reached from inside their pages: the tool's `remote` handler on the tab
  * the call names (`tabId`, else the only connected tab).
- * @throws ToolError capability_unavailable (the tool has no `remote` handler), invalid_arguments (refs, `expect`, or
- *   no tabId with several tabs), tab_not_found, revision_mismatch.
+ * @throws ToolError capability_unavailable (the tool has no `remote` handler), invalid_arguments (`expect`, or no
+ *   tabId with several tabs), tab_not_found, revision_mismatch. Refs are the handler's to check.
  */
 async function handleRemote<Input extends z.ZodObject>(def: TabToolDef<Input>, tabs: RemoteTabs, input: z.output<Input>, ctx: CallContext, res: ToolResponse): Promise<void> {
   const kind = ctx.session.connection.kind;
@@ -127,11 +127,10 @@ async function handleRemote<Input extends z.ZodObject>(def: TabToolDef<Input>, t
     throw new ToolError(
       'capability_unavailable',
       `The ${kind} connection cannot run ${def.name}: it reaches its tabs from inside their pages, without a browser to drive.`,
-      `Tools here: list_tabs, execute (navigate: true for code that navigates). ${def.name} works on the ${flags.join(', ')} connections (and --cdp-endpoint, --ws-endpoint).`,
+      `Tools here: list_tabs, get_page_context, execute (navigate: true for code that navigates). ${def.name} works on the ${flags.join(', ')} connections (and --cdp-endpoint, --ws-endpoint).`,
     );
   }
-  const { tabId, expectRevision, expect, ref } = input as TabFields;
-  if (ref !== undefined) throw new ToolError('invalid_arguments', `The ${kind} connection has no refs.`, 'Drop ref; select elements in the code instead.');
+  const { tabId, expectRevision, expect } = input as TabFields;
   if (expect !== undefined) throw new ToolError('invalid_arguments', `The ${kind} connection does not check expect postconditions.`, 'Drop expect; check the page with execute afterwards.');
   const connected = tabs.list();
   let tab: RemoteTabInfo | undefined;

@@ -104,7 +104,8 @@ export const execute = defineTabTool({
     truncate: z.boolean().optional().describe('Cut an oversized result to maxBytes (valid JSON)'),
     navigate: z.boolean().optional().describe('userscript connection: the code navigates; wait for the new document or a same-document navigation and report it'),
   }),
-  async remote(tabs, tab, { code, timeoutSec, maxBytes, truncate, navigate }, ctx, res) {
+  async remote(tabs, tab, { ref, code, timeoutSec, maxBytes, truncate, navigate }, ctx, res) {
+    if (ref) throw new ToolError('invalid_arguments', 'The userscript connection runs code in the page as a whole, not on a ref.', 'Drop ref; select the element in the code (document.querySelector).');
     if (truncate) throw new ToolError('invalid_arguments', 'The userscript connection never cuts a result.', `Drop truncate; return less, or raise maxBytes (up to ${MAX_MAX_BYTES}).`);
     const fn = wrapCode(code);
     const seconds = timeoutSec ?? 30;

@@ -69,6 +69,7 @@ describe('on an opted-in tab', () => {
     assert.equal((await callError(server.client, 'execute', { code: 'throw new Error("boom")' })).type, 'evaluation_failed');
     assert.equal((await callError(server.client, 'execute', { code: '"x".repeat(3000)', maxBytes: 1024 })).type, 'result_too_large');
     assert.equal((await callError(server.client, 'execute', { code: '"x".repeat(3000)', maxBytes: 1024, truncate: true })).type, 'invalid_arguments');
+    assert.equal((await callError(server.client, 'execute', { code: 'element.id', ref: 'e1' })).type, 'invalid_arguments');
     assert.equal((await callError(server.client, 'execute', { code: '1', maxBytes: 100 })).type, 'invalid_arguments');
     assert.equal((await callError(server.client, 'execute', { code: '1', timeoutSec: 301 })).type, 'invalid_arguments');
     assert.equal((await callError(server.client, 'execute', { code: 'new Promise(() => {})', timeoutSec: 1 })).type, 'timeout');
@@ -87,6 +88,32 @@ describe('on an opted-in tab', () => {
     assert.match(idle.reason, /no new document/);
   });
 
+  test('get_page_context: the in-page walker\'s format with refs, a selector scope, levels; get_bridge_status', async () => {
+    await call(server.client, 'execute', { code: `document.body.insertAdjacentHTML("beforeend", '<nav><ul>' + Array.from({ length: 120 }, (_, i) => '<li><a href="#i' + i + '">Item ' + i + '</a></li>').join('') + '</ul></nav><button>Go</button>')` });
+    const [tab] = await listed();
+    const full = await call<{ snapshot: string; revision: number; instanceId: string; refCount: number }>(server.client, 'get_page_context', {});
+    assert.equal(full.revision, tab!.revision);
+    assert.equal(full.instanceId, tab!.instanceId);
+    assert.match(full.snapshot, /- button "Go" \[ref=e\d+\]/);
+    assert.match(full.snapshot, /- link "Item 0" \[ref=e\d+\]/);
+    assert.ok(full.refCount > 100);
+    const scoped = await call<{ snapshot: string }>(server.client, 'get_page_context', { selector: 'nav', limit: 10 });
+    assert.match(scoped.snapshot, /Item 9/);
+    assert.doesNotMatch(scoped.snapshot, /Item 10"/);
+    const paging = /get_page_context \{ref: "(e\d+)", offset: 10\}/.exec(scoped.snapshot);
+    assert.ok(paging, scoped.snapshot.slice(-400));
+    const next = await call<{ snapshot: string }>(server.client, 'get_page_context', { ref: paging[1], offset: 10, limit: 5 });
+    assert.match(next.snapshot, /Item 10"/);
+    assert.doesNotMatch(next.snapshot, /Item 9"/);
+    const interactive = await call<{ snapshot: string; level: string }>(server.client, 'get_page_context', { level: 'interactive' });
+    assert.equal(interactive.level, 'interactive');
+    assert.equal((await callError(server.client, 'get_page_context', { selector: '#missing' })).type, 'invalid_arguments');
+    const status = await call<{ connection: string; capabilityManifest: Record<string, { status: string }> }>(server.client, 'get_bridge_status');
+    assert.equal(status.connection, 'userscript');
+    assert.equal(status.capabilityManifest.screenshot!.status, 'unavailable');
+    assert.equal(status.capabilityManifest.snapshot!.status, 'available');
+  });
+
   test('a guard on an old revision is revision_mismatch; nothing runs', async () => {
     const [tab] = await listed();
     const error = await callError(server.client, 'execute', { code: 'window.ran = true', expectRevision: tab!.revision - 1 });
@@ -95,7 +122,7 @@ describe('on an opted-in tab', () => {
   });
 
   test('what needs a browser to drive answers capability_unavailable, naming the kinds that have it', async () => {
-    for (const [name, args] of [['take_screenshot', {}], ['get_page_context', {}], ['click', { ref: 'e1' }], ['navigate', { url: `${site.origin}/page` }], ['open_tab', {}]] as const) {
+    for (const [name, args] of [['take_screenshot', {}], ['find', { text: 'Hello' }], ['click', { ref: 'e1' }], ['navigate', { url: `${site.origin}/page` }], ['open_tab', {}]] as const) {
       const error = await callError(server.client, name, args);
       assert.equal(error.type, 'capability_unavailable', `${name}: ${error.message}`);
     }

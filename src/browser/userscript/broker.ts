@@ -19,6 +19,7 @@ import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { ToolError } from '../../errors.js';
+import type { RemoteCallLimits, RemoteNavigation } from '../connection.js';
 import { logger } from '../../log.js';
 import { isLoopbackHost, sameSecret } from '../../util/loopback.js';
 import {
@@ -46,34 +47,10 @@ export interface RemoteTab {
   title: string;
 }
 
-/** Optional guards of a call: fail with revision_mismatch when the tab holds another document. */
-export interface DocumentGuard {
-  instanceId?: string;
-  revision?: number;
-}
-
-/** How a call is bounded. */
-export interface CallLimits extends DocumentGuard {
-  /** ms until the call fails with `timeout` (execute: 1..300 s). */
-  timeoutMs: number;
-  /** The largest reply accepted, in bytes of JSON (the whole reply frame). */
-  maxBytes: number;
-  signal?: AbortSignal;
-}
-
+/** How a call is bounded and guarded (the seam's RemoteCallLimits). */
+type CallLimits = RemoteCallLimits;
 /** What navigate mode observed (seed 001, "execute" with navigate). */
-export interface NavigationOutcome {
-  /** `document`: a new document said hello on the tab; `same-document`: the page reported one; `timeout`: neither. */
-  navigation: 'document' | 'same-document' | 'timeout';
-  /** Why nothing was observed (timeout only). */
-  reason?: string;
-  revision: number;
-  instanceId: string;
-  url: string;
-  title: string;
-  /** The code's own value, when it answered before the navigation (a document that left never does). */
-  value?: unknown;
-}
+type NavigationOutcome = RemoteNavigation;
 
 /** One long-poll channel: what a WebSocket is in seed 001. */
 class Channel {
@@ -461,7 +438,7 @@ export class UserscriptBroker {
   }
 
   /** The connected tab `target`, its guards checked. */
-  private live(target: string, guard: DocumentGuard): TabEntry {
+  private live(target: string, guard: Pick<RemoteCallLimits, 'instanceId' | 'revision'>): TabEntry {
     const entry = this.entries.get(target);
     if (!entry?.channel) throw new ToolError('tab_not_found', `No connected userscript tab "${target}".`, 'Call list_tabs: the tab may have been disconnected by the user, or closed.');
     if ((guard.instanceId !== undefined && guard.instanceId !== entry.instanceId) || (guard.revision !== undefined && guard.revision !== entry.revision)) {

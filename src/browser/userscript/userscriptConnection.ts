@@ -34,7 +34,6 @@ export function userscriptBrokerOf(connection: BrowserConnection): UserscriptBro
 export class UserscriptConnection implements BrowserConnection {
   readonly kind = 'userscript' as const;
   readonly capabilities: ReadonlySet<Capability> = new Set(CAPABILITIES_BY_KIND.userscript);
-  readonly endpoint = 'the tabwright companion userscript';
   readonly scope = 'the tabs where the user chose "Allow agent access to this tab" in the companion userscript';
   readonly broker: UserscriptBroker;
   readonly remoteTabs: RemoteTabs;
