@@ -55,14 +55,15 @@ export const CAPABILITY_DECLARATIONS: Readonly<Record<ReportedCapability, Record
   screenshot: states({ userscript: off(`${USERSCRIPT} and cannot capture the page's pixels`) }),
   snapshot: states({ userscript: { status: 'available', reason: `get_page_context from the same in-page walker; the top document only (cross-origin frames unread), its refs for paging` } }),
   evaluate: states(),
-  webmcp: states(Object.fromEntries(ALL_KINDS.map(kind => [kind, {
-    status: 'experimental',
-    reason: kind === 'launch'
-      ? `a draft web API: native in the browser tabwright launches (its WebMCP feature, unless --webmcp polyfill), else tabwright's polyfill`
-      : kind === 'userscript'
-        ? `a draft web API: the page's own document.modelContext, else tabwright's polyfill`
+  webmcp: states(Object.fromEntries(ALL_KINDS.map(kind => [kind, kind === 'userscript'
+    // docs/userscript-connection.md, "Tools": through the page's own document.modelContext, not built yet.
+    ? off(`the WebMCP tools do not reach the page's document.modelContext through the companion in this version`)
+    : {
+      status: 'experimental',
+      reason: kind === 'launch'
+        ? `a draft web API: native in the browser tabwright launches (its WebMCP feature, unless --webmcp polyfill), else tabwright's polyfill`
         : `a draft web API: native only where the browser has its WebMCP feature on (tabwright cannot switch it on here), else tabwright's polyfill`,
-  }]))),
+    }]))),
   // Names a userscript manager's own API; tabwright's userscript store runs on every kind (docs/userscripts.md).
   userscripts: states(Object.fromEntries(ALL_KINDS.filter(k => k !== 'userscript').map(kind => [kind, off(`a userscript manager's own API (the userscript kind); tabwright's own scripts tools work here`)]))),
   console: states({ userscript: off(`${USERSCRIPT} and sees only what it wraps of the console`) }),

@@ -27,6 +27,18 @@ export interface RemoteSnapshotOptions {
   budget: number;
 }
 
+/**
+ * The in-page id (the walker's) of the element `ref` names in `tab`'s current document.
+ * @throws ToolError stale_ref for a ref of another document or tab, or one never issued.
+ */
+export function remoteElementId(session: Session, tab: RemoteTabInfo, ref: string): string {
+  const found = session.refs.lookup(ref);
+  if (found.status !== 'live' || found.target.tabId !== tab.tabId || found.target.instanceId !== tab.instanceId) {
+    throw new ToolError('stale_ref', `Ref ${ref} is not one of tab ${tab.tabId}'s current document.`, 'Call get_page_context for fresh refs.');
+  }
+  return found.target.ariaRef;
+}
+
 type WalkAnswer = SnapshotResult | { none: true } | { invalid: string };
 
 /**
@@ -36,14 +48,7 @@ type WalkAnswer = SnapshotResult | { none: true } | { invalid: string };
 export async function takeRemoteSnapshot(session: Session, tabs: RemoteTabs, tab: RemoteTabInfo, opts: RemoteSnapshotOptions, signal?: AbortSignal): Promise<Snapshot> {
   const runtime = session.runtimeScript();
   if (!runtime) throw new ToolError('internal', 'The in-page runtime is missing.', 'Run npm run build (a source checkout), or reinstall tabwright.');
-  let rootId: string | undefined;
-  if (opts.ref) {
-    const found = session.refs.lookup(opts.ref);
-    if (found.status !== 'live' || found.target.tabId !== tab.tabId || found.target.instanceId !== tab.instanceId) {
-      throw new ToolError('stale_ref', `Ref ${opts.ref} is not one of tab ${tab.tabId}'s current document.`, 'Call get_page_context for fresh refs.');
-    }
-    rootId = found.target.ariaRef;
-  }
+  const rootId = opts.ref === undefined ? undefined : remoteElementId(session, tab, opts.ref);
   const scoped = rootId !== undefined || opts.selector !== undefined;
   const base = { rootId, offset: scoped ? opts.offset ?? 0 : undefined, urls: !!opts.urls, maxText: scoped ? SCOPED_MAX_TEXT : PAGE_MAX_TEXT, budget: opts.budget, level: opts.level ?? 'full' };
   const walk = async (limit: number): Promise<SnapshotResult> => {

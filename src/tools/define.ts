@@ -127,7 +127,7 @@ async function handleRemote<Input extends z.ZodObject>(def: TabToolDef<Input>, t
     throw new ToolError(
       'capability_unavailable',
       `The ${kind} connection cannot run ${def.name}: it reaches its tabs from inside their pages, without a browser to drive.`,
-      `Tools here: list_tabs, get_page_context, execute (navigate: true for code that navigates). ${def.name} works on the ${flags.join(', ')} connections (and --cdp-endpoint, --ws-endpoint).`,
+      `Tools here: list_tabs, get_page_context, execute (navigate: true for code that navigates), click/type/fill_form (synthetic events). ${def.name} works on the ${flags.join(', ')} connections (and --cdp-endpoint, --ws-endpoint).`,
     );
   }
   const { tabId, expectRevision, expect } = input as TabFields;

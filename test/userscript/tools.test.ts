@@ -10,7 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { cli, cliHome, type CliHome } from '../fixtures/cli.js';
 import { until } from '../fixtures/harness.js';
-import { call, callError, connect, type Connected } from '../fixtures/mcp.js';
+import { call, callError, callRaw, connect, type Connected } from '../fixtures/mcp.js';
 import { startSite, type Site } from '../fixtures/site.js';
 import { MENU, startUserscriptBrowser, type UserscriptBrowser } from '../fixtures/userscriptBrowser.js';
 
@@ -114,6 +114,25 @@ describe('on an opted-in tab', () => {
     assert.equal(status.capabilityManifest.snapshot!.status, 'available');
   });
 
+  test('click, type and fill_form dispatch synthetic events on refs of get_page_context, and say so', async () => {
+    await call(server.client, 'execute', { code: `document.body.insertAdjacentHTML("beforeend", '<form id="f" onsubmit="event.preventDefault(); window.submitted = document.getElementById(\\'q\\').value"><input id="q" aria-label="Query"><input type="checkbox" id="c" aria-label="Agree"><select id="s" aria-label="Size"><option value="s">Small</option><option value="l">Large</option></select><button type="button" onclick="window.clicked = (window.clicked || 0) + 1">Press</button></form>'); window.inputs = 0; document.getElementById('q').addEventListener('input', () => window.inputs++); true` });
+    const { snapshot } = await call<{ snapshot: string }>(server.client, 'get_page_context', { selector: '#f' });
+    const ref = (role: string, name: string) => new RegExp(`- ${role} "${name}"[^\\n]*\\[ref=(e\\d+)\\]`).exec(snapshot)?.[1] ?? assert.fail(`no ${role} "${name}" in ${snapshot}`);
+    const clicked = await callRaw(server.client, 'click', { ref: ref('button', 'Press') });
+    assert.equal((clicked.structuredContent as { synthetic: boolean }).synthetic, true);
+    assert.match(clicked.content.map(c => c.text).join('\n'), /Synthetic events \(isTrusted false\)/);
+    assert.equal((await call<{ value: unknown }>(server.client, 'execute', { code: 'window.clicked' })).value, 1);
+    const typed = await call<{ element: { value: string } }>(server.client, 'type', { ref: ref('textbox', 'Query'), text: 'hello', submit: true });
+    assert.equal(typed.element.value, 'hello');
+    assert.deepEqual((await call<{ value: unknown }>(server.client, 'execute', { code: '[window.inputs, window.submitted]' })).value, [1, 'hello']);
+    const filled = await call<{ fields: Array<{ ref: string; value?: string; checked?: boolean }> }>(server.client, 'fill_form', { fields: [
+      { ref: ref('textbox', 'Query'), value: 'again' }, { ref: ref('checkbox', 'Agree'), value: true }, { ref: ref('combobox', 'Size'), value: ['Large'] },
+    ] });
+    assert.deepEqual(filled.fields.map(f => f.checked ?? f.value), ['again', true, 'l']);
+    assert.equal((await callError(server.client, 'fill_form', { fields: [{ ref: ref('checkbox', 'Agree'), value: 'yes' }] })).type, 'invalid_arguments');
+    assert.equal((await callError(server.client, 'click', { ref: ref('button', 'Press'), doubleClick: true })).type, 'capability_unavailable');
+  });
+
   test('a guard on an old revision is revision_mismatch; nothing runs', async () => {
     const [tab] = await listed();
     const error = await callError(server.client, 'execute', { code: 'window.ran = true', expectRevision: tab!.revision - 1 });
@@ -122,7 +141,7 @@ describe('on an opted-in tab', () => {
   });
 
   test('what needs a browser to drive answers capability_unavailable, naming the kinds that have it', async () => {
-    for (const [name, args] of [['take_screenshot', {}], ['find', { text: 'Hello' }], ['click', { ref: 'e1' }], ['navigate', { url: `${site.origin}/page` }], ['open_tab', {}]] as const) {
+    for (const [name, args] of [['take_screenshot', {}], ['find', { text: 'Hello' }], ['hover', { ref: 'e1' }], ['list_webmcp_tools', {}], ['navigate', { url: `${site.origin}/page` }], ['open_tab', {}]] as const) {
       const error = await callError(server.client, name, args);
       assert.equal(error.type, 'capability_unavailable', `${name}: ${error.message}`);
     }
