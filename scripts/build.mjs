@@ -65,6 +65,18 @@ const manifest = JSON.parse(readFileSync('extension/manifest.json', 'utf8'));
 manifest.version = JSON.parse(readFileSync('package.json', 'utf8')).version.replace(/[^0-9.].*$/, '');
 writeFileSync('dist/extension/manifest.json', `${JSON.stringify(manifest, null, 2)}\n`);
 for (const page of ['popup.html', 'pair.html', 'consent.html']) cpSync(`extension/${page}`, `dist/extension/${page}`);
+// The companion userscript (userscript/, docs/userscript-connection.md): one self-contained file with its header;
+// the broker fills in its own URL (@updateURL, @downloadURL) when it serves it.
+mkdirSync('dist/userscript', { recursive: true });
+await build({
+  entryPoints: ['userscript/src/companion.ts'],
+  outfile: 'dist/userscript/tabwright.user.js',
+  bundle: true,
+  format: 'iife',
+  target: ['chrome110', 'firefox115', 'safari16'],
+  legalComments: 'none',
+  banner: { js: readFileSync('userscript/header.txt', 'utf8').replace('__VERSION__', JSON.parse(readFileSync('package.json', 'utf8')).version) },
+});
 // The agents' handbooks (src/userscripts/handbooks.ts reads them beside itself).
 cpSync('src/userscripts/handbooks', 'dist/userscripts/handbooks', { recursive: true });
 // The dashboard's page: plain HTML, CSS and one module, served as they are (src/dashboard/server.ts).

@@ -38,7 +38,7 @@ export function addServerOptions(cmd: Command): Command {
     .option('--cdp-endpoint <url>', 'attach to a running Chromium: http://host:port of --remote-debugging-port, or its ws:// URL (env TABWRIGHT_CDP_ENDPOINT)')
     .option('--ws-endpoint <url>', 'attach to a Playwright server (playwright run-server, hosted services) (env TABWRIGHT_WS_ENDPOINT)')
     .option('--cdp-header <header>', '"Name: value" header sent when attaching, repeatable; values are never logged (env TABWRIGHT_CDP_HEADERS, one a line)', collect)
-    .addOption(new Option('--connection <kind>', 'how to reach the browser: launch one, the user\'s own Chrome by its approval prompt, or the companion extension (env TABWRIGHT_CONNECTION; default launch)').choices(['launch', 'own-chrome', 'extension']))
+    .addOption(new Option('--connection <kind>', 'how to reach the browser: launch one, the user\'s own Chrome by its approval prompt, the companion extension, or the tabs opted in through the companion userscript (env TABWRIGHT_CONNECTION; default launch)').choices(['launch', 'own-chrome', 'extension', 'userscript']))
     .option('--own-chrome', 'drive the user\'s running Chrome after they click "Allow remote debugging?" (same as --connection own-chrome; docs/own-browser.md)')
     .option('--own-chrome-profile <dir>', 'with --own-chrome: the Chrome user data dir whose DevToolsActivePort to read (env TABWRIGHT_OWN_CHROME_PROFILE; default: the OS\'s Chrome, then Chromium folder)')
     .option('--new-context', 'with --cdp-endpoint: use a context of our own, closed on exit, instead of the browser\'s tabs (env TABWRIGHT_NEW_CONTEXT=1)')

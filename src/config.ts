@@ -252,12 +252,15 @@ export interface RemoteConfig {
 export const CONNECT_TIMEOUT_MS = 15_000;
 
 /** The connection kinds a user picks with `--connection` (cdp and playwright-server come from their endpoint flags). */
-export const CONNECTION_FLAG_KINDS = ['launch', 'own-chrome', 'extension'] as const;
+export const CONNECTION_FLAG_KINDS = ['launch', 'own-chrome', 'extension', 'userscript'] as const;
 
 /** The user's own browser (docs/own-browser.md). */
 export interface OwnBrowserConfig {
-  /** `own-chrome`: Chrome's approval-based remote debugging; `extension`: the companion extension's link. */
-  kind: 'own-chrome' | 'extension';
+  /**
+   * `own-chrome`: Chrome's approval-based remote debugging; `extension`: the companion extension's link;
+   * `userscript`: the tabs the user opted in through the companion userscript (docs/userscript-connection.md).
+   */
+  kind: 'own-chrome' | 'extension' | 'userscript';
   /**
    * own-chrome: the user data dir whose `DevToolsActivePort` names the running browser (`--own-chrome-profile`,
    * `TABWRIGHT_OWN_CHROME_PROFILE`); undefined = the first default folder of this OS that has one.
@@ -426,8 +429,8 @@ export function resolveConfig(flags: ConfigFlags = {}, env: Env = process.env): 
   const policy = resolvePolicy(flags, env);
   // The extension's downloads go to the user's download folder, unseen, and its requests are not routed through
   // Playwright here: neither a download refusal nor a host rule could be enforced (docs/policy.md, "Connections").
-  if (own?.kind === 'extension' && restricts(policy)) {
-    throw new ToolError('invalid_arguments', '--policy, --allow-host and --deny-host cannot be enforced on the extension connection.',
+  if ((own?.kind === 'extension' || own?.kind === 'userscript') && restricts(policy)) {
+    throw new ToolError('invalid_arguments', `--policy, --allow-host and --deny-host cannot be enforced on the ${own.kind} connection.`,
       'Drive a browser tabwright launches or attaches to (default launch, --cdp-endpoint, --ws-endpoint, --own-chrome) with a policy, or drop the policy flags.');
   }
   if (isolateSessions && !remote && flags.userDataDir) {
@@ -514,8 +517,8 @@ export function resolveOwnBrowser(flags: ConfigFlags, env: Env, hasRemote: boole
   if (hasRemote) {
     throw new ToolError('invalid_arguments', `--connection ${kind} and --cdp-endpoint / --ws-endpoint exclude each other.`, 'Pass one way to reach the browser.');
   }
-  if (kind === 'extension' && flags.ownChromeProfile !== undefined) {
-    throw new ToolError('invalid_arguments', '--own-chrome-profile needs --own-chrome, not --connection extension.', 'Drop --own-chrome-profile: the extension dials in from whichever profile it is installed in.');
+  if ((kind === 'extension' || kind === 'userscript') && flags.ownChromeProfile !== undefined) {
+    throw new ToolError('invalid_arguments', `--own-chrome-profile needs --own-chrome, not --connection ${kind}.`, `Drop --own-chrome-profile: the ${kind} dials in from whichever profile it is installed in.`);
   }
   const timeout = Number(env.TABWRIGHT_APPROVAL_TIMEOUT_MS);
   return {
@@ -534,7 +537,7 @@ export function sharedBrowserKey(config: Config): string {
   // Processes with different policies never share a browser: a follower's calls would run under the leader's.
   const policy = restricts(config.policy) ? ` (policy ${describePolicy(config.policy)})` : '';
   if (config.own?.kind === 'own-chrome') return `own-chrome:${config.own.profileDir ?? 'default'}${policy}`;
-  if (config.own?.kind === 'extension') return 'extension';
+  if (config.own?.kind === 'extension' || config.own?.kind === 'userscript') return config.own.kind;
   return config.userDataDir + policy;
 }
 
@@ -565,6 +568,6 @@ export function resolveRemote(flags: ConfigFlags, env: Env): RemoteConfig | unde
 }
 
 /** The connection kind `config` selects (before anything connects): an endpoint's kind, the user's own browser's, else launch. */
-export function connectionKindOf(config: Pick<Config, 'remote' | 'own'>): 'launch' | 'cdp' | 'playwright-server' | 'own-chrome' | 'extension' {
+export function connectionKindOf(config: Pick<Config, 'remote' | 'own'>): 'launch' | 'cdp' | 'playwright-server' | 'own-chrome' | 'extension' | 'userscript' {
   return config.remote?.kind ?? config.own?.kind ?? 'launch';
 }

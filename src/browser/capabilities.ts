@@ -41,7 +41,7 @@ function states(except: Partial<Record<ConnectionKind, CapabilityState>> = {}): 
 
 const off = (reason: string): CapabilityState => ({ status: 'unavailable', reason });
 
-/** The userscript kind (a userscript manager's page-side API) is not built in this version; its reasons say what it could not do. */
+/** The userscript kind (the companion userscript in opted-in tabs, docs/userscript-connection.md): why it lacks what it lacks. */
 const USERSCRIPT = 'a userscript manager runs inside the page';
 
 /**
@@ -53,16 +53,17 @@ const USERSCRIPT = 'a userscript manager runs inside the page';
 export const CAPABILITY_DECLARATIONS: Readonly<Record<ReportedCapability, Record<ConnectionKind, CapabilityState>>> = {
   trustedInput: states({ userscript: off(`${USERSCRIPT}: the events it dispatches are untrusted (isTrusted false)`) }),
   screenshot: states({ userscript: off(`${USERSCRIPT} and cannot capture the page's pixels`) }),
-  snapshot: states({ userscript: off(`${USERSCRIPT} and cannot read the browser's accessibility tree`) }),
+  snapshot: states({ userscript: { status: 'available', reason: `get_page_context from the same in-page walker; the top document only (cross-origin frames unread), its refs for paging` } }),
   evaluate: states(),
-  webmcp: states(Object.fromEntries(ALL_KINDS.map(kind => [kind, {
-    status: 'experimental',
-    reason: kind === 'launch'
-      ? `a draft web API: native in the browser tabwright launches (its WebMCP feature, unless --webmcp polyfill), else tabwright's polyfill`
-      : kind === 'userscript'
-        ? `a draft web API: the page's own document.modelContext, else tabwright's polyfill`
+  webmcp: states(Object.fromEntries(ALL_KINDS.map(kind => [kind, kind === 'userscript'
+    // docs/userscript-connection.md, "Tools": through the page's own document.modelContext, not built yet.
+    ? off(`the WebMCP tools do not reach the page's document.modelContext through the companion in this version`)
+    : {
+      status: 'experimental',
+      reason: kind === 'launch'
+        ? `a draft web API: native in the browser tabwright launches (its WebMCP feature, unless --webmcp polyfill), else tabwright's polyfill`
         : `a draft web API: native only where the browser has its WebMCP feature on (tabwright cannot switch it on here), else tabwright's polyfill`,
-  }]))),
+    }]))),
   // Names a userscript manager's own API; tabwright's userscript store runs on every kind (docs/userscripts.md).
   userscripts: states(Object.fromEntries(ALL_KINDS.filter(k => k !== 'userscript').map(kind => [kind, off(`a userscript manager's own API (the userscript kind); tabwright's own scripts tools work here`)]))),
   console: states({ userscript: off(`${USERSCRIPT} and sees only what it wraps of the console`) }),
@@ -95,7 +96,7 @@ export const CAPABILITY_DECLARATIONS: Readonly<Record<ReportedCapability, Record
 /** The capabilities tools declare in `needs` (the others are reported only). */
 const NEEDED: readonly Capability[] = ['trustedInput', 'screenshot', 'snapshot', 'evaluate', 'webmcp', 'userscripts', 'console', 'network', 'shareTabs'];
 
-/** Which connection kinds offer which capability (the kinds not built yet included): those not `unavailable` there. */
+/** Which connection kinds offer which capability: those not `unavailable` there. */
 export const CAPABILITIES_BY_KIND: Record<ConnectionKind, readonly Capability[]> = Object.fromEntries(
   ALL_KINDS.map(kind => [kind, NEEDED.filter(c => CAPABILITY_DECLARATIONS[c][kind].status !== 'unavailable')]),
 ) as unknown as Record<ConnectionKind, readonly Capability[]>;
@@ -125,13 +126,14 @@ export function manifestLine(manifest: CapabilityManifest): string | undefined {
   return parts.length ? parts.join(' ') : undefined;
 }
 
-/** The server flag that selects each kind a user can start today (a kind not built yet has none). */
+/** The server flag that selects each kind. */
 const KIND_FLAG: Partial<Record<ConnectionKind, string>> = {
   launch: '--connection launch',
   cdp: '--cdp-endpoint URL',
   'playwright-server': '--ws-endpoint URL',
   'own-chrome': '--own-chrome',
   extension: '--connection extension',
+  userscript: '--connection userscript',
 };
 
 /**

@@ -77,6 +77,90 @@ export interface BrowserConnection {
    * (docs/userscripts.md, "Through the extension").
    */
   readonly userScripts?: UserScriptsHost;
+  /**
+   * Tabs reached from inside their pages, with no browser to drive (the userscript kind: `context()` fails there).
+   * Tab tools that can serve such a tab do so through it (TabToolDef `remote`); the others answer
+   * capability_unavailable (docs/connections.md, "The seam").
+   */
+  readonly remoteTabs?: RemoteTabs;
+}
+
+/** A tab of `RemoteTabs`: what list_tabs shows of it. */
+export interface RemoteTabInfo {
+  /** A small integer the connection gives the tab, never reused within the process. */
+  tabId: number;
+  /** The document loaded now (a new one for every document), and its revision (1, then +1 per new document). */
+  instanceId: string;
+  revision: number;
+  /** What the page reports: display information, not a verified origin. */
+  url: string;
+  title: string;
+}
+
+/** Bounds and guards of a call on a remote tab. */
+export interface RemoteCallLimits {
+  /** ms until the call fails with timeout (or navigate mode answers `navigation: "timeout"`). */
+  timeoutMs: number;
+  /** The largest result accepted, in bytes of JSON; a larger one is result_too_large, never cut. */
+  maxBytes: number;
+  /** Fail with revision_mismatch when the tab holds another document. */
+  instanceId?: string;
+  revision?: number;
+  signal?: AbortSignal;
+}
+
+/** What navigate mode saw after the code ran (docs/userscript-connection.md, "execute"). */
+export interface RemoteNavigation {
+  /** `document`: a new document loaded in the tab; `same-document`: the page reported one; `timeout`: neither. */
+  navigation: 'document' | 'same-document' | 'timeout';
+  /** Why nothing was observed (timeout only). */
+  reason?: string;
+  revision: number;
+  instanceId: string;
+  url: string;
+  title: string;
+  /** The code's value, when it answered before the navigation. */
+  value?: unknown;
+}
+
+/**
+ * The tabs of a connection with no browser to drive, each reached from inside its page (the userscript kind).
+ * Every call fails with tab_not_found for a tab that is not connected now.
+ */
+export interface RemoteTabs {
+  /** The connected tabs. */
+  list(): RemoteTabInfo[];
+  /**
+   * Runs `fn` (an async arrow function's source, `async () => …`) in the tab's page world.
+   * @returns its value, as JSON allows (undefined: null).
+   * @throws ToolError tab_not_found, revision_mismatch, timeout, cancelled, browser_disconnected, evaluation_failed,
+   *   result_too_large.
+   */
+  execute(tabId: number, fn: string, limits: RemoteCallLimits): Promise<unknown>;
+  /**
+   * Navigate mode: runs `fn` once the page said it is ready, then waits for a new document or a same-document
+   * navigation. One at a time per tab.
+   * @throws ToolError as execute, and conflict when a navigation already waits on the tab.
+   */
+  navigate(tabId: number, fn: string, limits: RemoteCallLimits): Promise<RemoteNavigation>;
+  /**
+   * Inserts an element through the page side's own API (the userscript manager's GM_addElement, which can pass the
+   * page's CSP): the add_element tool's way on this kind.
+   * @returns the element's tag and id (null when it has none).
+   * @throws ToolError as execute; evaluation_failed when the parent selector matches nothing.
+   */
+  addElement(tabId: number, element: RemoteElement, limits: RemoteCallLimits): Promise<{ tag: string; id: string | null }>;
+}
+
+/** An element for RemoteTabs.addElement. */
+export interface RemoteElement {
+  tag: string;
+  /** A CSS selector of the parent; undefined: the document element. */
+  parent?: string;
+  /** HTML attributes, set as strings. */
+  attributes?: Record<string, string>;
+  /** DOM properties given at creation (textContent, innerHTML, …). */
+  properties?: Record<string, unknown>;
 }
 
 /**

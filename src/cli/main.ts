@@ -11,6 +11,7 @@ import { addDaemonCommands } from './daemonCommands.js';
 import { addDashboardCommands } from './dashboard.js';
 import { doctor } from './doctor.js';
 import { addExtensionCommands } from './extensionCommands.js';
+import { addUserscriptCommands } from './userscriptCommands.js';
 import { EXIT } from './exitCodes.js';
 import { writeAgentsSection } from './init.js';
 import { CLIENTS, mcpConfig, type McpClient } from './mcpConfig.js';
@@ -86,6 +87,7 @@ export async function buildProgram(argv: string[]): Promise<Command> {
 
   addDaemonCommands(program);
   addExtensionCommands(program);
+  addUserscriptCommands(program);
   addDashboardCommands(program);
 
   if (everything || first === 'permissions') {

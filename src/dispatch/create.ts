@@ -22,6 +22,7 @@ import { localDispatcher } from './local.js';
 export async function createDispatcher(config: Config): Promise<Dispatcher> {
   // A remote browser is shared by attaching to it, and an --isolated profile cannot be shared: both run alone.
   // The extension dials the relay port whatever the profile: its connection always sits behind the relay.
-  if (config.remote || (config.isolated && config.own?.kind !== 'extension')) return localDispatcher(config);
+  // So does the companion userscript: its broker is served on the relay port (docs/userscript-connection.md).
+  if (config.remote || (config.isolated && config.own?.kind !== 'extension' && config.own?.kind !== 'userscript')) return localDispatcher(config);
   return RelayDispatcher.start(config, relayPort());
 }

@@ -9,6 +9,7 @@ import type { BrowserConnection } from '../browser/connection.js';
 import { ExtensionConnection } from '../browser/extension/extensionConnection.js';
 import { LaunchConnection } from '../browser/launch/launchConnection.js';
 import { OwnChromeConnection } from '../browser/ownChrome/connection.js';
+import { UserscriptConnection } from '../browser/userscript/userscriptConnection.js';
 import type { Config } from '../config.js';
 import { Session } from '../session/session.js';
 import { UserscriptInjector } from '../userscripts/injection.js';
@@ -30,5 +31,6 @@ function connectionFor(config: Config): BrowserConnection {
   if (config.remote) return new RemoteConnection(config.remote, config);
   if (config.own?.kind === 'own-chrome') return new OwnChromeConnection(config.own, config.dataDir);
   if (config.own?.kind === 'extension') return new ExtensionConnection(config);
+  if (config.own?.kind === 'userscript') return new UserscriptConnection(config);
   return new LaunchConnection(config);
 }

@@ -8,7 +8,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { sameSecret } from '../util/loopback.js';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { ConsentPending, type ConsentAnswer, type ConsentQuestion, type PromptChannel } from '../consent/channel.js';
 import type { LocalDispatcher } from '../dispatch/dispatcher.js';
@@ -19,6 +19,7 @@ import { advertised, compareVersions, MAX_FRAME_BYTES, parseFrame, RELAY_PROTOCO
 import { versionMismatch } from './errors.js';
 import { extensionBridgeOf } from '../browser/extension/extensionConnection.js';
 import { LINK_PATH } from '../browser/extension/protocol.js';
+import { userscriptBrokerOf } from '../browser/userscript/userscriptConnection.js';
 
 const log = logger('relay');
 
@@ -31,9 +32,7 @@ const HELLO_TIMEOUT_MS = 5000;
  * @throws the listen error for anything else (e.g. EACCES).
  */
 export function bindRelayPort(port: number): Promise<Server | undefined> {
-  const server = createServer((_req, res) => {
-    res.writeHead(426, { 'content-type': 'text/plain' }).end('tabwright relay: WebSocket only\n');
-  });
+  const server = createServer(webSocketOnly);
   return new Promise((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) => {
       if (error.code === 'EADDRINUSE') resolve(undefined);
@@ -41,6 +40,11 @@ export function bindRelayPort(port: number): Promise<Server | undefined> {
     });
     server.listen({ port, host: '127.0.0.1', exclusive: true }, () => resolve(server));
   });
+}
+
+/** The answer to a plain HTTP request the port does not serve. */
+function webSocketOnly(_req: IncomingMessage, res: ServerResponse): void {
+  res.writeHead(426, { 'content-type': 'text/plain' }).end('tabwright relay: WebSocket only\n');
 }
 
 interface Peer {
@@ -79,6 +83,12 @@ export class RelayLeader {
     private readonly events: LeaderEvents,
   ) {
     this.wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
+    // The companion userscript reaches the broker over HTTP under /userscript (docs/userscript-connection.md).
+    server.removeAllListeners('request');
+    server.on('request', (req, res) => {
+      const broker = userscriptBrokerOf(local.session.connection);
+      if (!broker?.handle(req, res)) webSocketOnly(req, res);
+    });
     server.on('upgrade', (req, socket, head) => {
       // The companion extension dials the same port at /extension (docs/own-browser.md); its connection takes it.
       if (req.url === LINK_PATH || req.url?.startsWith(`${LINK_PATH}?`)) {

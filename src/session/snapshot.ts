@@ -96,9 +96,10 @@ interface PageOptions {
   level?: SnapshotLevel;
 }
 
-const PLACEHOLDER = /\u0001([^\u0001]+)\u0001/g;
+/** The in-page walker's mark of an element id in a line, which the server turns into a ref. */
+export const PLACEHOLDER = /\u0001([^\u0001]+)\u0001/g;
 /** The role and quoted name of a snapshot line (`- button "Save" [ref=…]`). */
-const LINE_HEAD = /^\s*- ([a-z]+)(?: ("(?:[^"\\]|\\.)*"))? \[ref=\u0001/;
+export const LINE_HEAD = /^\s*- ([a-z]+)(?: ("(?:[^"\\]|\\.)*"))? \[ref=\u0001/;
 /** Every frame below `frame`, at any depth (the ones the walk lists as cross-origin are among them). */
 function descendantFrames(frame: Frame): Frame[] {
   const out: Frame[] = [];

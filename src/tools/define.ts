@@ -6,7 +6,8 @@
  * `defineTabTool` and Chrome DevTools MCP's `definePageTool`).
  */
 import * as z from 'zod';
-import type { Capability } from '../browser/capabilities.js';
+import { CAPABILITIES_BY_KIND, type Capability, type ConnectionKind } from '../browser/capabilities.js';
+import type { RemoteTabInfo, RemoteTabs } from '../browser/connection.js';
 import type { Toolset } from '../config.js';
 import { noDialog } from '../session/dialogs.js';
 import { tabOfRef } from '../session/refs.js';
@@ -106,6 +107,45 @@ export interface TabToolDef<Input extends z.ZodObject = z.ZodObject> extends Omi
   /** Checks that need no tab (of the input, of what the session offers), run before the tab is resolved. @throws ToolError */
   check?(input: z.output<Input>, ctx: CallContext): void;
   handle(tab: Tab, input: z.output<Input>, ctx: CallContext, res: ToolResponse): Promise<void>;
+  /**
+   * The tool on a tab reached from inside its page (a connection with `remoteTabs`, the userscript kind): `tab` is
+   * the one the call names, its `expectRevision` checked. Absent: the tool answers capability_unavailable there.
+   */
+  remote?(tabs: RemoteTabs, tab: RemoteTabInfo, input: z.output<Input>, ctx: CallContext, res: ToolResponse): Promise<void>;
+}
+
+/**
+ * A tab tool on a connection whose tabs are reached from inside their pages: the tool's `remote` handler on the tab
+ * the call names (`tabId`, else the only connected tab).
+ * @throws ToolError capability_unavailable (the tool has no `remote` handler), invalid_arguments (`expect`, or no
+ *   tabId with several tabs), tab_not_found, revision_mismatch. Refs are the handler's to check.
+ */
+async function handleRemote<Input extends z.ZodObject>(def: TabToolDef<Input>, tabs: RemoteTabs, input: z.output<Input>, ctx: CallContext, res: ToolResponse): Promise<void> {
+  const kind = ctx.session.connection.kind;
+  if (!def.remote) {
+    const flags = (Object.keys(CAPABILITIES_BY_KIND) as ConnectionKind[]).filter(k => k !== kind && k !== 'cdp' && k !== 'playwright-server');
+    throw new ToolError(
+      'capability_unavailable',
+      `The ${kind} connection cannot run ${def.name}: it reaches its tabs from inside their pages, without a browser to drive.`,
+      `Tools here: list_tabs, get_page_context, execute (navigate: true for code that navigates), click/type/fill_form (synthetic events). ${def.name} works on the ${flags.join(', ')} connections (and --cdp-endpoint, --ws-endpoint).`,
+    );
+  }
+  const { tabId, expectRevision, expect } = input as TabFields;
+  if (expect !== undefined) throw new ToolError('invalid_arguments', `The ${kind} connection does not check expect postconditions.`, 'Drop expect; check the page with execute afterwards.');
+  const connected = tabs.list();
+  let tab: RemoteTabInfo | undefined;
+  if (tabId !== undefined) {
+    tab = connected.find(t => t.tabId === tabId);
+    if (!tab) throw new ToolError('tab_not_found', `No connected tab ${tabId}.`, 'Call list_tabs: the user may have disconnected it, or closed it.');
+  } else if (connected.length === 1) {
+    tab = connected[0]!;
+  } else {
+    throw connected.length
+      ? new ToolError('invalid_arguments', `${connected.length} tabs are connected: say which one.`, 'Pass tabId (list_tabs lists them).')
+      : new ToolError('tab_not_found', 'No tab is connected.', 'The user opts a tab in from the companion userscript\'s menu ("Allow agent access to this tab").');
+  }
+  if (expectRevision !== undefined && tab.revision !== expectRevision) throw revisionMismatch(tab.tabId, expectRevision, tab.revision);
+  await def.remote(tabs, tab, input, ctx, res);
 }
 
 /** The fields a tab tool's input may name its tab with. */
@@ -203,6 +243,8 @@ export function defineTabTool<Input extends z.ZodObject>(def: TabToolDef<Input>)
       def.check?.(input, ctx);
       const { expectRevision, tabId, expect } = input as TabFields;
       checkExpect(expect);
+      const remote = ctx.session.connection.remoteTabs;
+      if (remote) return await handleRemote(def, remote, input, ctx, res);
       const tab = await resolveTab(def, input, ctx.session).catch((error: unknown) => {
         // A ref of a replaced document, with a revision expected: the guard's answer when its tab has moved on (or
         // is gone); a ref that is stale on the expected revision stays stale_ref (its candidates come with it).

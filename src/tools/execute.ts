@@ -102,8 +102,31 @@ export const execute = defineTabTool({
     timeoutSec: z.number().int().min(1).max(300).optional().describe('Time limit in seconds (default 30); a runaway script is stopped'),
     maxBytes: z.number().int().min(1024).max(MAX_MAX_BYTES).optional().describe(`Largest JSON result in bytes (default ${DEFAULT_MAX_BYTES})`),
     truncate: z.boolean().optional().describe('Cut an oversized result to maxBytes (valid JSON)'),
+    navigate: z.boolean().optional().describe('userscript connection: the code navigates; wait for the new document or a same-document navigation and report it'),
   }),
-  async handle(tab, { ref, code, timeoutSec, maxBytes, truncate }, ctx, res) {
+  async remote(tabs, tab, { ref, code, timeoutSec, maxBytes, truncate, navigate }, ctx, res) {
+    if (ref) throw new ToolError('invalid_arguments', 'The userscript connection runs code in the page as a whole, not on a ref.', 'Drop ref; select the element in the code (document.querySelector).');
+    if (truncate) throw new ToolError('invalid_arguments', 'The userscript connection never cuts a result.', `Drop truncate; return less, or raise maxBytes (up to ${MAX_MAX_BYTES}).`);
+    const fn = wrapCode(code);
+    const seconds = timeoutSec ?? 30;
+    // Guarded by the document the call resolved (its expectRevision was checked against it): a replaced one fails.
+    const limits = { timeoutMs: seconds * 1000, maxBytes: maxBytes ?? DEFAULT_MAX_BYTES, instanceId: tab.instanceId, signal: ctx.signal };
+    ctx.waiting?.({ kind: 'execute', tabId: tab.tabId });
+    if (navigate) {
+      const seen = await tabs.navigate(tab.tabId, fn, limits);
+      res.merge({ tabId: tab.tabId, ...seen });
+      res.text(seen.navigation === 'timeout'
+        ? `No navigation was observed within ${seconds} s (${seen.reason}); tab ${tab.tabId} is at revision ${seen.revision}: ${seen.url} "${seen.title}". The code may have run: check the page before running it again.`
+        : `${seen.navigation === 'document' ? 'A new document loaded' : 'A same-document navigation happened'} in tab ${tab.tabId}: ${seen.url} "${seen.title}" (revision ${seen.revision}).`);
+      return;
+    }
+    const value = await tabs.execute(tab.tabId, fn, limits);
+    const json = JSON.stringify(value ?? null);
+    res.merge({ tabId: tab.tabId, value: value ?? null, bytes: Buffer.byteLength(json) });
+    res.text(json);
+  },
+  async handle(tab, { ref, code, timeoutSec, maxBytes, truncate, navigate }, ctx, res) {
+    if (navigate) throw new ToolError('invalid_arguments', 'navigate mode is the userscript connection\'s.', 'Run the code without navigate, then wait_for the page you expect (or call navigate with the URL).');
     const { session, signal } = ctx;
     const fn = wrapCode(code, ref ? 'element' : '');
     const resolved = ref ? await resolveRef(session, ref) : undefined;

@@ -10,6 +10,8 @@ import * as z from 'zod';
 import type { ElementHandle, Page } from 'playwright-core';
 import { describeFocused, formatElement, formatElements } from '../session/elementInfo.js';
 import { resolveRef, type ResolvedRef } from '../session/refs.js';
+import { syntheticInput, type SyntheticAction, type SyntheticResult } from '../session/remoteInput.js';
+import type { ToolResponse } from './response.js';
 import { formatLabel } from '../session/snapshotLines.js';
 import { actionError } from './actionErrors.js';
 import { blockedSubmit, blockedSubmitLine } from './formValidation.js';
@@ -72,7 +74,8 @@ export const click = defineTabTool({
   description: 'Click an element by ref (scrolled into view; element_not_actionable when hidden, disabled or covered). ' +
     'Answers with the element and its row, list item, dialog or form; what changed (navigation with URL, title and HTTP status, new tabs, a dialog, file chooser or download, console errors); ' +
     'and a diff of the page snapshot (lines added, removed, changed, with refs).',
-  needs: ['trustedInput'],
+  // Trusted input where the connection has it; synthetic events (said so) on the userscript connection's tabs.
+  needs: [],
   effect: 'interact',
   launchesBrowser: true,
   target: 'ref',
@@ -85,6 +88,11 @@ export const click = defineTabTool({
     timeoutMs: timeoutMsField(ACTION_TIMEOUT),
     snapshot: snapshotFlag,
   }),
+  async remote(tabs, tab, { ref, button, doubleClick, modifiers: mods, timeoutMs }, { session, signal }, res) {
+    if ((button && button !== 'left') || doubleClick || mods?.length) throw syntheticOnly('a left single click without modifiers');
+    const element = await syntheticInput(session, tabs, tab, ref, { kind: 'click' }, { timeoutMs: timeoutMs ?? ACTION_TIMEOUT, signal });
+    reportSynthetic(res, tab.tabId, `Clicked ${ref} (<${element.tag}>)`, element);
+  },
   async handle(tab, { ref, button, doubleClick, modifiers: mods, force, timeoutMs, snapshot }, { session }, res) {
     const el = await resolveRef(session, ref);
     const report = await tab.act(() => clickResolved(el, ref, { button, modifiers: mods, doubleClick, force, timeout: timeoutMs ?? ACTION_TIMEOUT }),
@@ -102,7 +110,7 @@ export const type = defineTabTool({
   name: 'type',
   title: 'Type text',
   description: 'Type into an input, textarea or contenteditable element by ref, then read it back; submit: true presses Enter afterwards. Reports as click does.',
-  needs: ['trustedInput'],
+  needs: [],
   effect: 'interact',
   launchesBrowser: true,
   target: 'ref',
@@ -114,6 +122,10 @@ export const type = defineTabTool({
     timeoutMs: timeoutMsField(ACTION_TIMEOUT),
     snapshot: snapshotFlag,
   }),
+  async remote(tabs, tab, { ref, text, clear, submit, timeoutMs }, { session, signal }, res) {
+    const element = await syntheticInput(session, tabs, tab, ref, { kind: 'text', text, clear: clear ?? true, submit }, { timeoutMs: timeoutMs ?? ACTION_TIMEOUT, signal });
+    reportSynthetic(res, tab.tabId, `Typed ${plural([...text].length, 'character')} into ${ref}${submit ? ' and submitted its form' : ''}`, element);
+  },
   async handle(tab, { ref, text, clear, submit, timeoutMs, snapshot }, { session }, res) {
     const el = await resolveRef(session, ref);
     const timeout = timeoutMs ?? ACTION_TIMEOUT;
@@ -154,7 +166,7 @@ export const fillForm = defineTabTool({
   name: 'fill_form',
   title: 'Fill form',
   description: 'Fill several fields at once: text for inputs and textareas, true/false for checkboxes and radios, option values or labels for selects. Reports as click does.',
-  needs: ['trustedInput'],
+  needs: [],
   effect: 'interact',
   launchesBrowser: true,
   target: 'refs',
@@ -167,6 +179,16 @@ export const fillForm = defineTabTool({
     timeoutMs: timeoutMsField(ACTION_TIMEOUT),
     snapshot: snapshotFlag,
   }),
+  async remote(tabs, tab, { fields, timeoutMs }, { session, signal }, res) {
+    const limits = { timeoutMs: timeoutMs ?? ACTION_TIMEOUT, signal };
+    const values: Array<SyntheticResult & { ref: string }> = [];
+    for (const { ref, value } of fields) {
+      const action: SyntheticAction = typeof value === 'boolean' ? { kind: 'check', checked: value } : Array.isArray(value) ? { kind: 'select', values: value } : { kind: 'text', text: value, clear: true };
+      values.push({ ref, ...(await syntheticInput(session, tabs, tab, ref, action, limits)) });
+    }
+    res.set('fields', values).set('filled', fields.length);
+    reportSynthetic(res, tab.tabId, `Filled ${plural(fields.length, 'field')}: ${values.map(v => `${v.ref} = ${v.checked ?? JSON.stringify(v.value ?? '')}`).join(', ')}`);
+  },
   async handle(tab, { fields, timeoutMs, snapshot }, { session }, res) {
     const resolved: Array<{ ref: string; value: string | boolean | string[] } & ResolvedRef> = [];
     for (const field of fields) resolved.push({ ...field, ...(await resolveRef(session, field.ref)) });
@@ -301,3 +323,15 @@ export const scroll = defineTabTool({
 });
 
 export const inputTools = [click, type, fillForm, selectOption, pressKey, hover, scroll];
+
+/** The error for an input option that synthetic events cannot give (the userscript connection). */
+function syntheticOnly(what: string): ToolError {
+  return new ToolError('capability_unavailable', `The userscript connection dispatches synthetic events only: ${what}.`, 'Drop the option, or use a connection with trusted input (--connection launch, --own-chrome, --connection extension).');
+}
+
+/** What a synthetic action on a remote tab did, saying that its events were untrusted. */
+function reportSynthetic(res: ToolResponse, tabId: number, done: string, element?: SyntheticResult): void {
+  res.merge({ tabId, synthetic: true, ...(element ? { element } : {}) });
+  const now = element?.checked !== undefined ? `; checked: ${element.checked}` : element?.value !== undefined ? `; its value is now ${JSON.stringify(element.value.slice(0, 200))}` : '';
+  res.text(`${done}${now}. Synthetic events (isTrusted false): a page that checks isTrusted ignores them. Call get_page_context to see what changed.`);
+}

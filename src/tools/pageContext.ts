@@ -5,6 +5,7 @@ import { DEFAULT_BUDGET, DEFAULT_LIMIT, FILE_BUDGET, takeSnapshot, type Snapshot
 import { pageReadError } from './actionErrors.js';
 import { reportFileChooser } from './actionReport.js';
 import { INLINE_TEXT_CAP, stamp, writeArtifact } from './artifacts.js';
+import { takeRemoteSnapshot } from '../session/remoteSnapshot.js';
 import { defineTabTool } from './define.js';
 import { ToolError } from '../errors.js';
 import type { ToolResponse } from './response.js';
@@ -59,6 +60,17 @@ export const getPageContext = defineTabTool({
       .describe('summary: outline (headings, landmarks with refs) and counts; interactive: actionable elements with refs and their headings; full (default): everything'),
     output: outputField,
   }),
+  async remote(tabs, tab, { selector, ref, offset, limit, urls, level, output }, { session, config, signal }, res) {
+    const mode = output ?? config.output;
+    const snap = await takeRemoteSnapshot(session, tabs, tab, { selector, ref, offset, limit, urls, level, budget: mode === 'file' ? REMOTE_FILE_BUDGET : level === 'interactive' ? INTERACTIVE_BUDGET : DEFAULT_BUDGET }, signal);
+    const header = contextHeader(tab.tabId, snap.revision, tab.url, tab.title, selector, ref, offset);
+    if (level === 'summary') {
+      summarize(res, header, snap);
+      res.merge({ tabId: tab.tabId, url: tab.url, title: tab.title });
+      return;
+    }
+    render(res, header, snap, { tabId: tab.tabId, url: tab.url, title: tab.title, level, mode, workspace: config.workspace });
+  },
   async handle(tab, { selector, ref, offset, limit, urls, level, output }, { session, config }, res) {
     let snap: Snapshot;
     const mode = output ?? config.output;
@@ -73,36 +85,52 @@ export const getPageContext = defineTabTool({
       throw await pageReadError(tab, error, 'take a snapshot', { message: 'Could not take a snapshot within the time limit.', hint: 'The page may be very large or busy; pass a selector to snapshot one part, or try again.' });
     }
     const { url, title } = snap.instanceId === asked ? await location : await tab.urlAndTitle();
-    const header = `Tab ${tab.id} · revision ${snap.revision} · ${url}\nTitle: ${title}${selector ? `\nScope: ${ref ? `${ref}, ` : ''}${selector}` : ref ? `\nScope: ${ref}${offset ? `, from child ${offset}` : ''}` : ''}`;
+    const header = contextHeader(tab.id, snap.revision, url, title, selector, ref, offset);
     if (level === 'summary') {
       summarize(res, header, snap);
       res.merge({ tabId: tab.id, url, title });
       return;
     }
-    const bytes = Buffer.byteLength(snap.text);
-    res.merge({ tabId: tab.id, url, title, revision: snap.revision, instanceId: snap.instanceId, refCount: snap.refCount, bytes });
-    if (level) res.set('level', level);
     // A chooser that opened after the last action returned (a page that opens it late) is told here if no action told of it.
     await tab.fileChoosers.delivered();
     const chooser = tab.fileChoosers.takeUnreported(tab.instanceId);
-    const lateChooser = () => {
-      if (chooser) reportFileChooser(res, { multiple: chooser.chooser.isMultiple(), ref: chooser.openedBy, late: true });
-    };
-    if (mode === 'inline' || (mode === 'auto' && bytes <= INLINE_TEXT_CAP)) {
-      res.set('snapshot', snap.text).text(header);
-      lateChooser();
-      res.text(`\n${snap.text}`, { mirrors: 'snapshot' });
-      return;
-    }
-    const path = writeArtifact(config.workspace, 'context', `tab${tab.id}-r${snap.revision}-${stamp()}.yaml`, `# ${header.replace(/\n/g, '\n# ')}\n${snap.text}\n`);
-    res.set('path', path);
-    const why = mode === 'file' ? 'as asked (output: file)' : `because it is ${Math.round(bytes / 1024)} KB, over the ${INLINE_TEXT_CAP / 1024} KB inline cap`;
-    res.text(`${header}\n\nSnapshot written to ${path} ${why}: ${plural(snap.text.split('\n').length, 'line')}, ${plural(snap.refCount, 'ref')}, ${plural(bytes, 'byte')}.`);
-    lateChooser();
-    const lines = outline(snap.text);
-    if (lines.length) res.text(`Outline (pass a selector to get_page_context to snapshot one part inline):\n${lines.join('\n')}`);
+    render(res, header, snap, {
+      tabId: tab.id, url, title, level, mode, workspace: config.workspace,
+      late: chooser && (() => reportFileChooser(res, { multiple: chooser.chooser.isMultiple(), ref: chooser.openedBy, late: true })),
+    });
   },
 });
+
+/** A remote tab's snapshot budget with output: file (its JSON must stay within execute's 2 MiB). */
+const REMOTE_FILE_BUDGET = 1_500_000;
+
+/** The first lines of a snapshot: tab, revision, URL, title, and the scope when there is one. */
+function contextHeader(tabId: number, revision: number, url: string, title: string, selector?: string, ref?: string, offset?: number): string {
+  return `Tab ${tabId} · revision ${revision} · ${url}\nTitle: ${title}${selector ? `\nScope: ${ref ? `${ref}, ` : ''}${selector}` : ref ? `\nScope: ${ref}${offset ? `, from child ${offset}` : ''}` : ''}`;
+}
+
+/**
+ * A snapshot's result (levels full and interactive): inline when it fits (or is asked for), else written to the
+ * workspace with its outline. `late` tells of a file chooser that opened after the last action, after the header.
+ */
+function render(res: ToolResponse, header: string, snap: Snapshot, o: { tabId: number; url: string; title: string; level?: string; mode: string; workspace: string; late?: () => void }): void {
+  const bytes = Buffer.byteLength(snap.text);
+  res.merge({ tabId: o.tabId, url: o.url, title: o.title, revision: snap.revision, instanceId: snap.instanceId, refCount: snap.refCount, bytes });
+  if (o.level) res.set('level', o.level);
+  if (o.mode === 'inline' || (o.mode === 'auto' && bytes <= INLINE_TEXT_CAP)) {
+    res.set('snapshot', snap.text).text(header);
+    o.late?.();
+    res.text(`\n${snap.text}`, { mirrors: 'snapshot' });
+    return;
+  }
+  const path = writeArtifact(o.workspace, 'context', `tab${o.tabId}-r${snap.revision}-${stamp()}.yaml`, `# ${header.replace(/\n/g, '\n# ')}\n${snap.text}\n`);
+  res.set('path', path);
+  const why = o.mode === 'file' ? 'as asked (output: file)' : `because it is ${Math.round(bytes / 1024)} KB, over the ${INLINE_TEXT_CAP / 1024} KB inline cap`;
+  res.text(`${header}\n\nSnapshot written to ${path} ${why}: ${plural(snap.text.split('\n').length, 'line')}, ${plural(snap.refCount, 'ref')}, ${plural(bytes, 'byte')}.`);
+  o.late?.();
+  const lines = outline(snap.text);
+  if (lines.length) res.text(`Outline (pass a selector to get_page_context to snapshot one part inline):\n${lines.join('\n')}`);
+}
 
 /**
  * The `summary` level's result: the header, the counts, and the outline of

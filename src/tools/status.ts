@@ -124,5 +124,6 @@ function budgetLine(budget: BudgetStatus): string {
 /** The profile an own-browser connection uses, as status shows it: the folder it reads, or who picks it. */
 function ownProfile(own: OwnBrowserConfig): string {
   if (own.kind === 'extension') return 'the profile the extension is installed in';
+  if (own.kind === 'userscript') return 'the tabs opted in through the companion userscript, in any browser';
   return own.profileDir ? `profile ${own.profileDir}` : 'the first default profile folder with remote debugging on';
 }

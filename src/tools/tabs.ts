@@ -36,6 +36,16 @@ export const listTabs = defineTool({
   launchesBrowser: false,
   input: z.object({}),
   async handle(_input, { session }, res) {
+    const remote = session.connection.remoteTabs;
+    if (remote) {
+      const tabs = remote.list().map(t => ({ ...t, active: false }));
+      res.set('tabs', tabs);
+      res.text(tabs.length
+        ? `${tabs.length} connected tab${tabs.length === 1 ? '' : 's'} (through the companion userscript; URLs and titles as the pages report them):`
+        : 'No tab is connected: the user opts tabs in one at a time from the companion userscript\'s menu ("Allow agent access to this tab"); `tabwright userscript` prints its install URL.');
+      for (const t of tabs) res.text(tabLine(t));
+      return;
+    }
     await session.attachRemote();
     const tabs = await Promise.all(session.openTabs().map(tab => tab.info(tab.id === session.activeTabId)));
     res.set('tabs', tabs);

@@ -434,7 +434,7 @@ describe('browser switches and viewport', () => {
   test('an unknown option or a value outside the choices exits 2 with commander\'s message on stderr', async () => {
     const runs = await Promise.all([['--connection', 'bogus'], ['--no-such-flag']].map(args => runToExit(args)));
     assert.deepEqual(runs.map(r => [r.label, r.code, r.stdout]), [['--connection bogus {}', 2, ''], ['--no-such-flag {}', 2, '']]);
-    assert.match(runs[0]!.stderr, /argument 'bogus' is invalid\. Allowed choices are launch, own-chrome, extension/);
+    assert.match(runs[0]!.stderr, /argument 'bogus' is invalid\. Allowed choices are launch, own-chrome, extension, userscript/);
     assert.match(runs[1]!.stderr, /unknown option '--no-such-flag'/);
   });
 });
