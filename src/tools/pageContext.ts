@@ -79,6 +79,7 @@ export const getPageContext = defineTabTool({
     // "Speed"); asked again when the snapshot is of a document that replaced the one they were asked on.
     const asked = tab.instanceId;
     const location = tab.urlAndTitle();
+    location.catch(() => undefined); // awaited below, or not at all when the snapshot fails or is of a newer document
     try {
       snap = await takeSnapshot(session, tab, { selector, ref, offset, limit, urls, level, budget: mode === 'file' ? FILE_BUDGET : level === 'interactive' ? INTERACTIVE_BUDGET : DEFAULT_BUDGET });
     } catch (error) {
