@@ -14,6 +14,7 @@ import { defineTabTool } from './define.js';
 import { withRefHandle } from './refHandle.js';
 import { toToolError, ToolError } from '../errors.js';
 import { refField, tabIdField } from './schemas.js';
+import { gateCode } from './codeConsent.js';
 
 type Args = [tag: string, attributes: Record<string, string>, properties: Record<string, unknown>];
 
@@ -79,6 +80,7 @@ export const addElement = defineTabTool({
   }),
   async handle(tab, { tag, parent, ref, attributes, properties }, ctx, res) {
     const args: Args = [tag, attributes ?? {}, (properties ?? {}) as Record<string, unknown>];
+    await gateCode(ctx, tab, 'add_element', { tag, attributes: args[1], properties: args[2] });
     let result: AddElementResult;
     try {
       if (ref) {
