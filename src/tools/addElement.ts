@@ -80,12 +80,13 @@ export const addElement = defineTabTool({
   }),
   async handle(tab, { tag, parent, ref, attributes, properties }, ctx, res) {
     const args: Args = [tag, attributes ?? {}, (properties ?? {}) as Record<string, unknown>];
+    // A ref that cannot be found fails before anyone is asked about the element.
+    const resolved = ref ? await resolveRef(ctx.session, ref) : undefined;
     await gateCode(ctx, tab, 'add_element', { tag, attributes: args[1], properties: args[2] });
     let result: AddElementResult;
     try {
-      if (ref) {
-        const resolved = await resolveRef(ctx.session, ref);
-        result = await withRefHandle(resolved, ref, handle => addUnder(handle, args));
+      if (resolved) {
+        result = await withRefHandle(resolved, ref!, handle => addUnder(handle, args));
       } else {
         result = await addAtSelector(ctx.session, tab.page.mainFrame(), parent ?? null, args);
       }

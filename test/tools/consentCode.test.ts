@@ -111,3 +111,32 @@ test('every site: an execute grant reaches another origin; the saved file is ver
   ]);
   assert.equal(JSON.stringify(audit).includes('document.title'), false, 'the audit log never holds the code');
 });
+
+test('2026-07-28: the code question rides an input_required result; a "this exact code" answer is saved and holds', ASKS_ELSEWHERE, async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tabwright-code-modern-'));
+  writeFileSync(join(dir, 'permissions.json'), JSON.stringify({ rules: [{ tool: 'execute', source: 'tabwright', permission: 'prompt' }] }));
+  const seen: string[][] = [];
+  const modern = await connect({
+    mode: 'auto',
+    elicit: async params => {
+      seen.push((params.requestedSchema as { properties: { decision: { oneOf: Array<{ const: string }> } } }).properties.decision.oneOf.map(o => o.const));
+      return { action: 'accept', content: { decision: 'code' } };
+    },
+    env: { TABWRIGHT_CONFIG_DIR: dir, TABWRIGHT_CONSENT_TTY: '0' },
+  });
+  try {
+    assert.equal(modern.client.getProtocolEra(), 'modern');
+    await call(modern.client, 'navigate', { url: `${site.origin}/page` });
+    assert.equal(await evaluate(modern.client, 'document.title'), 'Code');
+    assert.deepEqual(seen, [['once', 'code', 'always', 'everywhere', 'deny', 'never']]);
+    assert.equal(await evaluate(modern.client, 'document.title'), 'Code');
+    assert.equal(seen.length, 1, 'the saved grant holds');
+    assert.equal(await evaluate(modern.client, 'location.pathname'), '/page');
+    assert.equal(seen.length, 2, 'other code is asked about');
+    const file = JSON.parse(readFileSync(join(dir, 'permission-overrides.json'), 'utf8')) as { overrides: Array<{ codeHash?: string }> };
+    assert.equal(file.overrides.filter(o => o.codeHash).length, 2);
+  } finally {
+    await modern.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
