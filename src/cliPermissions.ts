@@ -25,8 +25,8 @@ function filterOf(flags: { origin?: string; tool?: string; script?: string }): O
 export function addPermissionsCommand(program: Command): void {
   const permissions = program.command('permissions').description('list or reset the consent gate\'s saved "always allow" / "always deny" answers');
   const withFilter = (cmd: Command) => cmd
-    .option('--origin <origin>', 'only this origin (exact, e.g. https://shop.example.com)')
-    .option('--tool <name>', 'only this WebMCP tool name (exact)')
+    .option('--origin <origin>', 'only this origin (exact, e.g. https://shop.example.com; * = the every-origin code grants)')
+    .option('--tool <name>', 'only this tool name (exact: a WebMCP tool, or execute / add_element)')
     .option('--script <id>', 'only this AgentScript id (exact)');
 
   withFilter(permissions.command('list').description('print the saved answers and the rules file'))

@@ -25,6 +25,7 @@ export const ERROR_TYPES = [
   'navigation_failed',
   'invalid_arguments',
   'evaluation_failed',
+  'element_not_added',
   'result_too_large',
   'webmcp_tool_not_found',
   'capability_unavailable',

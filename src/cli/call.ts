@@ -74,7 +74,7 @@ export async function callTool(tool: string, args: Record<string, unknown>, rawB
     },
     consent: question => {
       waiting?.stop();
-      const asked = askConsent(question as { text?: string; expiresAt?: string });
+      const asked = askConsent(question as { text?: string; expiresAt?: string; offers?: unknown });
       waiting = asked;
       void asked.answer.then(async answer => {
         if (!answer || typeof question.questionId !== 'string') return;

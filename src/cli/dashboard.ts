@@ -102,7 +102,7 @@ async function list(): Promise<unknown> {
 /** `tabwright consent answer ID ANSWER`: answers the prompt in whichever dashboard holds it (surface consent_cli). */
 async function answer(id: string, value: string): Promise<unknown> {
   if (!isConsentAnswer(value)) {
-    throw cliError('invalid_arguments', `"${value}" is not an answer.`, 'Answer once (allow once), always (always allow), deny (deny once) or never (always deny).', EXIT.usage);
+    throw cliError('invalid_arguments', `"${value}" is not an answer.`, 'Answer once (allow once), always (always allow), deny (deny once) or never (always deny); a prompt about execute or add_element also takes code (this exact code on this site) and everywhere (any code on every site).', EXIT.usage);
   }
   if (!/^[0-9a-f]{32}$/.test(id)) throw cliError('invalid_arguments', `"${id.slice(0, 80)}" is not a prompt id (32 hex characters).`, '`tabwright consent list` shows the ids.', EXIT.usage);
   const { dashboards, token } = found();
@@ -121,7 +121,7 @@ export function addDashboardCommands(program: Command): void {
     .action((opts: { open?: boolean }) => respond(() => open(opts)));
   const consent = program.command('consent').description('consent prompts waiting in the dashboard, answered from this shell');
   consent.command('list').description('the consent prompts waiting now, with their ids').action(() => respond(list));
-  consent.command('answer').description('answer a waiting prompt: once (allow once), always (always allow), deny, never (always deny)')
+  consent.command('answer').description('answer a waiting prompt: once (allow once), always (always allow), deny, never (always deny); code, everywhere for execute and add_element')
     .argument('<id>', 'the prompt id from `tabwright consent list`')
     .argument('<answer>', 'once | always | deny | never')
     .action((id: string, value: string) => respond(() => answer(id, value)));

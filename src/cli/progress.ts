@@ -47,10 +47,13 @@ export function canAskHere(): boolean {
   return tty() && Boolean(process.stdin.isTTY);
 }
 
-/** The answers the daemon takes (docs/daemon.md, "Consent"). */
-export type ConsentAnswer = 'once' | 'always' | 'deny' | 'never';
+/** The answers the daemon takes (docs/daemon.md, "Consent"; `code` and `everywhere` when the question offers them). */
+export type ConsentAnswer = 'once' | 'code' | 'always' | 'everywhere' | 'deny' | 'never';
 
-const KEYS: Record<string, ConsentAnswer> = { o: 'once', y: 'once', once: 'once', a: 'always', always: 'always', d: 'deny', n: 'deny', deny: 'deny', never: 'never', v: 'never' };
+const KEYS: Record<string, ConsentAnswer> = {
+  o: 'once', y: 'once', once: 'once', c: 'code', code: 'code', a: 'always', always: 'always', e: 'everywhere', everywhere: 'everywhere',
+  d: 'deny', n: 'deny', deny: 'deny', never: 'never', v: 'never',
+};
 
 /**
  * Shows a consent question: always one line on stderr (so an agent reading
@@ -60,7 +63,9 @@ const KEYS: Record<string, ConsentAnswer> = { o: 'once', y: 'once', once: 'once'
  * call then ends as the daemon decides: consent_expired at the deadline).
  * `stop()` ends the countdown and the question.
  */
-export function askConsent(question: { text?: string; expiresAt?: string | number }): { answer: Promise<ConsentAnswer | undefined>; stop(): void } {
+export function askConsent(question: { text?: string; expiresAt?: string | number; offers?: unknown }): { answer: Promise<ConsentAnswer | undefined>; stop(): void } {
+  // A code question (execute, add_element) offers two more grants: this exact code, and every site.
+  const code = Array.isArray(question.offers) && question.offers.includes('code');
   const expires = question.expiresAt ? new Date(question.expiresAt).getTime() : NaN;
   const left = () => Number.isFinite(expires) ? `${Math.max(0, Math.ceil((expires - Date.now()) / 1000))} s left` : 'waiting';
   clearStatus();
@@ -72,7 +77,9 @@ export function askConsent(question: { text?: string; expiresAt?: string | numbe
     return { answer: Promise.resolve(undefined), stop: () => { clearInterval(timer); clearStatus(); } };
   }
   const rl = createInterface({ input: process.stdin, output: process.stderr });
-  const prompt = () => `Allow? [o]nce, [a]lways, [d]eny, ne[v]er (${left()}): `;
+  const prompt = () => code
+    ? `Allow? [o]nce, this [c]ode always, [a]ny code here always, [e]verywhere, [d]eny, ne[v]er (${left()}): `
+    : `Allow? [o]nce, [a]lways, [d]eny, ne[v]er (${left()}): `;
   const timer = setInterval(() => {
     // Redraw the prompt with the new countdown, keeping what was typed.
     rl.setPrompt(prompt());
@@ -85,7 +92,7 @@ export function askConsent(question: { text?: string; expiresAt?: string | numbe
   const answer = new Promise<ConsentAnswer | undefined>(resolve => {
     rl.on('line', text => {
       const key = KEYS[text.trim().toLowerCase()];
-      if (key) {
+      if (key && (code || (key !== 'code' && key !== 'everywhere'))) {
         resolve(key); // before stop(): closing the interface resolves with undefined
         stop();
       } else {

@@ -28,22 +28,53 @@ export interface ConsentQuestion {
   argumentsPreview: string;
   /** Epoch ms after which the question expires. */
   expiresAt: number;
+  /**
+   * The answers this question takes (ConsentAnswer), in the order surfaces show them; absent: the four of a WebMCP
+   * tool (WEBMCP_ANSWERS). A code tool's question (`source` `tabwright`) offers CODE_ANSWERS.
+   */
+  offers?: readonly ConsentAnswer[];
+  /** A code tool's question: the hash of its code (src/consent/codeGrant.ts), which a `code` answer saves. */
+  codeHash?: string;
 }
 
 /**
- * The consent prompt's three answers plus a plain "no" (docs/webmcp.md,
- * "Consent gate"): `once` = approve this
- * call, `always` = approve and save an allow override, `deny` = refuse this
- * call, `never` = refuse and save a deny override.
+ * The consent prompt's answers (docs/webmcp.md, "Consent gate"; docs/policy.md, "Consent for code"): `once` =
+ * approve this call, `always` = approve and save an allow override (a WebMCP tool on this origin; a code tool, any
+ * code on this origin), `deny` = refuse this call, `never` = refuse and save a deny override. A code tool's prompt
+ * also offers `code` = approve and save an allow override for this exact code on this origin, and `everywhere` =
+ * approve and save one for any code on every origin.
  */
-export type ConsentAnswer = 'once' | 'always' | 'deny' | 'never';
+export type ConsentAnswer = 'once' | 'code' | 'always' | 'everywhere' | 'deny' | 'never';
 
-/** The four answers, as every surface takes them (daemon API, dashboard, `tabwright consent answer`). */
-export const CONSENT_ANSWERS: readonly ConsentAnswer[] = ['once', 'always', 'deny', 'never'];
+/** Every answer, as every surface takes them (daemon API, dashboard, `tabwright consent answer`). */
+export const CONSENT_ANSWERS: readonly ConsentAnswer[] = ['once', 'code', 'always', 'everywhere', 'deny', 'never'];
 
-/** True for the four consent answers (ConsentAnswer). */
+/** What a WebMCP tool's prompt offers. */
+export const WEBMCP_ANSWERS: readonly ConsentAnswer[] = ['once', 'always', 'deny', 'never'];
+
+/** What a code tool's prompt offers (`execute`, `add_element`). */
+export const CODE_ANSWERS: readonly ConsentAnswer[] = ['once', 'code', 'always', 'everywhere', 'deny', 'never'];
+
+/** True for a consent answer (ConsentAnswer). */
 export function isConsentAnswer(value: unknown): value is ConsentAnswer {
   return typeof value === 'string' && (CONSENT_ANSWERS as readonly string[]).includes(value);
+}
+
+/** The answers `question` takes. */
+export function offeredAnswers(question: Pick<ConsentQuestion, 'offers'>): readonly ConsentAnswer[] {
+  return question.offers ?? WEBMCP_ANSWERS;
+}
+
+/** Each answer in words, for a code tool's prompt (`code`) or a WebMCP tool's (`tool`). */
+export function answerLabel(answer: ConsentAnswer, code: boolean): string {
+  switch (answer) {
+    case 'once': return 'Allow once';
+    case 'code': return 'Always allow this exact code on this site';
+    case 'always': return code ? 'Always allow any code on this site' : 'Always allow this tool on this site';
+    case 'everywhere': return 'Always allow any code on every site';
+    case 'deny': return 'Deny';
+    case 'never': return code ? 'Always deny code on this site' : 'Always deny this tool on this site';
+  }
 }
 
 /** A way to ask the human. `name` is what the audit log records as the channel. */
@@ -105,8 +136,15 @@ function oneLine(text: string, max: number): string {
 
 /** The question as text for a human (terminal, elicitation message). */
 export function questionText(q: ConsentQuestion): string {
-  const hints = Object.entries(q.annotations).filter(([, v]) => v).map(([k]) => k).join(', ');
   const seconds = Math.max(0, Math.round((q.expiresAt - Date.now()) / 1000));
+  if (q.source === 'tabwright') {
+    return [
+      `An agent wants to run tabwright's ${oneLine(q.tool, 64)} in ${oneLine(q.origin, 200)}${q.tabId !== undefined ? ` (tab ${q.tabId})` : ''}: code the agent wrote, with the page's full authority.`,
+      `Code: ${oneLine(q.argumentsPreview, 500)}`,
+      `Allow it? (expires in ${seconds} s)`,
+    ].join('\n');
+  }
+  const hints = Object.entries(q.annotations).filter(([, v]) => v).map(([k]) => k).join(', ');
   return [
     `An agent wants to call the WebMCP tool "${oneLine(q.tool, 128)}" of ${oneLine(q.origin, 200)}${q.tabId !== undefined ? ` (tab ${q.tabId})` : ''}${q.scriptId ? `, registered by script ${oneLine(q.scriptId, 100)}` : ''}.`,
     `The page describes it as: "${oneLine(q.description, 200)}"${hints ? ` [${hints}]` : ''}`,
@@ -122,14 +160,29 @@ export interface TerminalStreams {
   close(): void;
 }
 
-/** Parses a typed answer; undefined = not understood (ask again). Empty = deny. */
-export function parseTerminalAnswer(line: string): ConsentAnswer | undefined {
+/** The key a terminal takes for each answer. */
+const TERMINAL_KEYS: Record<ConsentAnswer, string> = { once: 'y', code: 'c', always: 'a', everywhere: 'e', deny: 'n', never: 'd' };
+
+/** The terminal's line of choices for `offers`: `[y] allow once  [a] always allow  [n] deny  [d] always deny`. */
+export function terminalChoices(offers: readonly ConsentAnswer[], code: boolean): string {
+  const label: Record<ConsentAnswer, string> = {
+    once: 'allow once', code: 'always allow this code here', always: code ? 'always allow any code here' : 'always allow',
+    everywhere: 'always allow any code anywhere', deny: 'deny', never: 'always deny',
+  };
+  return offers.map(a => `[${TERMINAL_KEYS[a]}] ${label[a]}`).join('  ');
+}
+
+/** Parses a typed answer among `offers`; undefined = not understood (ask again). Empty = deny. */
+export function parseTerminalAnswer(line: string, offers: readonly ConsentAnswer[] = WEBMCP_ANSWERS): ConsentAnswer | undefined {
   const word = line.trim().toLowerCase();
-  if (word === 'y' || word === 'yes' || word === 'once') return 'once';
-  if (word === 'a' || word === 'always') return 'always';
-  if (word === '' || word === 'n' || word === 'no' || word === 'deny') return 'deny';
-  if (word === 'd' || word === 'never') return 'never';
-  return undefined;
+  let answer: ConsentAnswer | undefined;
+  if (word === 'y' || word === 'yes' || word === 'once') answer = 'once';
+  else if (word === 'c' || word === 'code') answer = 'code';
+  else if (word === 'a' || word === 'always') answer = 'always';
+  else if (word === 'e' || word === 'everywhere') answer = 'everywhere';
+  else if (word === '' || word === 'n' || word === 'no' || word === 'deny') answer = 'deny';
+  else if (word === 'd' || word === 'never') answer = 'never';
+  return answer && offers.includes(answer) ? answer : undefined;
 }
 
 /**
@@ -169,11 +222,15 @@ export class TerminalChannel implements PromptChannel {
         reject(abortError(signal));
       });
       signal.addEventListener('abort', onAbort, { once: true });
-      streams.output.write(`\n[tabwright] ${questionText(question)}\n[y] allow once  [a] always allow  [n] deny  [d] always deny: `);
+      const offers = offeredAnswers(question);
+      streams.output.write(`\n[tabwright] ${questionText(question)}\n${terminalChoices(offers, question.source === 'tabwright')}: `);
       lines.on('line', line => {
-        const answer = parseTerminalAnswer(line);
+        const answer = parseTerminalAnswer(line, offers);
         if (answer) finish(() => resolve(answer));
-        else streams.output.write('Please type y, a, n or d: ');
+        else {
+          const keys = offers.map(a => TERMINAL_KEYS[a]);
+          streams.output.write(`Please type ${keys.slice(0, -1).join(', ')} or ${keys.at(-1)}: `);
+        }
       });
       lines.on('close', () => {
         finish(() => resolve('deny')); // end of input: nobody can answer

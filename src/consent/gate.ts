@@ -1,6 +1,7 @@
 /**
  * The consent gate: every WebMCP call passes it right before the
- * tool is dispatched. The tool's permission (./rules.ts: override, rules
+ * tool is dispatched, and so does every call of a tool that runs the agent's
+ * code (`execute`, `add_element`; src/tools/codeConsent.ts, ./codeGrant.ts). The tool's permission (./rules.ts: override, rules
  * file, defaults) decides: `allow` runs at once, `deny` fails at once with
  * `consent_denied`, `prompt` asks a human and blocks until they answer, up
  * to 5 minutes (`consent_expired` after). `--auto-allow` / `--auto-deny`
@@ -18,9 +19,9 @@
  */
 import { rulesPath, ConsentPolicy, type ConsentSubject } from './rules.js';
 import { appendAudit, type AuditChannel, type AuditEntry } from './audit.js';
-import { AnsweredElsewhere, ConsentPending, TerminalChannel, terminalAvailable, type ConsentAnswer, type ConsentQuestion, type PromptChannel } from './channel.js';
+import { AnsweredElsewhere, CODE_ANSWERS, ConsentPending, offeredAnswers, TerminalChannel, terminalAvailable, type ConsentAnswer, type ConsentQuestion, type PromptChannel } from './channel.js';
 import { consentHub, type ConsentHub } from './hub.js';
-import { saveOverride } from './overrides.js';
+import { saveOverride, type Override } from './overrides.js';
 import type { Config } from '../config.js';
 import { ToolError } from '../errors.js';
 import { logger } from '../log.js';
@@ -168,6 +169,19 @@ function preview(args: unknown): string {
 }
 
 /**
+ * The override an answer saves, if any: `always` / `never` for the origin + tool (or script + tool); for a code
+ * tool (`builtin`) also `code`, for this code's hash on the origin, and `everywhere`, for origin `*`.
+ */
+export function savedAnswer(gated: GatedCall, answer: ConsentAnswer): Omit<Override, 'created'> | undefined {
+  if (answer === 'once' || answer === 'deny') return undefined;
+  const permission: Override['permission'] = answer === 'never' ? 'deny' : 'allow';
+  if (!gated.builtin) return { origin: gated.origin, tool: gated.name, scriptId: gated.scriptId, permission };
+  const base = { tool: gated.name, builtin: true as const, permission };
+  if (answer === 'code') return gated.codeHash ? { ...base, origin: gated.origin, codeHash: gated.codeHash } : undefined;
+  return { ...base, origin: answer === 'everywhere' ? '*' : gated.origin };
+}
+
+/**
  * Lets `gated` through or throws.
  * @returns how the call was allowed (the audit channel; the human's answer if one was asked).
  * @throws ToolError consent_denied (a deny override or rule, `--auto-deny`, or the human said no),
@@ -180,10 +194,11 @@ export async function consentGate(call: GateCall, gated: GatedCall, hub: Consent
   const resolved = ConsentPolicy.load(config).resolve(gated);
   const audit = (decision: AuditEntry['decision'], channel: AuditChannel, answer?: ConsentAnswer) =>
     appendAudit(config.dataDir, { time: new Date().toISOString(), origin: gated.origin, tool: gated.name, scriptId: gated.scriptId, tabId: gated.tabId, decision, channel, answer });
-  const what = `WebMCP tool "${gated.name}" of ${gated.origin}`;
+  const what = gated.builtin ? `tabwright tool ${gated.name} (the agent's code) on ${gated.origin}` : `WebMCP tool "${gated.name}" of ${gated.origin}`;
 
   if (resolved.permission === 'allow') {
-    audit('allowed', resolved.source);
+    // A code tool with no rule or answer about it runs as it did before it was gated: nothing decided, nothing logged.
+    if (!(gated.builtin && resolved.source === 'default')) audit('allowed', resolved.source);
     return { channel: resolved.source };
   }
   if (resolved.permission === 'deny') {
@@ -200,7 +215,7 @@ export async function consentGate(call: GateCall, gated: GatedCall, hub: Consent
   const ask = asking(call, gated, hub);
   if (!ask.channels.length && !ask.hub) {
     audit('unavailable', 'none');
-    throw new ToolError('consent_unavailable', `Calling the ${what} needs the user's approval, and there is no way to ask: the caller offers no channel (an MCP client without elicitation, a CLI without a terminal, a daemon HTTP call without \`Accept: text/event-stream\`), the server has no terminal, and no dashboard runs (TABWRIGHT_DASHBOARD_PORT=off).`, `Add a rule to ${rulesPath(config.configDir)} (e.g. {"rules":[{"origin":"${gated.origin}","tool":"${gated.name}","permission":"allow"}]}), or start the server with --auto-allow (unattended runs) or with its dashboard on, or call from an MCP client with elicitation (or the CLI in a terminal).`);
+    throw new ToolError('consent_unavailable', `Calling the ${what} needs the user's approval, and there is no way to ask: the caller offers no channel (an MCP client without elicitation, a CLI without a terminal, a daemon HTTP call without \`Accept: text/event-stream\`), the server has no terminal, and no dashboard runs (TABWRIGHT_DASHBOARD_PORT=off).`, `Add a rule to ${rulesPath(config.configDir)} (e.g. {"rules":[{"origin":"${gated.origin}","tool":"${gated.name}",${gated.builtin ? '"source":"tabwright",' : ''}"permission":"allow"}]}), or start the server with --auto-allow (unattended runs) or with its dashboard on, or call from an MCP client with elicitation (or the CLI in a terminal).`);
   }
   // The name the audit records when nothing answered: the first way asked.
   const firstWay: AuditChannel = ask.channels[0]?.name ?? 'dashboard';
@@ -216,6 +231,7 @@ export async function consentGate(call: GateCall, gated: GatedCall, hub: Consent
     tabId: gated.tabId,
     argumentsPreview: preview(gated.arguments),
     expiresAt: Date.now() + timeoutMs,
+    ...(gated.builtin ? { offers: CODE_ANSWERS, ...(gated.codeHash ? { codeHash: gated.codeHash } : {}) } : {}),
   };
   const expired = new ToolError('consent_expired', `Nobody answered the consent prompt for the ${what} within ${Math.round(timeoutMs / 1000)} s.`, 'The user may be away. Do not re-issue calls with side effects in a loop; ask the user, then try once more.');
   const controller = new AbortController();
@@ -254,10 +270,14 @@ export async function consentGate(call: GateCall, gated: GatedCall, hub: Consent
     call.signal.removeEventListener('abort', onCallAbort);
   }
 
-  if (answer === 'always' || answer === 'never') {
-    saveOverride(config.configDir, { origin: gated.origin, tool: gated.name, scriptId: gated.scriptId, permission: answer === 'always' ? 'allow' : 'deny' });
+  if (!offeredAnswers(question).includes(answer)) {
+    // The surfaces take only what the question offers (src/dashboard/server.ts); a channel that did not is a refusal.
+    log.warn(`the ${channel} channel answered "${answer}", which the question did not offer: taken as deny`);
+    answer = 'deny';
   }
-  const allowed = answer === 'once' || answer === 'always';
+  const saved = savedAnswer(gated, answer);
+  if (saved) saveOverride(config.configDir, saved);
+  const allowed = answer !== 'deny' && answer !== 'never';
   audit(allowed ? 'allowed' : 'denied', channel, answer);
   if (allowed) return { channel, answer };
   throw new ToolError('consent_denied', `The user did not allow the ${what}${answer === 'never' ? ' and chose "always deny"' : ''}.`, 'Do not retry this call; ask the user what to do instead.');

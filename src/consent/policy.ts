@@ -35,13 +35,15 @@ export interface Policy {
 export const OPEN_POLICY: Policy = { mode: 'default', allowHosts: [], denyHosts: [] };
 
 /**
- * Tools that run code the agent wrote, off under `--policy hardened`: `execute` (JavaScript in the page),
+ * Tools that run code the agent wrote, off under `--policy hardened`: `execute` (JavaScript in the page), `add_element`
+ * (an element with its inline script or style),
  * `export_script` (saves a userscript/AgentScript that then runs in matching pages) and `sync_scripts` (exports
  * every edit of a watched folder the same way). Scripts a human installed still run; enabling, listing, reading
  * and deleting them stays allowed.
  */
 export const HARDENED_OFF: ReadonlyMap<string, string> = new Map([
   ['execute', 'runs JavaScript the agent wrote in the page'],
+  ['add_element', 'inserts elements the agent wrote into the page, inline scripts included'],
   ['export_script', 'saves agent-written code as a userscript that runs in pages'],
   ['sync_scripts', 'exports agent-written files as userscripts that run in pages'],
 ]);

@@ -59,6 +59,13 @@ export interface ConsentSubject {
   declared?: Permission;
   /** Who wrote that AgentScript: an agent's declared `allow` resolves to `prompt`. */
   author?: 'agent' | 'human';
+  /**
+   * A tabwright tool that runs the agent's code (`execute`, `add_element`; source `tabwright`): only its own saved
+   * answers and the rules with `"source": "tabwright"` apply to it, and its default is `allow` (./codeGrant.ts).
+   */
+  builtin?: true;
+  /** For `builtin`: the hash of the code of this call (./codeGrant.ts codeHash), which `code` grants match. */
+  codeHash?: string;
 }
 
 /**
@@ -85,7 +92,7 @@ const RuleSchema = z.strictObject({
   origin: z.string().min(1).optional(),
   tool: z.string().min(1).optional(),
   scriptId: z.string().min(1).optional(),
-  source: z.enum(['native', 'polyfill', 'agentscript']).optional(),
+  source: z.enum(['native', 'polyfill', 'agentscript', 'tabwright']).optional(),
   annotations: HintsSchema.optional(),
   permission: z.enum(['allow', 'prompt', 'deny']),
   /** Free text for the human who wrote the rule. */
@@ -167,7 +174,7 @@ export class ConsentPolicy {
   /** Loads the rules file and the overrides file, both in the config dir. */
   static load(dirs: { configDir: string }): ConsentPolicy {
     const { rules, error } = readRules(dirs.configDir);
-    if (error) log.warn(`permission rules ignored, every WebMCP tool will prompt: ${error}`);
+    if (error) log.warn(`permission rules ignored, every WebMCP tool (and execute, add_element) will prompt: ${error}`);
     return new ConsentPolicy(readOverrides(dirs.configDir), rules, error);
   }
 
@@ -178,16 +185,34 @@ export class ConsentPolicy {
    * then defaults.
    */
   resolve(subject: ConsentSubject): ResolvedPermission {
+    if (subject.builtin) return this.resolveCode(subject);
     const byScript = subject.scriptId !== undefined
       ? this.overrides.find(o => o.scriptId === subject.scriptId && o.tool === subject.name)
       : undefined;
-    const override = byScript ?? this.overrides.find(o => o.scriptId === undefined && o.origin === subject.origin && o.tool === subject.name);
+    const override = byScript ?? this.overrides.find(o => !o.builtin && o.scriptId === undefined && o.origin === subject.origin && o.tool === subject.name);
     if (override) return { permission: override.permission, source: 'override' };
     if (this.rulesError) return { permission: 'prompt', source: 'rules_invalid' };
     const index = this.rules.findIndex(rule => ruleMatches(rule, subject));
     if (index >= 0) return { permission: this.rules[index]!.permission, source: 'rules', rule: index };
     if (subject.declared) return { permission: subject.declared === 'allow' && subject.author !== 'human' ? 'prompt' : subject.declared, source: 'script' };
     return { permission: defaultPermission(subject.annotations ?? {}), source: 'default' };
+  }
+
+  /**
+   * A code tool's permission (docs/policy.md, "Consent for code"): its saved answer for this code on this origin,
+   * else for any code on this origin, else for any code on every origin; then the rules that name `"source":
+   * "tabwright"` (other rules are about WebMCP tools); then `allow`, as these tools ran before they were gated.
+   */
+  private resolveCode(subject: ConsentSubject): ResolvedPermission {
+    const mine = this.overrides.filter(o => o.builtin && o.tool === subject.name);
+    const override = (subject.codeHash !== undefined ? mine.find(o => o.origin === subject.origin && o.codeHash === subject.codeHash) : undefined)
+      ?? mine.find(o => o.origin === subject.origin && o.codeHash === undefined)
+      ?? mine.find(o => o.origin === '*' && o.codeHash === undefined);
+    if (override) return { permission: override.permission, source: 'override' };
+    if (this.rulesError) return { permission: 'prompt', source: 'rules_invalid' };
+    const index = this.rules.findIndex(rule => rule.source === 'tabwright' && ruleMatches(rule, subject));
+    if (index >= 0) return { permission: this.rules[index]!.permission, source: 'rules', rule: index };
+    return { permission: 'allow', source: 'default' };
   }
 }
 

@@ -172,7 +172,7 @@ export class DaemonServer {
       if (consent) {
         requireMethod(method, 'POST');
         const body = parseArguments(await readBody(req, 64 * 1024, this.limits.bodyTimeoutMs));
-        if (!isConsentAnswer(body.answer)) throw new DaemonError(400, 'bad_answer', 'answer must be "once", "always", "deny" or "never".', 'Send {"answer": "once"} (or always, deny, never).');
+        if (!isConsentAnswer(body.answer)) throw new DaemonError(400, 'bad_answer', 'answer must be "once", "code", "always", "everywhere", "deny" or "never".', 'Send {"answer": "once"} (or always, deny, never; code and everywhere when the question offers them).');
         if (!this.pending.answer(consent[1]!, body.answer)) throw new DaemonError(404, 'unknown_question', 'No consent question with that id is waiting: it was answered, expired, or its call ended.', 'Nothing to do; the call has its result.');
         return sendJson(res, 200, { answered: true });
       }

@@ -20,7 +20,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Config } from '../config.js';
-import { CONSENT_ANSWERS, isConsentAnswer } from '../consent/channel.js';
+import { CONSENT_ANSWERS, isConsentAnswer, offeredAnswers } from '../consent/channel.js';
 import type { ConsentHub } from '../consent/hub.js';
 import { resetOverrides } from '../consent/overrides.js';
 import type { LocalDispatcher } from '../dispatch/dispatcher.js';
@@ -169,7 +169,7 @@ export class DashboardServer {
     if (req.method === 'POST' && path === '/api/permissions/reset') {
       const filter = await jsonBody(req);
       const pick = (key: string) => (typeof filter[key] === 'string' ? filter[key] as string : undefined);
-      const removed = resetOverrides(this.config.configDir, { origin: pick('origin'), tool: pick('tool'), scriptId: pick('scriptId') });
+      const removed = resetOverrides(this.config.configDir, { origin: pick('origin'), tool: pick('tool'), scriptId: pick('scriptId'), codeHash: pick('codeHash') });
       this.schedulePush();
       return sendJson(res, 200, { removed });
     }
@@ -180,7 +180,11 @@ export class DashboardServer {
   private answer(res: ServerResponse, id: string, body: Record<string, unknown>): void {
     const answer = body.answer;
     if (!isConsentAnswer(answer)) {
-      throw new DashboardError(400, 'bad_request', `"answer" must be one of ${CONSENT_ANSWERS.join(', ')}.`, 'once = allow once, always = always allow, deny = deny once, never = always deny.');
+      throw new DashboardError(400, 'bad_request', `"answer" must be one of ${CONSENT_ANSWERS.join(', ')}.`, 'once = allow once, always = always allow, deny = deny once, never = always deny; a code prompt also takes code (this exact code here) and everywhere (any code on every site).');
+    }
+    const offers = this.hub.list().find(p => p.id === id)?.question;
+    if (offers && !offeredAnswers(offers).includes(answer)) {
+      throw new DashboardError(400, 'bad_request', `Prompt ${id} does not offer "${answer}": it takes ${offeredAnswers(offers).join(', ')}.`, 'code and everywhere are answers to prompts about execute and add_element only.');
     }
     if (!this.hub.answer(id, answer, body.via === 'cli' ? 'consent_cli' : 'dashboard')) {
       throw new DashboardError(404, 'prompt_not_found', `No consent prompt ${id} waits: it was answered elsewhere, expired, or its call ended.`, 'List the prompts waiting now (`tabwright consent list`).');

@@ -7,6 +7,7 @@
  */
 import type { Config } from '../config.js';
 import type { ConsentHub } from '../consent/hub.js';
+import { offeredAnswers, type ConsentAnswer } from '../consent/channel.js';
 import { readAudit, type AuditEntry } from '../consent/audit.js';
 import { readOverrides, type Override } from '../consent/overrides.js';
 import type { LocalDispatcher } from '../dispatch/dispatcher.js';
@@ -49,6 +50,10 @@ export interface DashboardPrompt {
   /** ISO 8601 or epoch ms as the question holds it. */
   expiresAt: unknown;
   alsoAskedBy: string[];
+  /** `tabwright` for a code tool's prompt (execute, add_element), else where the WebMCP tool comes from. */
+  source: string;
+  /** The answers it takes (src/consent/channel.ts ConsentAnswer). */
+  offers: readonly ConsentAnswer[];
 }
 
 /** A stored script as the dashboard lists it. */
@@ -86,6 +91,7 @@ export function promptsOf(hub: ConsentHub): DashboardPrompt[] {
   return hub.list().map(p => ({
     id: p.id, tool: p.question.tool, origin: p.question.origin, description: p.question.description, tabId: p.question.tabId,
     argumentsPreview: p.question.argumentsPreview, askedAt: p.askedAt, expiresAt: p.question.expiresAt, alsoAskedBy: p.alsoAskedBy,
+    source: p.question.source, offers: offeredAnswers(p.question),
   }));
 }
 

@@ -14,7 +14,7 @@ import {
   CLIENT_CAPABILITIES_META_KEY, createRequestStateCodec, inputRequired, inputResponse,
   type ElicitResult, type InputRequiredResult, type McpServer, type ServerContext,
 } from '@modelcontextprotocol/server';
-import { ConsentPending, questionText, type ConsentAnswer, type ConsentQuestion, type PromptChannel } from '../consent/channel.js';
+import { answerLabel, ConsentPending, offeredAnswers, questionText, type ConsentAnswer, type ConsentQuestion, type PromptChannel } from '../consent/channel.js';
 import { ToolError } from '../errors.js';
 
 /** What a consent round-trip carries in its sealed requestState. */
@@ -24,6 +24,8 @@ interface ConsentState {
   k: string;
   /** When the question went out, epoch ms. */
   t: number;
+  /** A code tool's question: its code's hash, so an answer counts for that code only. */
+  h?: string;
 }
 
 /** Seals requestState for this process's rounds (stdio: one process serves every round of a call). */
@@ -31,28 +33,29 @@ export const consentStateCodec = createRequestStateCodec<ConsentState>({ key: ra
 
 const INPUT_KEY = 'tabwright_consent';
 
-/** The elicitation form: one choice among the consent prompt's three answers and a plain deny. Decline = deny. */
-const REQUESTED_SCHEMA = {
-  type: 'object' as const,
-  properties: {
-    decision: {
-      type: 'string' as const,
-      title: 'Decision',
-      oneOf: [
-        { const: 'once', title: 'Allow once' },
-        { const: 'always', title: 'Always allow this tool on this site' },
-        { const: 'deny', title: 'Deny' },
-        { const: 'never', title: 'Always deny this tool on this site' },
-      ],
+/**
+ * The elicitation form: one choice among the answers the question offers (a WebMCP tool: allow once, always allow,
+ * deny, always deny; a code tool adds this exact code and every site, docs/policy.md). Decline = deny.
+ */
+export function requestedSchema(question: ConsentQuestion) {
+  const code = question.source === 'tabwright';
+  return {
+    type: 'object' as const,
+    properties: {
+      decision: {
+        type: 'string' as const,
+        title: 'Decision',
+        oneOf: offeredAnswers(question).map(a => ({ const: a, title: answerLabel(a, code) })),
+      },
     },
-  },
-  required: ['decision'],
-};
+    required: ['decision'],
+  };
+}
 
-/** Maps an elicitation result to an answer: accept with a known decision, else deny (decline, cancel, junk). */
-export function answerOf(action: string, content: Record<string, unknown> | undefined): ConsentAnswer {
+/** Maps an elicitation result to an answer: accept with a decision the question offers, else deny (decline, cancel, junk). */
+export function answerOf(action: string, content: Record<string, unknown> | undefined, offers: readonly ConsentAnswer[] = offeredAnswers({})): ConsentAnswer {
   const decision = content?.decision;
-  if (action === 'accept' && (decision === 'once' || decision === 'always' || decision === 'deny' || decision === 'never')) return decision;
+  if (action === 'accept' && typeof decision === 'string' && (offers as readonly string[]).includes(decision)) return decision as ConsentAnswer;
   return 'deny';
 }
 
@@ -65,14 +68,14 @@ class PushElicitationChannel implements PromptChannel {
     let result: ElicitResult;
     try {
       result = await this.ctx.mcpReq.elicitInput(
-        { mode: 'form', message: questionText(question), requestedSchema: REQUESTED_SCHEMA },
+        { mode: 'form', message: questionText(question), requestedSchema: requestedSchema(question) },
         { signal, timeout: Math.max(1000, question.expiresAt - Date.now() + 5000) },
       );
     } catch (error) {
       if (signal.aborted) throw signal.reason;
       throw error;
     }
-    return answerOf(result.action, result.content as Record<string, unknown> | undefined);
+    return answerOf(result.action, result.content as Record<string, unknown> | undefined, offeredAnswers(question));
   }
 }
 
@@ -87,16 +90,16 @@ class RoundTripElicitationChannel implements PromptChannel {
   async ask(question: ConsentQuestion): Promise<ConsentAnswer> {
     const state = this.ctx.mcpReq.requestState<ConsentState>();
     const response = inputResponse(this.ctx.mcpReq.inputResponses, INPUT_KEY);
-    if (state && state.o === question.origin && state.k === question.tool && response.kind === 'elicit') {
+    if (state && state.o === question.origin && state.k === question.tool && state.h === question.codeHash && response.kind === 'elicit') {
       if (Date.now() - state.t > this.timeoutMs) {
-        throw new ToolError('consent_expired', `The answer to the consent prompt for WebMCP tool "${question.tool}" of ${question.origin} came after ${Math.round(this.timeoutMs / 1000)} s.`, 'Do not re-issue calls with side effects in a loop; ask the user, then try once more.');
+        throw new ToolError('consent_expired', `The answer to the consent prompt for ${question.source === 'tabwright' ? `tabwright tool ${question.tool} on` : `WebMCP tool "${question.tool}" of`} ${question.origin} came after ${Math.round(this.timeoutMs / 1000)} s.`, 'Do not re-issue calls with side effects in a loop; ask the user, then try once more.');
       }
-      return answerOf(response.action, response.content);
+      return answerOf(response.action, response.content, offeredAnswers(question));
     }
     // Not asked yet, or an answer without our sealed question (never taken as consent): ask.
-    const requestState = await consentStateCodec.mint({ o: question.origin, k: question.tool, t: Date.now() });
+    const requestState = await consentStateCodec.mint({ o: question.origin, k: question.tool, t: Date.now(), ...(question.codeHash ? { h: question.codeHash } : {}) });
     this.pending = inputRequired({
-      inputRequests: { [INPUT_KEY]: inputRequired.elicit({ message: questionText(question), requestedSchema: REQUESTED_SCHEMA }) },
+      inputRequests: { [INPUT_KEY]: inputRequired.elicit({ message: questionText(question), requestedSchema: requestedSchema(question) }) },
       requestState,
     });
     throw new ConsentPending();

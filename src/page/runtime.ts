@@ -12,7 +12,7 @@
  * `maxBytes` in the page, so an oversized value never crosses the wire),
  * the snapshot walker and ref lookup (./snapshot.ts; docs/snapshot.md), `find`
  * (./find.ts), the cookie consent banner scan (./consentBanners.ts), the hit test and input helpers of the element tools (./actions.ts), the action
- * descriptions (./describe.ts), closed shadow roots (./shadow.ts),
+ * descriptions (./describe.ts), closed shadow roots (./shadow.ts), `add_element` (./addElement.ts),
  * `census()` (the count of visible links, buttons and controls that
  * snapshot coverage is measured against), and `webmcp`, the bridge of the
  * WebMCP polyfill it installs per the `--webmcp` mode (./webmcp.ts;
@@ -78,6 +78,7 @@ import { find } from './find.js';
 import { scanConsentBanner } from './consentBanners.js';
 import { text } from './text.js';
 import { truncateJson, type JsonCut } from './truncateJson.js';
+import { addElement, addElementAt } from './addElement.js';
 import { installWebMcp, type WebMcpMode } from './webmcp.js';
 
 /**
@@ -237,6 +238,9 @@ const makeApi = (webmcp: ReturnType<typeof installWebMcp>) => Object.freeze({
   },
   focused,
   ancestorId,
+  /** `add_element` (./addElement.ts): under an element, or under a selector's match in this document. */
+  addElement,
+  addElementAt,
   /**
    * Counts the visible interactive elements: links with href (or
    * role=link), buttons (or role=button), and form controls, across open

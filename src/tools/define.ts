@@ -22,7 +22,7 @@ import type { ToolResponse } from './response.js';
  * What a call can do to the page, which drives the MCP annotations
  * (`readOnlyHint`) and the per-tab lock (src/dispatch/tabLocks.ts); the
  * consent gate does not read it (it judges WebMCP page tools by their own
- * annotations, src/consent/gate.ts): `observe` reads, `interact` changes
+ * annotations, and the code tools by their code, src/consent/gate.ts): `observe` reads, `interact` changes
  * page state, `sensitive` runs arbitrary code or reaches outside the page.
  */
 export type ToolEffect = 'observe' | 'interact' | 'sensitive';

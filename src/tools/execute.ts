@@ -14,6 +14,7 @@ import { resolveRef } from '../session/refs.js';
 import { STUCK_PROBE_MS, STUCK_PROBES, stuckClause, stuckHint, type MainThreadProbe, type Tab } from '../session/tab.js';
 import { defineTabTool } from './define.js';
 import { withRefHandle } from './refHandle.js';
+import { gateCode } from './codeConsent.js';
 import { toToolError, ToolError } from '../errors.js';
 import { refField, tabIdField } from './schemas.js';
 
@@ -130,6 +131,7 @@ export const execute = defineTabTool({
     const { session, signal } = ctx;
     const fn = wrapCode(code, ref ? 'element' : '');
     const resolved = ref ? await resolveRef(session, ref) : undefined;
+    await gateCode(ctx, tab, 'execute', code);
     ctx.waiting?.({ kind: 'execute', tabId: tab.id });
     const limit = maxBytes ?? DEFAULT_MAX_BYTES;
     const seconds = timeoutSec ?? 30;

@@ -2,7 +2,8 @@
  * invokeTool: the one place that validates input, checks capabilities and
  * runs a tool, for every front (docs/architecture.md, "One tool, from each
  * front"). The consent gate runs inside call_webmcp_tool, which
- * knows the page tool's origin and annotations (src/consent/gate.ts).
+ * knows the page tool's origin and annotations (src/consent/gate.ts), and
+ * inside execute and add_element, which know their code (./codeConsent.ts).
  */
 import * as z from 'zod';
 import { requireCapabilities } from '../browser/capabilities.js';

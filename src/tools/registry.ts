@@ -8,6 +8,7 @@ import { dismissConsentBanner } from './consentBanner.js';
 import { dialogTools } from './dialogs.js';
 import { downloadTools } from './downloads.js';
 import { drag } from './drag.js';
+import { addElement } from './addElement.js';
 import { execute } from './execute.js';
 import { fileTools } from './files.js';
 import { find } from './find.js';
@@ -46,6 +47,7 @@ export const TOOLS: readonly AnyTool[] = [
   resizeViewport,
   savePdf,
   execute,
+  addElement,
   getConsoleContext,
   listNetworkRequests,
   getNetworkRequest,

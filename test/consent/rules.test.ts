@@ -136,7 +136,7 @@ test('audit log: JSON lines, mode 0600, appended', () => {
 });
 
 test('terminal answers: y, a, n, d and words; empty is deny; junk is asked again', () => {
-  assert.deepEqual(['y', 'YES', 'a', 'always', 'n', '', 'd', 'never', 'maybe'].map(parseTerminalAnswer), ['once', 'once', 'always', 'always', 'deny', 'deny', 'never', 'never', undefined]);
+  assert.deepEqual(['y', 'YES', 'a', 'always', 'n', '', 'd', 'never', 'maybe'].map(w => parseTerminalAnswer(w)), ['once', 'once', 'always', 'always', 'deny', 'deny', 'never', 'never', undefined]);
 });
 
 function question(): ConsentQuestion {

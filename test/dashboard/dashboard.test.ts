@@ -173,6 +173,42 @@ test('"Always deny" in the page saves a permission; the page shows it and resets
   assert.deepEqual(JSON.parse(readFileSync(join(server.configDir, 'permission-overrides.json'), 'utf8')).overrides, []);
 });
 
+test('a code prompt (execute under a tabwright rule) offers six answers; "this exact code" saves a grant the page lists and resets; a WebMCP prompt refuses code', async () => {
+  const rules = join(server.configDir, 'permissions.json');
+  writeFileSync(rules, JSON.stringify({ rules: [{ tool: 'execute', source: 'tabwright', permission: 'prompt' }] }));
+  try {
+    const waiting = call<{ value: unknown }>(server.client, 'execute', { code: 'window.bought.length' });
+    const prompt = page.locator('[data-prompt]');
+    await prompt.waitFor();
+    assert.match(await prompt.innerText(), /Allow execute \(code the agent wrote\) on http:\/\/127\.0\.0\.1:\d+ \(tab \d+\)\?[\s\S]*Code: "window\.bought\.length"/);
+    assert.deepEqual(await prompt.locator('button').evaluateAll(bs => bs.map(b => b.getAttribute('data-answer'))), ['once', 'code', 'always', 'everywhere', 'deny', 'never']);
+    await prompt.locator('button[data-answer="code"]').click();
+    assert.equal(typeof (await waiting).value, 'number');
+    const last = auditLast(server.dataDir);
+    assert.deepEqual([last.tool, last.decision, last.channel, last.answer], ['execute', 'allowed', 'dashboard', 'code']);
+    // The same code runs unasked; the page lists the grant with the start of its hash.
+    await call(server.client, 'execute', { code: 'window.bought.length' });
+    assert.equal(auditLast(server.dataDir).channel, 'override');
+    const row = page.locator('#permissions tbody tr', { hasText: 'execute' });
+    await row.waitFor();
+    assert.match(await row.innerText(), /execute\s+code [0-9a-f]{12}…\s+always allow/);
+    await row.locator('button', { hasText: 'Reset' }).click();
+    await row.waitFor({ state: 'detached' });
+    // A WebMCP prompt offers its four answers: "code" is refused there, and the prompt still waits.
+    const buying = call(server.client, 'call_webmcp_tool', { name: 'buy', arguments: { item: 'pen' } });
+    await page.locator('[data-prompt] button[data-answer="once"]').waitFor();
+    assert.equal(await page.locator('[data-prompt] button[data-answer="code"]').count(), 0);
+    const [waitingBuy] = await prompts();
+    const refused = await raw(`/api/prompts/${waitingBuy!.id}`, { ...bearer(), 'content-type': 'application/json' }, 'POST', '{"answer":"code"}');
+    assert.equal(refused.status, 400);
+    assert.match(refused.body.error.message, /does not offer "code"/);
+    await page.locator('[data-prompt] button[data-answer="once"]').click();
+    await buying;
+  } finally {
+    rmSync(rules, { force: true });
+  }
+});
+
 test('without the key 401, another Host or a foreign Origin 403; a page of another site cannot answer; the CLI answers from another shell', async () => {
   assert.equal((await raw('/api/state', {})).status, 401);
   assert.equal((await raw('/api/state', { authorization: `Bearer ${'0'.repeat(64)}` })).body.error.type, 'unauthorized');

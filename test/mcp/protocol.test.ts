@@ -19,7 +19,7 @@ import { startSite, type Site } from '../fixtures/site.js';
 const TOOL_NAMES = [
   'list_tabs', 'open_tab', 'close_tab', 'focus_tab', 'reload_tab', 'navigate', 'get_page_context', 'get_text', 'find',
   'click', 'type', 'fill_form', 'select_option', 'press_key', 'hover', 'scroll', 'dismiss_consent_banner',
-  'take_screenshot', 'resize_viewport', 'save_pdf', 'execute', 'get_console_context', 'list_webmcp_tools', 'call_webmcp_tool', 'get_bridge_status', 'close_browser',
+  'take_screenshot', 'resize_viewport', 'save_pdf', 'execute', 'add_element', 'get_console_context', 'list_webmcp_tools', 'call_webmcp_tool', 'get_bridge_status', 'close_browser',
   'drag', 'upload_file', 'list_downloads', 'handle_dialog', // the file, dialog and drag tools
   'wait_for', 'wait_for_call', // a condition in a tab; the outcome of a call that answered pending
   'list_network_requests', 'get_network_request', // a tab's network log
@@ -30,7 +30,7 @@ const TOOL_NAMES = [
 
 /** The tools that can change a page: each takes expectRevision (docs/actions.md, "Revision guards"). */
 const GUARDED = [
-  'call_webmcp_tool', 'click', 'close_tab', 'dismiss_consent_banner', 'drag', 'execute', 'fill_form', 'focus_tab', 'handle_dialog', 'hover',
+  'add_element', 'call_webmcp_tool', 'click', 'close_tab', 'dismiss_consent_banner', 'drag', 'execute', 'fill_form', 'focus_tab', 'handle_dialog', 'hover',
   'navigate', 'press_key', 'reload_tab', 'resize_viewport', 'select_option', 'type', 'upload_file',
 ].sort();
 

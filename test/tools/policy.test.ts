@@ -147,8 +147,8 @@ describe('--policy hardened with --allow-host', { concurrency: false, ...NOT_EXT
     },
   });
 
-  test('execute, export_script and sync_scripts are off', NOT_EXTENSION, async () => {
-    for (const [tool, args] of [['execute', { code: '1' }], ['export_script', { code: '// ==UserScript==\n// @name x\n// ==/UserScript==\n' }], ['sync_scripts', { directory: 'scripts' }]] as const) {
+  test('execute, add_element, export_script and sync_scripts are off', NOT_EXTENSION, async () => {
+    for (const [tool, args] of [['execute', { code: '1' }], ['add_element', { tag: 'script', properties: { textContent: '1' } }], ['export_script', { code: '// ==UserScript==\n// @name x\n// ==/UserScript==\n' }], ['sync_scripts', { directory: 'scripts' }]] as const) {
       const sc = await denied(tw.client, tool, args);
       assert.equal(sc.error.type, 'policy_denied_execute', tool);
       assert.deepEqual([sc.rule, sc.tool], ['--policy hardened', tool]);
@@ -215,7 +215,7 @@ describe('--policy hardened with --allow-host', { concurrency: false, ...NOT_EXT
     const status = await call<{ policy: unknown; budget: unknown }>(tw.client, 'get_bridge_status');
     assert.deepEqual(status.policy, {
       mode: 'hardened', allowHosts: ['127.0.0.1'], denyHosts: [], requestsRouted: true,
-      requestGaps: ['redirect targets (logged, not stopped)', 'WebSocket connections'], off: ['execute', 'export_script', 'sync_scripts', 'non-http(s) navigation', 'uploads outside --allow-root', 'downloads'],
+      requestGaps: ['redirect targets (logged, not stopped)', 'WebSocket connections'], off: ['execute', 'add_element', 'export_script', 'sync_scripts', 'non-http(s) navigation', 'uploads outside --allow-root', 'downloads'],
     });
     assert.equal(status.budget, null);
   });

@@ -4,7 +4,10 @@
 // and answers consent prompts and resets saved permissions with POSTs. Text is set with textContent only.
 
 const KEY = 'tabwright-dashboard-token';
-const ANSWERS = [['once', 'Allow once', 'allow'], ['always', 'Always allow', 'allow'], ['deny', 'Deny', 'deny'], ['never', 'Always deny', 'deny']];
+// The answers a prompt offers (question.offers, src/consent/channel.ts): a WebMCP tool's four, or a code tool's six.
+const ANSWERS = [['once', 'Allow once', 'allow'], ['code', 'Always allow this exact code here', 'allow'], ['always', 'Always allow', 'allow'],
+  ['everywhere', 'Always allow any code on every site', 'allow'], ['deny', 'Deny', 'deny'], ['never', 'Always deny', 'deny']];
+const WEBMCP_ANSWERS = ['once', 'always', 'deny', 'never'];
 
 function takeToken() {
   const url = new URL(location.href);
@@ -60,11 +63,13 @@ function renderPrompts(prompts) {
   $('prompts-section').classList.toggle('waiting', prompts.length > 0);
   $('prompts-count').textContent = prompts.length ? `(${prompts.length})` : '';
   $('prompts').replaceChildren(...(prompts.length ? prompts.map(p => el('div', { class: 'prompt', 'data-prompt': p.id },
-    el('p', {}, el('strong', {}, `Allow WebMCP tool "${p.tool}"`), ` of ${p.origin}${p.tabId !== undefined ? ` (tab ${p.tabId})` : ''}?`),
+    p.source === 'tabwright'
+      ? el('p', {}, el('strong', {}, `Allow ${p.tool}`), ` (code the agent wrote) on ${p.origin}${p.tabId !== undefined ? ` (tab ${p.tabId})` : ''}?`)
+      : el('p', {}, el('strong', {}, `Allow WebMCP tool "${p.tool}"`), ` of ${p.origin}${p.tabId !== undefined ? ` (tab ${p.tabId})` : ''}?`),
     p.description ? el('p', {}, p.description) : '',
-    el('p', {}, 'Arguments: ', el('code', {}, p.argumentsPreview)),
+    el('p', {}, p.source === 'tabwright' ? 'Code: ' : 'Arguments: ', el('code', {}, p.argumentsPreview)),
     el('p', { class: 'empty' }, `Asked ${time(p.askedAt)}, expires ${time(p.expiresAt)}${p.alsoAskedBy.length ? `; also asked in: ${p.alsoAskedBy.join(', ')}` : ''}`),
-    el('div', { class: 'answers' }, ...ANSWERS.map(([answer, label, kind]) =>
+    el('div', { class: 'answers' }, ...ANSWERS.filter(([answer]) => (p.offers ?? WEBMCP_ANSWERS).includes(answer)).map(([answer, label, kind]) =>
       el('button', { type: 'button', class: kind, 'data-answer': answer, onclick: () => post(`/api/prompts/${p.id}`, { answer }) }, label))),
   )) : [el('p', { class: 'empty' }, 'No prompt is waiting.')]));
 }
@@ -112,8 +117,8 @@ function render(state) {
   rows('sessions', state.sessions, s => [el('td', {}, `${s.client ?? '?'}${s.clientVersion ? ` ${s.clientVersion}` : ''}`), el('td', {}, s.front), el('td', {}, s.workspace ?? ''), el('td', { class: 'num' }, s.calls), el('td', {}, time(s.lastSeen))], 'No call yet.');
   rows('calls', state.calls, c => [el('td', {}, time(c.startedAt)), el('td', {}, c.tool), el('td', { class: 'num' }, c.tabId ?? ''), el('td', { class: 'num' }, c.durationMs === undefined ? '' : `${c.durationMs} ms`), el('td', { class: outcomeClass(c.outcome) }, c.outcome)], 'No call yet.');
   rows('scripts', state.scripts, s => [el('td', {}, s.name), el('td', {}, s.kind), el('td', { class: s.enabled ? 'ok' : 'bad' }, s.enabled ? 'on' : 'off'), el('td', {}, s.matches.join(' ')), el('td', {}, s.ranIn.join(', '))], 'No script is installed.');
-  rows('permissions', state.permissions, p => [el('td', {}, p.origin), el('td', {}, p.tool), el('td', {}, p.scriptId ?? ''), el('td', { class: p.permission === 'allow' ? 'ok' : 'bad' }, p.permission === 'allow' ? 'always allow' : 'always deny'), el('td', {}, new Date(p.created).toLocaleString()),
-    el('td', {}, el('button', { type: 'button', 'data-reset': `${p.origin} ${p.tool}`, onclick: () => post('/api/permissions/reset', { origin: p.origin, tool: p.tool, ...(p.scriptId ? { scriptId: p.scriptId } : {}) }) }, 'Reset'))], 'No saved answer.');
+  rows('permissions', state.permissions, p => [el('td', {}, p.origin), el('td', {}, p.tool), el('td', {}, p.scriptId ?? (p.codeHash ? `code ${p.codeHash.slice(0, 12)}…` : '')), el('td', { class: p.permission === 'allow' ? 'ok' : 'bad' }, p.permission === 'allow' ? 'always allow' : 'always deny'), el('td', {}, new Date(p.created).toLocaleString()),
+    el('td', {}, el('button', { type: 'button', 'data-reset': `${p.origin} ${p.tool}`, onclick: () => post('/api/permissions/reset', { origin: p.origin, tool: p.tool, ...(p.scriptId ? { scriptId: p.scriptId } : {}), ...(p.codeHash ? { codeHash: p.codeHash } : {}) }) }, 'Reset'))], 'No saved answer.');
   rows('audit', state.audit, a => [el('td', {}, time(Date.parse(a.time))), el('td', {}, a.origin), el('td', {}, a.tool), el('td', { class: a.decision === 'allowed' ? 'ok' : 'bad' }, a.decision), el('td', {}, `${a.channel}${a.answer ? ` (${a.answer})` : ''}`)], 'No decision yet.');
   renderBench(state.bench);
 }

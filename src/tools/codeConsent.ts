@@ -1,0 +1,39 @@
+/**
+ * The consent gate for the tools that run the agent's code, `execute` and `add_element` (docs/policy.md, "Consent
+ * for code"): judged as tabwright's own tool on the tab's origin, with the code's hash for `code` grants
+ * (src/consent/codeGrant.ts). Nothing asks unless the user's rules say so (a rule with `"source": "tabwright"`) or a
+ * saved answer denies: these tools ran ungated before, and their default stays `allow`.
+ */
+import { browserChannel } from '../consent/browserChannel.js';
+import { codeHash } from '../consent/codeGrant.js';
+import { consentGate } from '../consent/gate.js';
+import type { Tab } from '../session/tab.js';
+import type { CallContext } from './context.js';
+
+/** The origin of the tab's top document (`null` for one without: about:blank, data:). */
+function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return 'null';
+  }
+}
+
+/**
+ * Lets the call through the gate or throws (consent_denied, consent_expired, consent_unavailable, cancelled; see
+ * src/consent/gate.ts consentGate).
+ * @param code  what the call runs: `execute`'s source, `add_element`'s element (tag, attributes, properties).
+ */
+export async function gateCode(ctx: CallContext, tab: Tab, tool: 'execute' | 'add_element', code: string | Record<string, unknown>): Promise<void> {
+  await consentGate(ctx, {
+    origin: originOf(tab.page.url()),
+    name: tool,
+    source: 'tabwright',
+    builtin: true,
+    codeHash: codeHash(tool, code),
+    description: tool === 'execute' ? 'Runs JavaScript the agent wrote in the page.' : 'Inserts an element the agent wrote into the page (an inline script runs, an inline style applies).',
+    tabId: tab.id,
+    arguments: code,
+    browserPrompt: browserChannel(ctx.session.connection, tab.page),
+  });
+}
