@@ -78,6 +78,16 @@ export const addElement = defineTabTool({
     attributes: z.record(z.string().max(200), z.string().max(1_000_000)).optional().describe('HTML attributes as strings, set with setAttribute after the properties'),
     properties: z.record(z.string().max(200), z.json()).optional().describe('DOM properties set at creation, e.g. {"textContent": "a{color:red}"} or {"innerHTML": "<b>hi</b>"}'),
   }),
+  // The userscript connection: through the userscript manager's GM_addElement (RemoteTabs.addElement), which can
+  // pass the page's CSP as it does for userscripts; a parent by selector only (no refs of frames there).
+  async remote(tabs, tab, { tag, parent, ref, attributes, properties }, ctx, res) {
+    if (ref) throw new ToolError('invalid_arguments', 'On the userscript connection the parent is a CSS selector, not a ref.', 'Pass parent: a CSS selector of the page (the ref\'s element has one: ask get_page_context, or use an id).');
+    await gateCode(ctx, tab, 'add_element', { tag, attributes: attributes ?? {}, properties: (properties ?? {}) as Record<string, unknown> });
+    const made = await tabs.addElement(tab.tabId, { tag, parent, attributes, properties: properties as Record<string, unknown> | undefined }, { timeoutMs: 30_000, maxBytes: 16 * 1024, instanceId: tab.instanceId, signal: ctx.signal });
+    res.merge({ tabId: tab.tabId, tag: made.tag, id: made.id });
+    res.text(`Added <${made.tag}${made.id !== null ? ` id="${made.id}"` : ''}> to ${parent ?? 'the document'} in tab ${tab.tabId} through the userscript manager's GM_addElement.`);
+    if (made.id === null) res.text('The element has no id: give it one (attributes.id) to find it again with execute.');
+  },
   async handle(tab, { tag, parent, ref, attributes, properties }, ctx, res) {
     const args: Args = [tag, attributes ?? {}, (properties ?? {}) as Record<string, unknown>];
     // A ref that cannot be found fails before anyone is asked about the element.

@@ -109,6 +109,7 @@ export const execute = defineTabTool({
     if (ref) throw new ToolError('invalid_arguments', 'The userscript connection runs code in the page as a whole, not on a ref.', 'Drop ref; select the element in the code (document.querySelector).');
     if (truncate) throw new ToolError('invalid_arguments', 'The userscript connection never cuts a result.', `Drop truncate; return less, or raise maxBytes (up to ${MAX_MAX_BYTES}).`);
     const fn = wrapCode(code);
+    await gateCode(ctx, tab, 'execute', code);
     const seconds = timeoutSec ?? 30;
     // Guarded by the document the call resolved (its expectRevision was checked against it): a replaced one fails.
     const limits = { timeoutMs: seconds * 1000, maxBytes: maxBytes ?? DEFAULT_MAX_BYTES, instanceId: tab.instanceId, signal: ctx.signal };

@@ -140,6 +140,15 @@ describe('on an opted-in tab', () => {
     assert.equal((await call<{ value: unknown }>(server.client, 'execute', { code: 'window.ran ?? false' })).value, false);
   });
 
+  test('add_element goes through the userscript manager\'s GM_addElement: {tag, id}; a parent that matches nothing is an error', async () => {
+    const [tab] = await listed();
+    const added = await call<{ tabId: number; tag: string; id: string | null }>(server.client, 'add_element', { tag: 'div', parent: 'body', attributes: { id: 'from-agent' }, properties: { textContent: 'added' } });
+    assert.deepEqual(added, { tabId: tab!.tabId, tag: 'div', id: 'from-agent' });
+    assert.equal((await call<{ value: unknown }>(server.client, 'execute', { code: 'document.getElementById("from-agent").textContent' })).value, 'added');
+    assert.equal((await callError(server.client, 'add_element', { tag: 'div', parent: '#nowhere' })).type, 'evaluation_failed');
+    assert.equal((await callError(server.client, 'add_element', { tag: 'div', ref: 'e1' })).type, 'invalid_arguments');
+  });
+
   test('what needs a browser to drive answers capability_unavailable, naming the kinds that have it', async () => {
     for (const [name, args] of [['take_screenshot', {}], ['find', { text: 'Hello' }], ['hover', { ref: 'e1' }], ['list_webmcp_tools', {}], ['navigate', { url: `${site.origin}/page` }], ['open_tab', {}]] as const) {
       const error = await callError(server.client, name, args);
