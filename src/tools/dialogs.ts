@@ -10,6 +10,10 @@ import { leavingClause } from '../session/leaving.js';
 import { reportAction } from './actionReport.js';
 import { defineTabTool } from './define.js';
 import { tabIdRequired } from './schemas.js';
+import { pollUntil } from '../util/wait.js';
+
+/** After Leave on a beforeunload dialog: how long the answer waits for the document the navigation brings, ms. */
+const LEAVE_MS = 5_000;
 
 export const handleDialog = defineTabTool({
   name: 'handle_dialog',
@@ -33,8 +37,14 @@ export const handleDialog = defineTabTool({
     const leaving = open.type === 'beforeunload' ? await tab.leaving.seen() : undefined;
     let answered: DialogAnswer | undefined;
     const sent = accept && open.type === 'prompt' ? ` with ${JSON.stringify(promptText ?? open.defaultValue ?? '')}${promptText === undefined ? ' (its default value)' : ''}` : '';
+    const revision = tab.revision;
     const report = await tab.act(async () => {
       answered = await tab.dialogs.answer(accept, promptText, tab.id);
+      // Leave on a navigation, reload or history step: the browser starts it only now, so the action waits (at most
+      // LEAVE_MS) for the document it brings; a slow machine would else report it as not having happened yet.
+      if (accept && leaving && leaving.kind !== 'close') {
+        await pollUntil(() => tab.revision !== revision || tab.closed || tab.dialogs.current !== undefined || undefined, { ms: LEAVE_MS, intervalMs: 25 });
+      }
       // One round trip to the page: it returns once the page's handler has run on,
       // unless the handler opens the next dialog first (the report says so).
       await tab.responsive(1000);
