@@ -54,41 +54,35 @@ if [ -n "$missing" ]; then
   fi
 fi
 
-# The own-Chrome tests (test/fixtures/ownChrome.ts, issue #15) run a headed Chromium on a virtual display and
-# answer its "Allow remote debugging?" dialog with xdotool: Debian's xvfb and xdotool. Without them those tests
-# skip, except under CI (CI=true), where setup fails instead.
+# Installs packages that only some tests need: $1 names those tests, the rest are the Debian packages. Without them
+# those tests skip, except under CI (CI=true), where setup fails instead.
+test_packages() {
+  local tests="$1"
+  shift
+  if command -v apt-get >/dev/null 2>&1; then
+    echo "setup: installing $* for $tests" >&2
+    if ! apt_install "$@"; then
+      tail -n 20 /tmp/tabwright-apt.log >&2
+      echo "setup: could not install $* with apt-get; $tests will skip" >&2
+      if [ -n "${CI:-}" ]; then exit 1; fi
+    fi
+  else
+    echo "setup: missing $* and no apt-get here; $tests will skip" >&2
+    if [ -n "${CI:-}" ]; then exit 1; fi
+  fi
+}
+
+# The own-Chrome tests (test/fixtures/ownChrome.ts) run a headed Chromium on a virtual display and answer its
+# "Allow remote debugging?" dialog with xdotool: Debian's xvfb and xdotool.
 xmissing=""
 command -v Xvfb >/dev/null 2>&1 || xmissing="$xmissing xvfb"
 command -v xdotool >/dev/null 2>&1 || xmissing="$xmissing xdotool"
-if [ -n "$xmissing" ]; then
-  if command -v apt-get >/dev/null 2>&1; then
-    echo "setup: installing$xmissing for the own-Chrome tests" >&2
-    # shellcheck disable=SC2086 # one word per package
-    if ! apt_install $xmissing; then
-      tail -n 20 /tmp/tabwright-apt.log >&2
-      echo "setup: could not install$xmissing with apt-get; the own-Chrome tests will skip" >&2
-      if [ -n "${CI:-}" ]; then exit 1; fi
-    fi
-  else
-    echo "setup: missing$xmissing (Xvfb and xdotool) and no apt-get here; the own-Chrome tests will skip" >&2
-    if [ -n "${CI:-}" ]; then exit 1; fi
-  fi
-fi
+# shellcheck disable=SC2086 # one word per package
+if [ -n "$xmissing" ]; then test_packages "the own-Chrome tests" $xmissing; fi
 
-# The Firefox tests (test/fixtures/firefox.ts) drive Debian's firefox-esr through WebDriver BiDi. Without it those
-# tests skip, except under CI (CI=true), where setup fails instead.
+# The Firefox tests (test/fixtures/firefox.ts) drive Debian's firefox-esr through WebDriver BiDi.
 if ! command -v firefox-esr >/dev/null 2>&1 && [ -z "${TABWRIGHT_TEST_FIREFOX:-}" ]; then
-  if command -v apt-get >/dev/null 2>&1; then
-    echo "setup: installing firefox-esr for the Firefox tests" >&2
-    if ! apt_install firefox-esr; then
-      tail -n 20 /tmp/tabwright-apt.log >&2
-      echo "setup: could not install firefox-esr with apt-get; the Firefox tests will skip" >&2
-      if [ -n "${CI:-}" ]; then exit 1; fi
-    fi
-  else
-    echo "setup: no firefox-esr and no apt-get here; the Firefox tests will skip" >&2
-    if [ -n "${CI:-}" ]; then exit 1; fi
-  fi
+  test_packages "the Firefox tests" firefox-esr
 fi
 
 npm ci --no-audit --no-fund
