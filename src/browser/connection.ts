@@ -155,7 +155,7 @@ export interface RemoteTabs {
 /** An element for RemoteTabs.addElement. */
 export interface RemoteElement {
   tag: string;
-  /** A CSS selector of the parent; undefined: the document element. */
+  /** A CSS selector of the parent; undefined: <head> for script, style, link and meta, else <body> (as add_element elsewhere). */
   parent?: string;
   /** HTML attributes, set as strings. */
   attributes?: Record<string, string>;

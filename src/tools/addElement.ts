@@ -83,9 +83,18 @@ export const addElement = defineTabTool({
   async remote(tabs, tab, { tag, parent, ref, attributes, properties }, ctx, res) {
     if (ref) throw new ToolError('invalid_arguments', 'On the userscript connection the parent is a CSS selector, not a ref.', 'Pass parent: a CSS selector of the page (the ref\'s element has one: ask get_page_context, or use an id).');
     await gateCode(ctx, tab, 'add_element', { tag, attributes: attributes ?? {}, properties: (properties ?? {}) as Record<string, unknown> });
-    const made = await tabs.addElement(tab.tabId, { tag, parent, attributes, properties: properties as Record<string, unknown> | undefined }, { timeoutMs: 30_000, maxBytes: 16 * 1024, instanceId: tab.instanceId, signal: ctx.signal });
+    let made: { tag: string; id: string | null };
+    try {
+      made = await tabs.addElement(tab.tabId, { tag, parent, attributes, properties: properties as Record<string, unknown> | undefined }, { timeoutMs: 30_000, maxBytes: 16 * 1024, instanceId: tab.instanceId, signal: ctx.signal });
+    } catch (error) {
+      // The companion's words for an unmatched parent (userscript/src/companion.ts addElement): the type the other kinds give.
+      if (error instanceof ToolError && /no element matches the parent selector/.test(error.message)) {
+        throw new ToolError('invalid_arguments', `No element matches the parent selector ${JSON.stringify(parent)} in tab ${tab.tabId}.`, 'Check the selector against get_page_context, or leave parent out (<head> for script, style, link and meta, else <body>).');
+      }
+      throw error;
+    }
     res.merge({ tabId: tab.tabId, tag: made.tag, id: made.id });
-    res.text(`Added <${made.tag}${made.id !== null ? ` id="${made.id}"` : ''}> to ${parent ?? 'the document'} in tab ${tab.tabId} through the userscript manager's GM_addElement.`);
+    res.text(`Added <${made.tag}${made.id !== null ? ` id="${made.id}"` : ''}> to ${parent ?? (/^(script|style|link|meta)$/i.test(tag) ? '<head>' : '<body>')} in tab ${tab.tabId} through the userscript manager's GM_addElement.`);
     if (made.id === null) res.text('The element has no id: give it one (attributes.id) to find it again with execute.');
   },
   async handle(tab, { tag, parent, ref, attributes, properties }, ctx, res) {

@@ -145,7 +145,11 @@ describe('on an opted-in tab', () => {
     const added = await call<{ tabId: number; tag: string; id: string | null }>(server.client, 'add_element', { tag: 'div', parent: 'body', attributes: { id: 'from-agent' }, properties: { textContent: 'added' } });
     assert.deepEqual(added, { tabId: tab!.tabId, tag: 'div', id: 'from-agent' });
     assert.equal((await call<{ value: unknown }>(server.client, 'execute', { code: 'document.getElementById("from-agent").textContent' })).value, 'added');
-    assert.equal((await callError(server.client, 'add_element', { tag: 'div', parent: '#nowhere' })).type, 'evaluation_failed');
+    const nowhere = await callError(server.client, 'add_element', { tag: 'div', parent: '#nowhere' });
+    assert.deepEqual([nowhere.type, nowhere.message], ['invalid_arguments', `No element matches the parent selector "#nowhere" in tab ${tab!.tabId}.`]);
+    const styled = await call<{ tag: string }>(server.client, 'add_element', { tag: 'style', properties: { textContent: '#from-agent { color: rgb(1, 2, 3); }' } });
+    assert.equal(styled.tag, 'style');
+    assert.deepEqual((await call<{ value: unknown }>(server.client, 'execute', { code: '[[...document.head.children].some(e => e.localName === "style" && e.textContent.includes("rgb(1, 2, 3)")), getComputedStyle(document.getElementById("from-agent")).color]' })).value, [true, 'rgb(1, 2, 3)']);
     assert.equal((await callError(server.client, 'add_element', { tag: 'div', ref: 'e1' })).type, 'invalid_arguments');
   });
 

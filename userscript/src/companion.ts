@@ -247,9 +247,13 @@ function inject(source: string): void {
   script.remove();
 }
 
-/** add_element: GM_addElement where the manager has it (it can pass the page's CSP), else the DOM. */
+/**
+ * add_element: GM_addElement where the manager has it (it can pass the page's CSP), else the DOM. Without a parent
+ * selector, as add_element on the other kinds and the managers' GM_addElement: <head> for script, style, link and
+ * meta, else <body>, else the document element.
+ */
 function addElement(p: AddElementParams): { tag: string; id: string | null } {
-  const parent = p.parent ? document.querySelector(p.parent) : document.documentElement;
+  const parent = p.parent ? document.querySelector(p.parent) : (/^(script|style|link|meta)$/i.test(p.tag) ? document.head : document.body) ?? document.documentElement;
   if (!parent) throw new Error(`no element matches the parent selector ${p.parent}`);
   const attributes = p.attributes ?? {};
   const element = typeof GM_addElement === 'function'
