@@ -8,21 +8,14 @@ import { userscriptToken } from '../browser/userscript/token.js';
 import { configDir } from '../config.js';
 import { readLeaderFile } from '../relay/leaderFile.js';
 import { relayPort } from '../relay/protocol.js';
+import { processAlive } from '../util/processes.js';
 import type { Command } from './commander.js';
 import { respond } from './toolCommand.js';
 
 /** The port the broker is on, and whether a leading process of the userscript kind serves it now. */
 function broker(): { port: number; serving: boolean; note?: string } {
   const leader = readLeaderFile(configDir());
-  let alive = false;
-  if (leader) {
-    try {
-      process.kill(leader.pid, 0);
-      alive = true;
-    } catch (error) {
-      alive = (error as NodeJS.ErrnoException).code === 'EPERM';
-    }
-  }
+  const alive = leader !== undefined && processAlive(leader.pid);
   const serving = alive && leader!.profile === 'userscript';
   const port = alive ? leader!.port : relayPort();
   return serving ? { port, serving } : {

@@ -46,14 +46,14 @@ export interface ConsentQuestion {
  */
 export type ConsentAnswer = 'once' | 'code' | 'always' | 'everywhere' | 'deny' | 'never';
 
+/** What a code tool's prompt offers (`execute`, `add_element`): every answer. */
+export const CODE_ANSWERS: readonly ConsentAnswer[] = ['once', 'code', 'always', 'everywhere', 'deny', 'never'];
+
 /** Every answer, as every surface takes them (daemon API, dashboard, `tabwright consent answer`). */
-export const CONSENT_ANSWERS: readonly ConsentAnswer[] = ['once', 'code', 'always', 'everywhere', 'deny', 'never'];
+export const CONSENT_ANSWERS: readonly ConsentAnswer[] = CODE_ANSWERS;
 
 /** What a WebMCP tool's prompt offers. */
 export const WEBMCP_ANSWERS: readonly ConsentAnswer[] = ['once', 'always', 'deny', 'never'];
-
-/** What a code tool's prompt offers (`execute`, `add_element`). */
-export const CODE_ANSWERS: readonly ConsentAnswer[] = ['once', 'code', 'always', 'everywhere', 'deny', 'never'];
 
 /** True for a consent answer (ConsentAnswer). */
 export function isConsentAnswer(value: unknown): value is ConsentAnswer {

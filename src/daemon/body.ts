@@ -1,9 +1,11 @@
 /**
  * Reads a request body under the daemon's upload limits: at most
  * `maxBytes` (a declared Content-Length over it is refused before reading;
- * a streamed body is counted) and complete within `timeoutMs` of the call.
+ * a streamed body is counted) and complete within `timeoutMs` of the call
+ * (src/util/httpBody.ts), each refusal in the daemon's words.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { BodyError, readBody as readLimited } from '../util/httpBody.js';
 import { DaemonError } from './httpErrors.js';
 
 /**
@@ -11,46 +13,22 @@ import { DaemonError } from './httpErrors.js';
  * @throws DaemonError 413 payload_too_large, 408 request_timeout, 400 bad_request (the client
  *   aborted the upload or declared a bad Content-Length).
  */
-export function readBody(req: IncomingMessage, maxBytes: number, timeoutMs: number): Promise<Buffer> {
-  const tooLarge = () => new DaemonError(413, 'payload_too_large', `The request body is over ${maxBytes} bytes.`, `Send at most ${Math.round(maxBytes / 1024 / 1024)} MiB; put large data in a file in the workspace and pass its path.`);
-  const declared = req.headers['content-length'];
-  if (declared !== undefined) {
-    const n = Number(declared);
-    if (!Number.isSafeInteger(n) || n < 0) return Promise.reject(new DaemonError(400, 'bad_request', 'Content-Length is not a byte count.', 'Send a valid Content-Length, or none.'));
-    if (n > maxBytes) return Promise.reject(tooLarge());
+export async function readBody(req: IncomingMessage, maxBytes: number, timeoutMs: number): Promise<Buffer> {
+  try {
+    return await readLimited(req, maxBytes, timeoutMs);
+  } catch (error) {
+    if (!(error instanceof BodyError)) throw error;
+    switch (error.reason) {
+      case 'too_large':
+        throw new DaemonError(413, 'payload_too_large', `The request body is over ${maxBytes} bytes.`, `Send at most ${Math.round(maxBytes / 1024 / 1024)} MiB; put large data in a file in the workspace and pass its path.`);
+      case 'timeout':
+        throw new DaemonError(408, 'request_timeout', `The request body did not arrive within ${Math.round(timeoutMs / 1000)} s.`, 'Send the whole body at once; nothing was run.');
+      case 'bad_length':
+        throw new DaemonError(400, 'bad_request', 'Content-Length is not a byte count.', 'Send a valid Content-Length, or none.');
+      case 'aborted':
+        throw new DaemonError(400, 'bad_request', 'The client aborted the upload.', 'Send the request again.');
+    }
   }
-  return new Promise<Buffer>((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let done = false;
-    const finish = (error?: DaemonError) => {
-      if (done) return;
-      done = true;
-      clearTimeout(timer);
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('aborted', onAborted);
-      req.off('error', onAborted);
-      if (error) {
-        req.pause(); // read no more of a body we refuse
-        reject(error);
-      } else {
-        resolve(Buffer.concat(chunks, size));
-      }
-    };
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > maxBytes) return finish(tooLarge());
-      chunks.push(chunk);
-    };
-    const onEnd = () => finish();
-    const onAborted = () => finish(new DaemonError(400, 'bad_request', 'The client aborted the upload.', 'Send the request again.'));
-    const timer = setTimeout(() => finish(new DaemonError(408, 'request_timeout', `The request body did not arrive within ${Math.round(timeoutMs / 1000)} s.`, 'Send the whole body at once; nothing was run.')), timeoutMs);
-    req.on('data', onData);
-    req.on('end', onEnd);
-    req.on('aborted', onAborted);
-    req.on('error', onAborted);
-  });
 }
 
 /** How much of a refused (413) body the daemon reads and drops before it closes the connection, in bytes. */

@@ -24,11 +24,10 @@ import { CONSENT_ANSWERS, isConsentAnswer, offeredAnswers } from '../consent/cha
 import type { ConsentHub } from '../consent/hub.js';
 import { resetOverrides } from '../consent/overrides.js';
 import type { LocalDispatcher } from '../dispatch/dispatcher.js';
-import { readBody } from '../daemon/body.js';
-import { DaemonError } from '../daemon/httpErrors.js';
 import { SseStream } from '../daemon/sse.js';
 import { logger } from '../log.js';
-import { checkHostAndOrigin, checkToken, DashboardError, SAFE_HEADERS, type DashboardErrorType, sendError, sendJson } from './guard.js';
+import { BodyError, readBody } from '../util/httpBody.js';
+import { checkHostAndOrigin, checkToken, DashboardError, SAFE_HEADERS, sendError, sendJson } from './guard.js';
 import { buildState, promptsOf } from './state.js';
 import { Thumbnails } from './thumbnails.js';
 
@@ -238,11 +237,10 @@ async function jsonBody(req: IncomingMessage): Promise<Record<string, unknown>> 
   try {
     body = await readBody(req, MAX_BODY, BODY_TIMEOUT_MS);
   } catch (error) {
-    // The daemon's reader refuses with 413 payload_too_large, 408 request_timeout or 400 bad_request (an aborted
-    // upload, a bad Content-Length): the same statuses and types here, in the dashboard's words where they differ.
-    if (!(error instanceof DaemonError)) throw error;
-    if (error.type === 'payload_too_large') throw new DashboardError(413, 'payload_too_large', `The body is over ${MAX_BODY} bytes.`, 'Send a small JSON object.');
-    throw new DashboardError(error.status, error.type as DashboardErrorType, error.message, error.hint);
+    if (!(error instanceof BodyError)) throw error;
+    if (error.reason === 'too_large') throw new DashboardError(413, 'payload_too_large', `The body is over ${MAX_BODY} bytes.`, 'Send a small JSON object.');
+    if (error.reason === 'timeout') throw new DashboardError(408, 'request_timeout', `The request body did not arrive within ${BODY_TIMEOUT_MS / 1000} s.`, 'Send the whole body at once; nothing was changed.');
+    throw new DashboardError(400, 'bad_request', error.reason === 'aborted' ? 'The client aborted the upload.' : 'Content-Length is not a byte count.', 'Send the request again, with a valid Content-Length or none.');
   }
   let value: unknown;
   try {

@@ -72,7 +72,7 @@ export function renderToolsSection(sources: ReadonlyMap<AnyTool, string>): strin
     out.push(`## \`${tool.name}\``, '', tool.description, '');
     const source = sources.get(tool);
     if (source) out.push(`- source: [${source}](../${source})`);
-    out.push(`- effect: \`${tool.effect}\`${tool.needs.length ? ` · needs: ${tool.needs.map(n => `\`${n}\``).join(', ')}` : ''}${tool.launchesBrowser ? '' : ' · answers without starting the browser'}${tool.toolset && tool.toolset !== 'core' ? ` · toolset \`${tool.toolset}\` (MCP clients see it with \`--toolsets all\`)` : ''}`, '');
+    out.push(`- effect: \`${tool.effect}\`${tool.needs.length ? ` · needs: ${tool.needs.map(n => `\`${n}\``).join(', ')}` : ''}${tool.launchesBrowser ? '' : ' · answers without starting the browser'}${tool.servesRemoteTabs ? ' · on the userscript connection too, from inside the page ([userscript-connection.md](userscript-connection.md#tools))' : ''}${tool.toolset && tool.toolset !== 'core' ? ` · toolset \`${tool.toolset}\` (MCP clients see it with \`--toolsets all\`)` : ''}`, '');
     const props = Object.entries(schema.properties ?? {});
     if (props.length) {
       out.push('| parameter | type | required | description |', '| --- | --- | --- | --- |');

@@ -39,7 +39,7 @@ export function remoteElementId(session: Session, tab: RemoteTabInfo, ref: strin
   return found.target.ariaRef;
 }
 
-type WalkAnswer = SnapshotResult | { none: true } | { invalid: string };
+type WalkAnswer = SnapshotResult | { none: true } | { invalid: string } | { noRuntime: true };
 
 /**
  * @throws ToolError invalid_arguments (a selector that is not valid or matches nothing), stale_ref (a ref of
@@ -51,10 +51,11 @@ export async function takeRemoteSnapshot(session: Session, tabs: RemoteTabs, tab
   const rootId = opts.ref === undefined ? undefined : remoteElementId(session, tab, opts.ref);
   const scoped = rootId !== undefined || opts.selector !== undefined;
   const base = { rootId, offset: scoped ? opts.offset ?? 0 : undefined, urls: !!opts.urls, maxText: scoped ? SCOPED_MAX_TEXT : PAGE_MAX_TEXT, budget: opts.budget, level: opts.level ?? 'full' };
-  const walk = async (limit: number): Promise<SnapshotResult> => {
+  // The runtime (some 70 KB) goes along only to a document that lacks it: the first walk asks without it.
+  const walk = async (limit: number, load = false): Promise<SnapshotResult> => {
     const code = `{
 if (!globalThis.__tabwright || !globalThis.__tabwright.snapshot) {
-${runtime}
+${load ? runtime : 'return { noRuntime: true };'}
 }
 const o = ${JSON.stringify({ ...base, limit })};
 const selector = ${JSON.stringify(opts.selector ?? null)};
@@ -67,7 +68,8 @@ if (selector !== null) {
 return globalThis.__tabwright.snapshot(o);
 }`;
     const answer = await tabs.execute(tab.tabId, `async () => ${code}`, { timeoutMs: WALK_TIMEOUT_MS, maxBytes: MAX_RESULT_BYTES, instanceId: tab.instanceId, signal }) as WalkAnswer | null;
-    if (!answer || typeof answer !== 'object') throw new ToolError('capability_unavailable', 'The in-page runtime could not be loaded into this page.', 'Reload the tab and try again.');
+    if (answer && typeof answer === 'object' && 'noRuntime' in answer && !load) return walk(limit, true);
+    if (!answer || typeof answer !== 'object' || 'noRuntime' in answer) throw new ToolError('capability_unavailable', 'The in-page runtime could not be loaded into this page.', 'Reload the tab and try again.');
     if ('invalid' in answer) throw new ToolError('invalid_arguments', `The selector is not valid: ${answer.invalid}`, 'Pass a CSS selector such as "main" or "#results", or omit selector for the whole page.');
     if ('none' in answer) throw new ToolError('invalid_arguments', 'The selector matches no element on the page.', 'Check the selector against the page, or omit it for the whole page.');
     return answer;

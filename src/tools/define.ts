@@ -33,8 +33,14 @@ export interface ToolDef<Input extends z.ZodObject = z.ZodObject> {
   title: string;
   /** What the model reads to decide when and how to call the tool. */
   description: string;
-  /** Connection capabilities the tool needs; missing ones fail with capability_unavailable. */
+  /**
+   * Connection capabilities the tool needs; missing ones fail with capability_unavailable. On a connection with
+   * `remoteTabs` a tool that `servesRemoteTabs` is not held to them: its remote handler does what that kind can
+   * (synthetic input for `trustedInput`) and says so.
+   */
   needs: readonly Capability[];
+  /** A tab tool with a `remote` handler (defineTabTool sets it): it serves the tabs of a connection with `remoteTabs`. */
+  servesRemoteTabs?: boolean;
   effect: ToolEffect;
   /** Whether the call starts the browser when it is not running (false: answers without it). */
   launchesBrowser: boolean;
@@ -224,6 +230,7 @@ export function defineTabTool<Input extends z.ZodObject>(def: TabToolDef<Input>)
   const verifiable = def.verifiable ?? guarded;
   return {
     ...def,
+    servesRemoteTabs: def.remote !== undefined,
     input: def.input.extend({
       ...(guarded ? { expectRevision: expectRevisionField } : {}),
       ...(verifiable ? { expect: expectField } : {}),

@@ -119,7 +119,7 @@ export const execute = defineTabTool({
       res.merge({ tabId: tab.tabId, ...seen });
       res.text(seen.navigation === 'timeout'
         ? `No navigation was observed within ${seconds} s (${seen.reason}); tab ${tab.tabId} is at revision ${seen.revision}: ${seen.url} "${seen.title}". The code may have run: check the page before running it again.`
-        : `${seen.navigation === 'document' ? 'A new document loaded' : 'A same-document navigation happened'} in tab ${tab.tabId}: ${seen.url} "${seen.title}" (revision ${seen.revision}).`);
+        : `${seen.navigation === 'document' ? 'A new document loaded' : 'A same-document navigation happened'} in tab ${tab.tabId}: ${seen.url} "${seen.title}" (revision ${seen.revision}).${seen.value !== undefined ? ` The code returned ${JSON.stringify(seen.value)} first.` : ''}`);
       return;
     }
     const value = await tabs.execute(tab.tabId, fn, limits);

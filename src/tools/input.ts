@@ -74,8 +74,8 @@ export const click = defineTabTool({
   description: 'Click an element by ref (scrolled into view; element_not_actionable when hidden, disabled or covered). ' +
     'Answers with the element and its row, list item, dialog or form; what changed (navigation with URL, title and HTTP status, new tabs, a dialog, file chooser or download, console errors); ' +
     'and a diff of the page snapshot (lines added, removed, changed, with refs).',
-  // Trusted input where the connection has it; synthetic events (said so) on the userscript connection's tabs.
-  needs: [],
+  // Synthetic events (said so) on the userscript connection's tabs: its remote handler (ToolDef servesRemoteTabs).
+  needs: ['trustedInput'],
   effect: 'interact',
   launchesBrowser: true,
   target: 'ref',
@@ -110,7 +110,7 @@ export const type = defineTabTool({
   name: 'type',
   title: 'Type text',
   description: 'Type into an input, textarea or contenteditable element by ref, then read it back; submit: true presses Enter afterwards. Reports as click does.',
-  needs: [],
+  needs: ['trustedInput'],
   effect: 'interact',
   launchesBrowser: true,
   target: 'ref',
@@ -166,7 +166,7 @@ export const fillForm = defineTabTool({
   name: 'fill_form',
   title: 'Fill form',
   description: 'Fill several fields at once: text for inputs and textareas, true/false for checkboxes and radios, option values or labels for selects. Reports as click does.',
-  needs: [],
+  needs: ['trustedInput'],
   effect: 'interact',
   launchesBrowser: true,
   target: 'refs',

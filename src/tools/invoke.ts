@@ -103,7 +103,7 @@ export async function invokeTool(tool: AnyTool, args: unknown, call: CallContext
     if (!parsed.success) {
       throw new ToolError('invalid_arguments', `Invalid arguments for ${tool.name}: ${describeIssues(parsed.error)}.`, invalidHint(tool, args, parsed.error));
     }
-    requireCapabilities(tool.needs, call.session.connection.kind, call.session.connection.capabilities);
+    if (!(tool.servesRemoteTabs && call.session.connection.remoteTabs)) requireCapabilities(tool.needs, call.session.connection.kind, call.session.connection.capabilities);
     if (call.signal.aborted) throw new ToolError('cancelled', 'The call was cancelled before it started.', 'Send the call again if it is still wanted.');
     // Connecting to the user's own browser may wait for them to approve it: that is what the call waits for then.
     const offApproval = call.session.connection.onApproval?.(pending => call.waiting?.(pending ? { kind: 'browser_approval', expiresAt: pending.expiresAt } : undefined));

@@ -21,6 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { ToolError } from '../../errors.js';
 import type { RemoteCallLimits, RemoteNavigation } from '../connection.js';
 import { logger } from '../../log.js';
+import { BodyError, readBody } from '../../util/httpBody.js';
 import { isLoopbackHost, sameSecret } from '../../util/loopback.js';
 import {
   CHANNEL_SILENCE_MS, CLOSE, COMPANION_PATH, HELLO_DEADLINE_MS, IDENTITY_KEEP_MS, MAX_SEND_BYTES, OVERSIZED, parseCompanionFrame,
@@ -28,6 +29,9 @@ import {
 } from './protocol.js';
 
 const log = logger('userscript');
+
+/** How long the companion's `send` body may take to arrive, ms. */
+const SEND_TIMEOUT_MS = 30_000;
 
 /** Where the build puts the companion (scripts/build.mjs), beside dist/browser/userscript/. */
 const COMPANION_FILE = fileURLToPath(new URL('../../userscript/tabwright.user.js', import.meta.url));
@@ -46,11 +50,6 @@ export interface RemoteTab {
   url: string;
   title: string;
 }
-
-/** How a call is bounded and guarded (the seam's RemoteCallLimits). */
-type CallLimits = RemoteCallLimits;
-/** What navigate mode observed (seed 001, "execute" with navigate). */
-type NavigationOutcome = RemoteNavigation;
 
 /** One long-poll channel: what a WebSocket is in seed 001. */
 class Channel {
@@ -138,7 +137,7 @@ interface PendingNavigation {
   id: number;
   proceeded: boolean;
   value?: unknown;
-  finish(outcome: NavigationOutcome): void;
+  finish(outcome: RemoteNavigation): void;
   fail(error: ToolError): void;
 }
 
@@ -175,7 +174,7 @@ export class UserscriptBroker {
    *   timeout / cancelled (a best-effort `cancel` is sent; a late reply is ignored), browser_disconnected (the tab's
    *   channel ended first), evaluation_failed (the page threw), result_too_large (over `maxBytes`).
    */
-  call(target: string, method: 'execute' | 'add_element', params: { code: string } | AddElementParams, limits: CallLimits): Promise<unknown> {
+  call(target: string, method: 'execute' | 'add_element', params: { code: string } | AddElementParams, limits: RemoteCallLimits): Promise<unknown> {
     return new Promise<unknown>((resolve, reject) => {
       const entry = this.live(target, limits);
       const id = this.nextId++;
@@ -203,8 +202,8 @@ export class UserscriptBroker {
    * @throws ToolError tab_not_found, revision_mismatch, conflict (a navigation already waits on the tab),
    *   evaluation_failed (the code threw before anything navigated), cancelled.
    */
-  navigate(target: string, code: string, limits: CallLimits): Promise<NavigationOutcome> {
-    return new Promise<NavigationOutcome>((resolve, reject) => {
+  navigate(target: string, code: string, limits: RemoteCallLimits): Promise<RemoteNavigation> {
+    return new Promise<RemoteNavigation>((resolve, reject) => {
       const entry = this.live(target, limits);
       if (entry.navigation) throw new ToolError('conflict', 'A navigation already waits on this tab.', 'Wait for it to finish (its execute call answers), then try again.');
       const id = this.nextId++;
@@ -265,7 +264,7 @@ export class UserscriptBroker {
       json(res, 403, { error: 'Forbidden' });
       return true;
     }
-    const [token, target, ...rest] = path.slice(USERSCRIPT_PREFIX.length + 1).split('/');
+    const [token, encodedTarget, ...rest] = path.slice(USERSCRIPT_PREFIX.length + 1).split('/');
     if (!sameSecret(token, this.token ??= this.readToken()) || this.closed) {
       json(res, 403, { error: 'Forbidden' });
       return true;
@@ -274,19 +273,20 @@ export class UserscriptBroker {
       json(res, 405, { error: 'POST only' });
       return true;
     }
+    const target = decodeSegment(encodedTarget);
     if (!target || target.length > 128 || rest.length < 1 || rest.length > 2) {
       json(res, 404, { error: 'Not found' });
       return true;
     }
     if (rest.length === 1 && rest[0] === 'open') {
-      const channel = new Channel(decodeURIComponent(target), c => this.channelEnded(c));
+      const channel = new Channel(target, c => this.channelEnded(c));
       this.channels.set(channel.id, channel);
       json(res, 200, { conn: channel.id });
       return true;
     }
     const [conn, verb] = rest as [string, string];
     const channel = this.channels.get(conn);
-    if (!channel || channel.target !== decodeURIComponent(target)) {
+    if (!channel || channel.target !== target) {
       json(res, 200, verb === 'poll' ? { frames: [], close: { code: CLOSE.unknown, reason: 'unknown channel' } } : { close: { code: CLOSE.unknown, reason: 'unknown channel' } });
       return true;
     }
@@ -298,8 +298,8 @@ export class UserscriptBroker {
       json(res, 404, { error: 'Not found' });
       return true;
     }
-    readBody(req, MAX_SEND_BYTES).then(body => {
-      if (body === undefined) return json(res, 413, { error: 'Too large' });
+    readBody(req, MAX_SEND_BYTES, SEND_TIMEOUT_MS).then(bytes => {
+      const body = bytes.toString('utf8');
       let frames: unknown;
       try {
         frames = JSON.parse(body);
@@ -307,9 +307,13 @@ export class UserscriptBroker {
         frames = undefined;
       }
       if (!Array.isArray(frames)) channel.close(CLOSE.protocolError, 'the body is not a JSON array of frames');
-      else for (const frame of frames) if (!channel.closed) this.receive(channel, frame, body.length);
+      else for (const frame of frames) if (!channel.closed) this.receive(channel, frame, bytes.length);
       json(res, 200, channel.closed ? { close: channel.closed } : { ok: true });
-    }, () => json(res, 400, { error: 'Bad request' }));
+    }, (error: unknown) => {
+      const reason = error instanceof BodyError ? error.reason : 'aborted';
+      json(res, reason === 'too_large' ? 413 : reason === 'timeout' ? 408 : 400, { error: reason === 'too_large' ? 'Too large' : reason === 'timeout' ? 'Too slow' : 'Bad request' });
+      if (reason !== 'aborted') req.socket.destroy(); // the rest of a refused body is not read
+    });
     return true;
   }
 
@@ -460,7 +464,7 @@ export class UserscriptBroker {
   }
 }
 
-function outcome(entry: TabEntry, navigation: NavigationOutcome['navigation']): NavigationOutcome {
+function outcome(entry: TabEntry, navigation: RemoteNavigation['navigation']): RemoteNavigation {
   return { navigation, revision: entry.revision, instanceId: entry.instanceId, ...entry.meta };
 }
 
@@ -472,7 +476,7 @@ function tooLarge(maxBytes: number): ToolError {
  * Settles a call once: its timeout and abort signal cancel it (`cancel` runs, `reject` gets timeout / cancelled).
  * @returns `done(settle)`, which clears both and runs `settle` unless the call already ended.
  */
-function bounded(limits: CallLimits, cancel: () => void, reject: (error: ToolError) => void): (settle: () => void) => void {
+function bounded(limits: RemoteCallLimits, cancel: () => void, reject: (error: ToolError) => void): (settle: () => void) => void {
   let over = false;
   const finish = (settle: () => void) => {
     if (over) return;
@@ -499,19 +503,12 @@ function json(res: ServerResponse, status: number, body: unknown): void {
   res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify(body));
 }
 
-/** The body of `req` as text, or undefined when it exceeds `limit` bytes. */
-function readBody(req: IncomingMessage, limit: number): Promise<string | undefined> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        resolve(undefined);
-        req.destroy();
-      } else chunks.push(chunk);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
+/** A path segment percent-decoded; undefined when it is not valid percent-encoding (a URIError). */
+function decodeSegment(segment: string | undefined): string | undefined {
+  if (segment === undefined) return undefined;
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
 }
