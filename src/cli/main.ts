@@ -33,16 +33,23 @@ export function describeCommands(cmd: Command): Record<string, unknown> {
 }
 
 /**
- * Parses `flags` as `tabwright mcp` would, without running anything.
+ * Parses `flags` as `tabwright mcp` would and checks their values as it does at start (resolveConfig, with no
+ * environment of its own: the client's may differ), without running anything.
  * @throws CliError invalid_arguments (exit 2) naming what the server would refuse.
  */
-function checkServerFlags(flags: string[]): void {
+async function checkServerFlags(flags: string[]): Promise<void> {
   const probe = addServerOptions(new Command('tabwright mcp')).exitOverride().configureOutput({ writeErr: () => undefined, writeOut: () => undefined }).action(() => undefined);
+  const refuse = (message: string) => cliError('invalid_arguments', `The server flags after -- ${message}`, 'Pass flags of `tabwright mcp --help`, e.g. `tabwright mcp-config --client cursor -- --toolsets all`.', EXIT.usage);
   try {
     probe.parse(flags, { from: 'user' });
   } catch (error) {
-    const message = error instanceof CommanderError ? error.message.replace(/^error:\s*/i, '') : String(error);
-    throw cliError('invalid_arguments', `The server flags after -- do not parse: ${message}`, 'Pass flags of `tabwright mcp --help`, e.g. `tabwright mcp-config --client cursor -- --toolsets all`.', EXIT.usage);
+    throw refuse(`do not parse: ${error instanceof CommanderError ? error.message.replace(/^error:\s*/i, '') : String(error)}`);
+  }
+  const { resolveConfig } = await import('../config.js');
+  try {
+    resolveConfig(probe.opts() as ConfigFlags, {});
+  } catch (error) {
+    throw refuse(`would stop the server at start: ${error instanceof Error ? error.message : String(error)}`);
   }
 }
 
@@ -71,7 +78,7 @@ export async function buildProgram(argv: string[]): Promise<Command> {
     .option('--json', 'print the JSON envelope on a terminal too (default there: the snippet itself)')
     .argument('[flags...]', 'server flags for the entry, after -- (those of `tabwright mcp`)')
     .action((flags: string[], opts: { client: McpClient; json?: boolean }, cmd: Command) => respond(async () => {
-      checkServerFlags(flags);
+      await checkServerFlags(flags);
       const config = mcpConfig(opts.client, flags);
       // On a terminal a person reads it: the snippet itself, unless --json or an output format was chosen.
       const chosen = opts.json || cmd.parent?.opts().format !== undefined || Boolean(process.env.TABWRIGHT_CLI_FORMAT);

@@ -66,8 +66,11 @@ export function mcpConfig(client: McpClient, flags: readonly string[] = []): Rec
       return { client, file: join(homedir(), '.gemini', 'settings.json'), format: 'json', config, text: json(config) };
     }
     case 'mcporter': {
-      // mcporter reads ./config/mcporter.json of the project it runs in (or --config FILE).
-      const config = { mcpServers: { tabwright: entry } };
+      // mcporter reads ./config/mcporter.json of the project it runs in (or --config FILE). It starts a server per
+      // call unless the entry keeps it alive (tabs and refs would not outlive a call), and starts it in its config
+      // folder: the workspace is this project's folder unless the flags name one (README, "MCP clients").
+      const args = flags.some(f => f === '--workspace' || f.startsWith('--workspace=')) ? entry.args : [...entry.args, '--workspace', process.cwd()];
+      const config = { mcpServers: { tabwright: { ...entry, args, lifecycle: 'keep-alive' } } };
       return { client, file: 'config/mcporter.json (in the project), or mcporter --config FILE', format: 'json', config, text: json(config) };
     }
     case 'generic':

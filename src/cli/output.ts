@@ -71,7 +71,8 @@ export function plainText(value: unknown, indent = ''): string {
   const one = scalar(value);
   if (one !== undefined) return indent + one.replace(/\n/g, `\n${indent}`);
   const lines: string[] = [];
-  const entries: Array<[string | undefined, unknown]> = Array.isArray(value) ? value.map(v => [undefined, v]) : Object.entries(value as object);
+  // Members that JSON leaves out (undefined) are left out here too.
+  const entries: Array<[string | undefined, unknown]> = Array.isArray(value) ? value.map(v => [undefined, v]) : Object.entries(value as object).filter(([, v]) => v !== undefined);
   for (const [key, v] of entries) {
     const head = key === undefined ? `${indent}-` : `${indent}${key}:`;
     const flat = scalar(v);

@@ -117,7 +117,7 @@ export const addElement = defineTabTool({
     if (!result.ok) throw refusal(result.error!, parent ?? '');
     const { tag: made, id = null, inline, scriptError } = result;
     res.merge({ tabId: tab.id, tag: made, id, ...(inline ? { inline } : {}), ...(scriptError ? { scriptError } : {}) });
-    res.text(`Added <${made}${id !== null ? ` id="${id}"` : ''}> to ${result.parent} in tab ${tab.id}.`);
+    res.text(`Added <${made}${id !== null ? ` id="${id}"` : ''}> to ${ref ? `${ref} ` : ''}${result.parent} in tab ${tab.id}.`);
     if (inline === 'evaluated') res.text('Its inline script ran (through CDP, so the page\'s CSP did not block it).');
     if (inline === 'adopted') res.text('The page\'s CSP refused the inline style, so it applies as an adopted stylesheet; it goes when the element is removed, and later edits of the element\'s text do not apply.');
     if (scriptError) res.text(`The script threw ${scriptError.name}: ${scriptError.message} (the element stays; the page saw the error too).`);

@@ -100,7 +100,8 @@ export const exportScript = defineTool({
       warnings: result.warnings,
     });
     res.text(`${result.created ? 'Created' : 'Updated'} ${s.kind} "${s.name}" (${s.id}), codeHash ${s.codeHash}, operation ${result.operationId}.`);
-    if (result.replacedCodeHash) res.text(`It had the same @name and @namespace as stored script ${s.id}, which it replaced in place (its code was codeHash ${result.replacedCodeHash}).`);
+    if (result.replacedCodeHash === s.codeHash) res.text(`It is the same code as stored script ${s.id} (same @name and @namespace): the code did not change.`);
+    else if (result.replacedCodeHash) res.text(`It had the same @name and @namespace as stored script ${s.id}, which it replaced in place (its code was codeHash ${result.replacedCodeHash}).`);
     for (const w of result.warnings) res.text(`warning ${w.line}:${w.column} ${w.code}: ${w.message}`);
   },
 });

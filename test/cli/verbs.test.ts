@@ -209,6 +209,8 @@ test('--format text and TABWRIGHT_CLI_FORMAT=text print what the model reads: th
   assert.match(tabs.stdout, /^1 tab \(\* the active one\):\n\* \[1\] Page one — /);
   const status = await cli(home, ['--format', 'text', 'daemon', 'status']);
   assert.match(status.stdout, /^running: true$/m, 'a result with no tool text: key: value lines');
+  const doctor = await cli(home, ['--format', 'text', 'doctor']);
+  assert.doesNotMatch(doctor.stdout, /undefined/, 'members JSON leaves out are left out');
   const missing = await cli(home, ['--format=text', 'tab', 'close', '99']);
   assert.deepEqual([missing.code, missing.stdout.split('\n')[0]], [1, 'error (tab_not_found): There is no open tab 99.']);
   assert.match(missing.stdout, /^hint: /m);
@@ -319,7 +321,9 @@ test('mcp-config prints each client\'s config with absolute paths', async () => 
   assert.deepEqual(JSON.parse((await ok(home, ['mcp-config', '--client', 'generic'])).text), entry);
   assert.deepEqual(JSON.parse((await ok(home, ['mcp-config'])).text), entry);
   const porter = await ok(home, ['mcp-config', '--client', 'mcporter']);
-  assert.deepEqual(porter.config, { mcpServers: { tabwright: entry } });
+  assert.deepEqual(porter.config, { mcpServers: { tabwright: { command: node, args: [main, '--workspace', home.cwd], lifecycle: 'keep-alive' } } });
+  const porterHere = await ok(home, ['mcp-config', '--client', 'mcporter', '--', '--workspace=/srv/site']);
+  assert.deepEqual(porterHere.config.mcpServers.tabwright.args, [main, '--workspace=/srv/site']);
   assert.match(porter.file, /^config\/mcporter\.json/);
   // Server flags after -- go into the entry, checked as the server parses them.
   const flagged = await ok(home, ['mcp-config', '--client', 'claude-code', '--', '--toolsets', 'all', '--headed']);
@@ -328,6 +332,8 @@ test('mcp-config prints each client\'s config with absolute paths', async () => 
   const typo = await cli(home, ['mcp-config', '--client', 'cursor', '--', '--toolsetz', 'all']);
   assert.deepEqual([typo.code, typo.json?.error?.type], [2, 'invalid_arguments']);
   assert.match(typo.json!.error!.message, /unknown option '--toolsetz'/);
+  const value = await cli(home, ['mcp-config', '--client', 'cursor', '--', '--toolsets', 'bogus']);
+  assert.deepEqual([value.code, value.json?.error?.message], [2, 'The server flags after -- would stop the server at start: Tool set "bogus" is unknown.']);
 });
 
 test('mcp-config on a terminal prints the snippet itself; --json the envelope', { skip: existsSync('/usr/bin/script') ? false : 'needs script(1) for a pseudo-terminal' }, async () => {

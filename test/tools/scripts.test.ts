@@ -191,6 +191,10 @@ test('a stale expectedCodeHash is a conflict naming both hashes', async () => {
   const replaced = replacedRaw.structuredContent as Saved & { replacedCodeHash: string };
   assert.deepEqual([replaced.created, replaced.scriptId, replaced.replacedCodeHash, replaced.codeHash], [false, created.scriptId, sha(v2), sha(copy)]);
   assert.ok(replacedRaw.content.some(c => c.text?.split('\n').includes(`It had the same @name and @namespace as stored script ${created.scriptId}, which it replaced in place (its code was codeHash ${sha(v2)}).`)), JSON.stringify(replacedRaw.content));
+  // The same copy again: said to be unchanged.
+  const sameRaw = await callRaw(server.client, 'export_script', { code: copy });
+  assert.equal((sameRaw.structuredContent as { replacedCodeHash: string }).replacedCodeHash, sha(copy));
+  assert.ok(sameRaw.content.some(c => c.text?.split('\n').includes(`It is the same code as stored script ${created.scriptId} (same @name and @namespace): the code did not change.`)), JSON.stringify(sameRaw.content));
 });
 
 test('two agents on one store: the second save based on the old hash is rejected, nothing lost', async () => {
