@@ -133,6 +133,7 @@ describe('the handshake', () => {
     assert.equal((await post(`${base.replace(TOKEN, 'B'.repeat(43))}/t/open`)).status, 403);
     assert.equal((await post(`${base}/t/open`, undefined, { origin: 'http://evil.example' })).status, 403);
     assert.equal((await post(`${base}/t/open`, undefined, { origin: 'null' })).status, 403);
+    assert.equal((await post(`${base}/%E0%A4%A/open`)).status, 404, 'a target that is not valid percent-encoding');
     assert.equal((await post(`${base}/t/open`, undefined, { origin: 'moz-extension://1234' })).status, 200);
     const port = new URL(base).port;
     const r = await new Promise<number>((resolve, reject) => {
