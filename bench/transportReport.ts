@@ -36,14 +36,16 @@ export interface TransportRow {
 }
 
 /**
- * What each operation sends the browser on the login page, the same on every transport (counted with
- * DEBUG=pw:protocol on this build, the second pass of a session): printed with a miss's reason.
+ * What each operation sends the browser on the login page (`npx tsx bench/transportTrace.ts`, 2026-12-07): on launch
+ * and cdp through Playwright's own sequences; on the relayed transports (own-chrome, extension) the top document's
+ * snapshot, plain click and fill take the direct ways (docs/actions.md, "Direct actions on relayed connections").
+ * Printed with a miss's reason. The counts include the bench's DOM check after click and type (one `execute`).
  */
 export const OP_WIRE: Record<TransportOp, string> = {
   navigate: '3 CDP round trips (Page.navigate and two small ones)',
-  snapshot: '3 CDP commands, 2 of them one after the other (the browser\'s URL and title are asked while the page snapshots), the first one on a fresh document carrying Playwright\'s 14 KB utility script',
-  click: '33 CDP round trips (on one ElementHandle: 22 of them Playwright\'s own click), two of them carrying Playwright\'s 345 KB injected script (once per fresh document and world, on its first action; through the extension\'s link, an id after the first time)',
-  type: '19 CDP round trips (on one ElementHandle; 29 when each step resolved a Locator again), none over 3 KB',
+  snapshot: 'launch: the browser\'s URL and title beside the walk, which on a fresh document first carries Playwright\'s 14 KB utility script (2 round trips one after the other); relayed: the walk in one Runtime.evaluate beside the URL and title',
+  click: 'launch: 35 CDP commands, about 20 of them one after the other (Playwright\'s click on one ElementHandle); relayed: 12 (one page evaluation, the mouse events in one batch, the report\'s diff)',
+  type: 'launch: 20 CDP commands (Playwright\'s fill on one ElementHandle, the read-back); relayed: 7 (one evaluation selects and focuses, the text insertion, the read-back)',
   screenshot: '2 CDP round trips (layout metrics, a ~20 KB JPEG back)',
 };
 
@@ -52,29 +54,17 @@ export const OP_WIRE: Record<TransportOp, string> = {
  * protocol logs): printed under the table for missed rows only, after the operation's OP_WIRE.
  */
 export const WHY_MISSED: Partial<Record<TransportId, string>> = {
-  'own-chrome': 'the commands are the same as launch\'s; the wire is not. Each one crosses Chrome\'s DevTools WebSocket instead of '
-    + 'Playwright\'s pipe, which costs more per round trip and much more per large frame: one CDP round trip timed by `bench/relayHop.ts` '
-    + '(300 each, interleaved, this machine under load) takes 0.81 ms over the pipe, 1.08 over the WebSocket and 1.09 through the relay; '
-    + 'a 345 KB request 12.0, 27.2 and 21.0 ms. The relay\'s own hop (in tabwright\'s process: a parse and a stringify of each frame, '
-    + 'loopback) adds nothing measurable beyond the WebSocket: the cdp row, the same WebSocket without the relay, lands as far from launch, '
-    + 'and run-to-run spread on this shared 2-core machine (0.8× to 1.5× on the same build) is larger than either.',
-  extension: 'the commands are the same as launch\'s; each one costs more, and the target allows too few of them. One small CDP '
-    + 'round trip timed by `bench/relayHop.ts` (300 each, interleaved, a quiet machine, 2026-12-05) takes 1.43 ms over Playwright\'s pipe '
-    + 'and 3.15 ms through the extension (tabwright → the link\'s WebSocket → the extension\'s worker → chrome.debugger in the browser '
-    + 'process → the page, and back). Of the 3.15 ms, the worker\'s chrome.debugger.sendCommand alone takes about 2 ms, more than the '
-    + 'pipe\'s whole round trip, so even commands issued from inside the worker would cost more than launch\'s. Large scripts cross the '
-    + 'link once (src/browser/extension/frameCache.ts: Playwright\'s 345 KB injected script, sent twice by a click on every fresh '
-    + 'document, and its 14 KB utility script go as an id after that, and the worker puts them back); what a large request still costs '
-    + 'more is chrome.debugger\'s own: in relayHop (100 each, interleaved, this machine under heavy load, 2026-12-06) a 345 KB request '
-    + 'took 241 ms through the extension as an id against 109 over the pipe, 472 against 235 for a new script each time (sent in full). '
-    + 'At +1.7 ms a round trip, an operation meets 1.2× only when it waits on at most about one round trip per 8 ms of launch\'s time: '
-    + 'snapshot waits on 2 (the first carrying the utility script on a fresh document) in ~16 ms, type sends 19 in ~40 ms, click 33 '
-    + 'plus the two injected-script evaluations (Playwright\'s, once per fresh document: the main world\'s for the preview of the '
-    + 'ElementHandle tabwright resolves a ref to, the utility world\'s for the action) in ~73 ms. Screenshot (2 round trips, most of '
-    + 'its time spent capturing) meets it. The relay and the upstream add nothing per command beyond the link (the own-chrome column '
-    + 'uses the same relay over a plain WebSocket). What could meet it is not a faster wire but fewer commands on this transport than '
-    + 'on launch: an action or a snapshot as one page-side evaluation the worker runs, instead of Playwright\'s actionability sequence; '
-    + 'not built (it would be a second implementation of the element actions beside Playwright\'s).',
+  'own-chrome': 'each command crosses Chrome\'s DevTools WebSocket and tabwright\'s relay instead of Playwright\'s pipe: one CDP round '
+    + 'trip timed by `bench/relayHop.ts` (300 each, interleaved, this machine under load) takes 0.81 ms over the pipe, 1.08 over the '
+    + 'WebSocket and 1.09 through the relay; a 345 KB request 12.0, 27.2 and 21.0 ms. With the direct ways this transport waits on fewer '
+    + 'round trips than launch for the measured steps, so a miss is run-to-run spread on a shared machine (0.8× to 1.5× on one build '
+    + 'before the direct ways), or an element the page did not call ready, which takes Playwright\'s way (logged at debug level).',
+  extension: 'each command crosses the link\'s WebSocket, the extension\'s worker and chrome.debugger: one small round trip timed by '
+    + '`bench/relayHop.ts` (300 each, interleaved, a quiet machine, 2026-12-05) takes 1.43 ms over Playwright\'s pipe and 3.15 ms through '
+    + 'the extension, about 2 ms of it in chrome.debugger.sendCommand; a 345 KB request 109 against 241 ms (as an id, this machine under '
+    + 'heavy load, 2026-12-06). With Playwright\'s own sequences click (33 round trips) and type (19) missed by 0.6× (2026-12-07); the '
+    + 'direct ways wait on fewer round trips than launch, so a miss now is noise on a shared machine, or an element the page did not '
+    + 'call ready, which takes Playwright\'s way (logged at debug level). Screenshot is 2 round trips, most of its time spent capturing.',
 };
 
 function stats(tr: TransportResults, transport: TransportId, op: TransportOp): OpStats | undefined {

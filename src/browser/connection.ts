@@ -38,6 +38,13 @@ export interface BrowserConnection {
    * `/mcp`: ./sessionContext.ts): close_browser closes only that context.
    */
   readonly sessionContext?: boolean;
+  /**
+   * True when every CDP command crosses tabwright's in-process relay to a browser socket it holds (own-chrome,
+   * extension; the extension's also crosses its link and chrome.debugger): a round trip costs more than the
+   * command, so snapshots and element actions of the top document take their ways with fewer round trips
+   * (docs/actions.md, "Direct actions on relayed connections").
+   */
+  readonly relayed?: boolean;
   /** The remote endpoint with its secrets redacted; undefined for a launched browser. */
   readonly endpoint?: string;
   /**

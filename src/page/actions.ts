@@ -63,7 +63,7 @@ function deepElementFromPoint(doc: Document, x: number, y: number): Element | nu
  * of the element's first box, clipped to the viewport; null when no box of
  * it shows in the viewport.
  */
-function clickPoint(el: Element): { x: number; y: number } | null {
+export function clickPoint(el: Element): { x: number; y: number } | null {
   const doc = el.ownerDocument;
   const vw = doc.documentElement.clientWidth || doc.defaultView?.innerWidth || 0;
   const vh = doc.documentElement.clientHeight || doc.defaultView?.innerHeight || 0;
@@ -79,7 +79,8 @@ function clickPoint(el: Element): { x: number; y: number } | null {
   return null;
 }
 
-function hitAt(el: Element): HitResult | { status: 'retry' } {
+/** The hit test at the element's click point as it is now (no scrolling); `retry` when it has no point in view. */
+export function hitAt(el: Element): HitResult | { status: 'retry' } {
   const point = clickPoint(el);
   if (!point) return { status: 'retry' };
   const hit = deepElementFromPoint(el.ownerDocument, point.x, point.y);

@@ -74,6 +74,7 @@ import { adoptClosedRoot, recordClosedRoots, shadowRootOf, takeCandidates } from
 import { byId, idOf, nonce, snapshot } from './snapshot.js';
 import { countPointerInput, dispatchClick, fieldState, focusEditable, hitTest, pointerInputSeen } from './actions.js';
 import { ancestorId, describe, focused } from './describe.js';
+import { directClickPoint, directFill } from './directActions.js';
 import { find } from './find.js';
 import { scanConsentBanner } from './consentBanners.js';
 import { text } from './text.js';
@@ -224,6 +225,24 @@ const makeApi = (webmcp: ReturnType<typeof installWebMcp>) => Object.freeze({
   dispatchClick,
   fieldState,
   focusEditable,
+  /**
+   * Direct element actions on relayed connections (./directActions.ts, src/tools/directInput.ts): by snapshot id,
+   * the point a trusted click goes to, or the text field made ready for inserted text; `gone` when the id names
+   * no element any more.
+   */
+  directClick: (id: string) => {
+    const el = byId(id);
+    return el ? directClickPoint(el) : { status: 'gone' as const };
+  },
+  directFill: (id: string) => {
+    const el = byId(id);
+    return el ? directFill(el) : { status: 'gone' as const };
+  },
+  /** The state of the text field of a snapshot id (null when gone): read back after a direct fill. */
+  fieldStateOf: (id: string) => {
+    const el = byId(id);
+    return el ? fieldState(el) : null;
+  },
   /** Trusted pointer events that reached this document (src/tools/pointerDelivery.ts). */
   pointerInputSeen,
   /**

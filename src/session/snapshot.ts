@@ -9,7 +9,7 @@
  * snapshot of their own (./refs.ts), so a selector- or ref-scoped snapshot
  * never invalidates other refs.
  */
-import type { ElementHandle, Frame } from 'playwright-core';
+import type { CDPSession, ElementHandle, Frame } from 'playwright-core';
 import { timeoutError } from '../browser/playwright.js';
 import { classifyPlaywrightError, isTimeoutError } from '../util/playwrightErrors.js';
 import { firstLine, ToolError } from '../errors.js';
@@ -17,6 +17,7 @@ import { adoptClosedRoots } from './closedShadow.js';
 import { pollUntil, raceTimeout } from '../util/wait.js';
 import { frameOf, goneError, lookupRef, refScope, REF_ENGINE, registerRefEngine, rememberFrame } from './refs.js';
 import { warmRefActions } from './refWarmup.js';
+import { directWalk } from './directWalk.js';
 import type { ElementCounts, SnapshotLevel, SnapshotResult } from '../page/snapshot.js';
 import type { Session } from './session.js';
 import type { Tab } from './tab.js';
@@ -147,9 +148,13 @@ function walkWithin(ms: number, ...args: Parameters<typeof walk>): Promise<PageR
   return raceTimeout(walk(...args), { ms, onTimeout: () => timeoutError(`snapshot: no answer within ${ms} ms`) });
 }
 
-/** Runs the walker in `frame` (on `root` when given), injecting the runtime into a document that predates it. */
-async function walk(session: Session, frame: Frame, opts: PageOptions, root?: ElementHandle): Promise<PageResult> {
-  const run = () => root
+/**
+ * Runs the walker in `frame` (on `root` when given), injecting the runtime into a document that predates it. With
+ * `direct` (the tab's CDP session, for the top document on a relayed connection) the first try goes through it in
+ * one round trip (./directWalk.ts); whatever that cannot answer is asked again through Playwright.
+ */
+async function walk(session: Session, frame: Frame, opts: PageOptions, root?: ElementHandle, direct?: CDPSession): Promise<PageResult> {
+  const viaPlaywright = () => root
     ? root.evaluate((el, o) => {
       const rt = (globalThis as { __tabwright?: { snapshot?: (o: unknown) => unknown } }).__tabwright;
       return (rt?.snapshot ? rt.snapshot({ ...o, root: el }) : 'runtime-missing') as PageResult | 'runtime-missing';
@@ -158,6 +163,7 @@ async function walk(session: Session, frame: Frame, opts: PageOptions, root?: El
       const rt = (globalThis as { __tabwright?: { snapshot?: (o: unknown) => unknown } }).__tabwright;
       return (rt?.snapshot ? rt.snapshot(o) : 'runtime-missing') as PageResult | 'runtime-missing';
     }, opts);
+  const run = async () => (direct && !root ? await directWalk(direct, opts) : undefined) ?? viaPlaywright();
   let result = await run();
   if (result === 'runtime-missing') {
     await session.injectRuntime(frame);
@@ -188,8 +194,10 @@ async function expand(session: Session, tab: Tab, instanceId: string, frame: Fra
     if (shown) session.refs.describe(ref, shown[1]!, shown[2] ? JSON.parse(shown[2]) as string : undefined);
     return ref;
   }));
-  // Ref actions on this document will follow: get Playwright ready for them meanwhile (./refWarmup.ts).
-  if (refs) warmRefActions(frame, result.nonce, () => registerRefEngine().then(() => REF_ENGINE));
+  // Ref actions on this document will follow: get Playwright ready for them meanwhile (./refWarmup.ts). Not on a
+  // relayed connection: its plain actions of the top document go without Playwright's scripts (./directWalk.ts), and
+  // there the two 345 KB evaluations are the dearest commands of all, which a click right after would queue behind.
+  if (refs && !(session.connection.relayed && !frame.parentFrame())) warmRefActions(frame, result.nonce, () => registerRefEngine().then(() => REF_ENGINE));
   const inserts = new Map<number, string[]>();
   const marks = new Map<number, string>();
   const lineOf = (id: string) => result.lines.findIndex(l => l.includes(`\u0001${id}\u0001`));
@@ -331,18 +339,20 @@ async function snapshotOnce(session: Session, tab: Tab, instanceId: string, opts
     frame = tab.page.mainFrame();
     base = { urls, maxText: PAGE_MAX_TEXT, budget, level };
   }
+  // A relayed connection's top document is walked in one round trip (./directWalk.ts).
+  const direct = !root && session.connection.relayed && !frame.parentFrame() ? tab.cdp : undefined;
   let pageOpts: PageOptions;
   let result: PageResult;
   let firstCut = false;
   try {
     // Without a limit: every child of every container if it all fits the budget, else pages of DEFAULT_LIMIT.
     pageOpts = { ...base, limit: opts.limit ?? 100_000 };
-    result = await walkWithin(timeout, session, frame, pageOpts, root);
+    result = await walkWithin(timeout, session, frame, pageOpts, root, direct);
     firstCut = !!result.cut || budget - (result.budgetLeft ?? 0) > DEFAULT_BUDGET;
     if (result.cut && opts.wholeOnly) return { text: '', refCount: 0, revision, instanceId, whole: false, cut: true };
     if (result.cut && opts.limit === undefined && !result.gone) {
       pageOpts = { ...base, limit: DEFAULT_LIMIT };
-      result = await walkWithin(timeout, session, frame, pageOpts, root);
+      result = await walkWithin(timeout, session, frame, pageOpts, root, direct);
     }
   } finally {
     void root?.dispose();

@@ -26,6 +26,7 @@ import { assertNotCovered, forceClick } from './obstruction.js';
 import { selectOptions, setChecked, typeText } from './realInput.js';
 import { withPointerDelivery } from './pointerDelivery.js';
 import { withRefHandle } from './refHandle.js';
+import { directClick, directFill } from './directInput.js';
 import { refField, tabIdField, timeoutMsField } from './schemas.js';
 
 const ACTION_TIMEOUT = 5_000;
@@ -60,12 +61,20 @@ export interface ClickOptions {
  */
 export async function clickResolved(el: ResolvedRef, ref: string, opts: ClickOptions): Promise<void> {
   const { button, modifiers: mods, doubleClick, force, timeout } = opts;
+  await attempt(`click ${ref}`, async () => {
+    // On a relayed connection, a plain click of a ready element in two round trips (./directInput.ts).
+    if (!force && !mods?.length && await directClick(el, ref, { button: button ?? 'left', clickCount: doubleClick ? 2 : 1, timeout })) return;
+    await withRefHandle(el, ref, handle => clickHandle(handle, el, ref, opts));
+  });
+}
+
+/** The click of `clickResolved` on the element's handle: forced, or checked for a cover and made through Playwright. */
+async function clickHandle(handle: ElementHandle<Element>, el: ResolvedRef, ref: string, opts: ClickOptions): Promise<void> {
+  const { button, modifiers: mods, doubleClick, force, timeout } = opts;
   const pw = { button, modifiers: mods, timeout };
-  await attempt(`click ${ref}`, () => withRefHandle(el, ref, async handle => {
-    if (force) return forceClick(handle, { button: button ?? 'left', clickCount: doubleClick ? 2 : 1, modifiers: mods ?? [] }, timeout);
-    await assertNotCovered(handle, ref, `click ${ref}`, true, timeout);
-    await withPointerDelivery(handle, el.frame, `click ${ref}`, () => (doubleClick ? handle.dblclick(pw) : handle.click(pw)));
-  }));
+  if (force) return forceClick(handle, { button: button ?? 'left', clickCount: doubleClick ? 2 : 1, modifiers: mods ?? [] }, timeout);
+  await assertNotCovered(handle, ref, `click ${ref}`, true, timeout);
+  await withPointerDelivery(handle, el.frame, `click ${ref}`, () => (doubleClick ? handle.dblclick(pw) : handle.click(pw)));
 }
 
 export const click = defineTabTool({
@@ -129,10 +138,17 @@ export const type = defineTabTool({
   async handle(tab, { ref, text, clear, submit, timeoutMs, snapshot }, { session }, res) {
     const el = await resolveRef(session, ref);
     const timeout = timeoutMs ?? ACTION_TIMEOUT;
-    const report = await tab.act(() => withRefHandle(el, ref, async handle => {
-      await attempt(`type into ${ref}`, () => typeText(tab.page, handle, ref, text, { clear: clear ?? true, timeout }));
-      if (submit) await attempt(`press Enter in ${ref}`, () => handle.press('Enter', { timeout }));
-    }), { snapshot, diff: true, targets: [{ ref, resolved: el }] });
+    const report = await tab.act(async () => {
+      // On a relayed connection, replacing a plain text field's content in three round trips (./directInput.ts).
+      let direct = false;
+      if (clear ?? true) await attempt(`type into ${ref}`, async () => { direct = await directFill(el, ref, text, { timeout }); });
+      // The field has the focus after a direct fill: Enter goes to it as Playwright's press would send it.
+      if (direct) return submit ? attempt(`press Enter in ${ref}`, () => raceTimeout(el.frame.page().keyboard.press('Enter'), playwrightTimeout(timeout))) : undefined;
+      await withRefHandle(el, ref, async handle => {
+        await attempt(`type into ${ref}`, () => typeText(tab.page, handle, ref, text, { clear: clear ?? true, timeout }));
+        if (submit) await attempt(`press Enter in ${ref}`, () => handle.press('Enter', { timeout }));
+      });
+    }, { snapshot, diff: true, targets: [{ ref, resolved: el }] });
     reportAction(res, report, ([e]) => `Typed ${plural([...text].length, 'character')} into ${e ? formatElement(e) : ref}${submit ? ' and pressed Enter' : ''}.`);
   },
 });

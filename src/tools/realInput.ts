@@ -50,12 +50,20 @@ export function inputNotApplied(ref: string, state: FieldState, expected: string
 }
 
 /** What an <input> or <textarea> holds after `text` was entered: the browser's value sanitisation (line breaks, trimming, colour case). */
-function sanitized(text: string, state: FieldState): string {
+export function sanitized(text: string, state: FieldState): string {
   if (state.tag === 'textarea') return text.replace(/\r\n?/g, '\n');
   let value = text.replace(/[\r\n]/g, '');
   if (state.inputType === 'email' || state.inputType === 'url') value = value.trim();
   if (state.inputType === 'color') value = value.toLowerCase();
   return value;
+}
+
+/**
+ * Checks that a text field (`before` and `after` the typing) holds `expected`.
+ * @throws ToolError input_not_applied naming both values (lengths only when either state is secret).
+ */
+export function assertTyped(ref: string, before: FieldState, after: FieldState, expected: string): void {
+  if (after.value !== expected) throw inputNotApplied(ref, { ...after, secret: before.secret || after.secret }, expected, after.value);
 }
 
 /** innerText of an editing host, compared loosely: no-break spaces as spaces, no trailing line breaks. */
@@ -92,9 +100,7 @@ export async function typeText(page: Page, handle: ElementHandle<Element>, ref: 
       await raceTimeout(keyboard.press(before.tag === 'textarea' ? 'ControlOrMeta+End' : 'End'), playwrightTimeout(timeout));
       if (text) await raceTimeout(keyboard.insertText(text), playwrightTimeout(timeout));
     }
-    const expected = sanitized(clear ? text : before.value + text, before);
-    const after = await readField(handle, timeout);
-    if (after.value !== expected) throw inputNotApplied(ref, { ...after, secret: before.secret || after.secret }, expected, after.value);
+    assertTyped(ref, before, await readField(handle, timeout), sanitized(clear ? text : before.value + text, before));
     return;
   }
   await raceTimeout(handle.evaluate((el, end) => (globalThis as unknown as ActionsRuntime).__tabwright.focusEditable(el, end), !clear), playwrightTimeout(timeout));

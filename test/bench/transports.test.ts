@@ -91,7 +91,7 @@ test('transportSection: the table with medians (p90), ratios with the difference
   assert.match(md, /\| click by ref \| 85\.5 ms \(p90 89\.0\) \| 126 ms \(p90 129\) · 1\.47× \(\+40\.0 ms\) \*\*missed\*\* by 0\.27× \|/);
   assert.match(md, /\| snapshot \(`get_page_context`\) \| 15\.5 ms \(p90 19\.0\) \| 15\.5 ms \(p90 19\.0\) · 1\.00× \(\+0\.0 ms\) met \|/);
   assert.match(md, /\| navigate \(login page\) \| 45\.5 ms \(p90 49\.0\) \| 45\.5 ms \(p90 49\.0\) · 1\.00× \(\+0\.0 ms\) \|/);
-  assert.match(md, /Why the misses:\n\n- \*\*own-chrome click\*\* \(1\.47×, 40\.0 ms more\): 33 CDP round trips \(on one ElementHandle: 22 of them Playwright's own click\).*; the commands are the same as launch's/);
+  assert.match(md, /Why the misses:\n\n- \*\*own-chrome click\*\* \(1\.47×, 40\.0 ms more\): launch: 35 CDP commands.*relayed: 12 .*; each command crosses Chrome's DevTools WebSocket and tabwright's relay/);
   assert.match(md, /- \*\*launch \(managed\)\*\*: `node dist\/cli\.js mcp --headless`; viewport 1280x720; screenshot 16 KB; click and type verified in the DOM every round ✓; a pipe/);
   assert.match(md, /- \*\*own-chrome \(relay\)\*\*: .*click and type verified 19\/20; the relay/);
   assert.match(md, /Errors: 1 \(listed under Errors\)\./);

@@ -44,6 +44,7 @@ export function extensionOf(connection: BrowserConnection): ExtensionConnection 
 
 export class ExtensionConnection extends ConnectionBase implements BrowserConnection {
   readonly kind = 'extension' as const;
+  readonly relayed = true;
   readonly capabilities: ReadonlySet<Capability> = new Set(CAPABILITIES_BY_KIND.extension);
   readonly endpoint = 'the tabwright extension';
   readonly bridge: ExtensionBridge;

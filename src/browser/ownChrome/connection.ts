@@ -34,6 +34,7 @@ const CLOSE_TIMEOUT_MS = 5_000;
 
 export class OwnChromeConnection extends ConnectionBase implements BrowserConnection {
   readonly kind = 'own-chrome' as const;
+  readonly relayed = true;
   readonly capabilities: ReadonlySet<Capability> = new Set(CAPABILITIES_BY_KIND['own-chrome']);
   private upstreamStarting: Promise<OwnChromeUpstream> | undefined;
   private upstream: OwnChromeUpstream | undefined;
