@@ -38,6 +38,7 @@ function suite(kind: UserscriptBrowserKind): void {
     site = await startSite();
     site.page('/page', '<title>Fixture page</title><h1>Hello</h1><script>window.answer = 42</script>');
     site.page('/other', '<title>Other page</title><p>Other</p>');
+    site.route('/strict', (_req, res) => void res.writeHead(200, { 'content-type': 'text/html', 'content-security-policy': "script-src 'self'" }).end('<title>Strict page</title><p>Strict</p>'));
     browser = await startUserscriptBrowser(kind);
   });
 
@@ -151,6 +152,16 @@ function suite(kind: UserscriptBrowserKind): void {
       assert.ok(Date.now() - started < 1000);
       assert.deepEqual(await browser.menu(url), [MENU.allow]);
       assert.equal(await page.title(), 'Other page');
+    });
+  });
+
+  describe('a page whose CSP blocks inline scripts', () => {
+    test('execute runs where the manager\'s script element is not held to the page\'s CSP (Chromium\'s USER_SCRIPT world), else fails naming the CSP (a Firefox content script)', async () => {
+      const { page, target } = await allowed('/strict');
+      const ran = broker.call(target, 'execute', { code: 'document.querySelector("p").textContent' }, limits);
+      if (kind === 'chromium') assert.equal(await ran, 'Strict');
+      else assert.match((await rejects(ran, 'evaluation_failed')).message, /Content Security Policy/);
+      await page.close();
     });
   });
 }
