@@ -169,7 +169,7 @@ interface RemoteTool {
  * What listing a userscript tab finds (./webmcpRemote.ts), in TabListing's terms: its tools, the declarations the
  * browser (or the polyfill) did not take, and `late` when the polyfill came after the page's scripts had started.
  */
-async function remoteListing(session: Session, tabs: RemoteTabs, tab: RemoteTabInfo, signal?: AbortSignal): Promise<{ tools: RemoteTool[]; rejected: RejectedToolInfo[]; partial: PartialFrameInfo[]; more: number }> {
+async function remoteListing(session: Session, tabs: RemoteTabs, tab: RemoteTabInfo, signal?: AbortSignal): Promise<RemoteTabListing> {
   const runtime = session.runtimeScript();
   if (!runtime) throw new ToolError('internal', 'The in-page runtime is missing.', 'Run npm run build (a source checkout), or reinstall tabwright.');
   const listing = await listRemoteTools(tabs, tab, runtime, { timeoutMs: 5_000, signal });
@@ -177,8 +177,28 @@ async function remoteListing(session: Session, tabs: RemoteTabs, tab: RemoteTabI
   const native = listing.source === 'native';
   const rejected = listing.declarations ? applyDeclarations(listing.tools, listing.declarations, native).map(r => ({ tabId: tab.tabId, origin, ...r })) : [];
   const tools = listing.tools.map(tool => ({ ...listedTool({ tabId: tab.tabId, origin, ...tool, source: native ? 'native' : 'polyfill' }), source: listing.source }));
-  return { tools, rejected, partial: listing.late ? [{ tabId: tab.tabId, reason: 'late' }] : [], more: listing.declarations?.more ?? 0 };
+  const found = { tools, rejected, partial: listing.late ? [{ tabId: tab.tabId, reason: 'late' as const }] : [], more: listing.declarations?.more ?? 0 };
+  // Kept for call_webmcp_tool, as a hint (./webmcpCache.ts): entries of tabs no longer connected go.
+  const connected = new Set(tabs.list().map(t => t.tabId));
+  for (const id of remoteCache.keys()) if (!connected.has(id)) remoteCache.delete(id);
+  remoteCache.set(tab.tabId, { instanceId: tab.instanceId, listing: found });
+  return found;
 }
+
+/** What listing a userscript tab finds, in TabListing's terms. */
+interface RemoteTabListing {
+  tools: RemoteTool[];
+  rejected: RejectedToolInfo[];
+  partial: PartialFrameInfo[];
+  more: number;
+}
+
+/**
+ * Each userscript tab's last listing, for its document (instanceId): the same hint as the other kinds' tool cache
+ * (./webmcpCache.ts): a name it lacks or arguments its schema rejects are checked against a fresh listing, and the
+ * call looks the tool up in the page again, so a tool removed since is reported, never called blindly.
+ */
+const remoteCache = new Map<number, { instanceId: string; listing: RemoteTabListing }>();
 
 /**
  * Lists the tools of every frame of a tab, main frame first, and what the
@@ -355,7 +375,7 @@ export const listWebmcpTools = defineTool({
     const policy = ConsentPolicy.load(ctx.config);
     const remote = session.connection.remoteTabs;
     // A userscript connection's tabs are listed from inside their pages (./webmcpRemote.ts).
-    const tabs: Array<{ id: number; list(): Promise<TabListing | Awaited<ReturnType<typeof remoteListing>>> }> = remote
+    const tabs: Array<{ id: number; list(): Promise<TabListing | RemoteTabListing> }> = remote
       ? remoteTabsOf(remote, tabId).map(t => ({ id: t.tabId, list: () => remoteListing(session, remote, t, ctx.signal) }))
       : (tabId !== undefined ? [await session.tab(tabId)] : session.openTabs()).map(tab => ({ id: tab.id, list: () => toolCache.refresh(tab, () => frameTools(tab, 5_000, mode, session.userscripts)) }));
     const tools: WebMcpToolInfo[] = [];
@@ -420,7 +440,7 @@ function partialLines(partial: PartialFrameInfo[], remote = false): string[] {
       return [`${names}: the browser did not answer for ${frames.length === 1 ? 'this frame\'s' : 'these frames\''} tools (its document may have been changing), so they are not listed; call list_webmcp_tools again.`];
     }
     // On a userscript tab the companion installs the polyfill at document start once the tab is allowed: a reload does it.
-    if (remote) return [`${names} may have more tools: tabwright's WebMCP polyfill came into the document after the page's scripts had started (the tab was allowed after it loaded), so tools registered before are not listed. Reloading the tab (execute {code: "location.reload()", navigate: true}) gives it the polyfill from the start.`];
+    if (remote) return [`${names} may have more tools: tabwright's WebMCP polyfill came into the document after the page's scripts had started (the tab was allowed after this page loaded, or the page is the first of its site in the tab), so tools registered before are not listed. Reloading the tab (execute {code: "location.reload()", navigate: true}) gives it the polyfill from the start.`];
     const why = reason === 'late'
       ? 'tabwright\'s WebMCP polyfill came into the document after the page\'s scripts had started'
       : 'the document has no tabwright WebMCP polyfill';
@@ -468,37 +488,14 @@ export const callWebmcpTool = defineTabTool({
   }),
   async handle(tab, { name, arguments: args, timeoutSec }, call, res) {
     const { session, signal } = call;
-    let rejectedHere: RejectedToolInfo[] = [];
-    const listFresh = async (): Promise<FrameTool[]> => {
+    const input = args ?? {};
+    const found = await lookUpTool(tab.id, name, input, toolCache.get(tab), async () => {
       try {
-        const listing = await toolCache.refresh(tab, () => frameTools(tab, 5_000, session.config.webmcp, session.userscripts));
-        rejectedHere = listing.rejected;
-        return listing.tools;
+        return await toolCache.refresh(tab, () => frameTools(tab, 5_000, session.config.webmcp, session.userscripts));
       } catch (error) {
         throw await pageReadError(tab, error, 'list the page\'s WebMCP tools', { message: 'The page did not list its WebMCP tools in time.', hint: 'The page may be busy; try again in a moment.' });
       }
-    };
-    // The cached list is a hint (./webmcpCache.ts): a miss or a rejection by a cached schema is checked against a fresh list.
-    const cached = toolCache.get(tab);
-    let found = (cached?.tools ?? (await listFresh())).find(t => t.info.name === name);
-    let fresh = !cached;
-    if (!found && !fresh) {
-      found = (await listFresh()).find(t => t.info.name === name);
-      fresh = true;
-    }
-    if (!found) {
-      const refused = rejectedHere.find(r => r.name === name);
-      throw new ToolError('webmcp_tool_not_found', `Tab ${tab.id} has no WebMCP tool named "${name.slice(0, 128)}"${refused ? `: the browser rejected its ${refused.kind === 'form' ? 'form' : 'registerTool call'} (${refused.reason})` : ''}.`, 'Call list_webmcp_tools for the tools this page offers now (pages add and remove tools as they change).');
-    }
-    const input = args ?? {};
-    try {
-      validateArguments(name, found.schema, input);
-    } catch (error) {
-      if (fresh) throw error;
-      found = (await listFresh()).find(t => t.info.name === name);
-      if (!found) throw new ToolError('webmcp_tool_not_found', `WebMCP tool "${name}" went away before the call.`, 'Call list_webmcp_tools again.');
-      validateArguments(name, found.schema, input);
-    }
+    });
     // After validation, right before dispatch; the extension's consent window first when the tab is reached through it.
     await consentGate(call, { ...consentSubject(found.info, session.userscripts), tabId: tab.id, arguments: input, browserPrompt: browserChannel(session.connection, tab.page) });
     const frame = found.frame;
@@ -522,7 +519,7 @@ export const callWebmcpTool = defineTabTool({
       // The report says what the call changed: a declarative form's submit navigates. The call's own
       // evaluation tells whether the tool closed the window, so Tab.act does not ask the page again.
       reportAction(res, await tab.act(async () => {
-        if (found!.polyfilled) result = await polyfillSource.call(frame, name, input, { timeoutMs: timeout, signal, report });
+        if (found.polyfilled) result = await polyfillSource.call(frame, name, input, { timeoutMs: timeout, signal, report });
         else result = await nativeCall(tab, frame, () => callWebMcpTool(tab, frame, name, input, timeout, signal, report));
         ms = Date.now() - started;
       }, { windowClosed: () => report.windowClosed }));
@@ -556,14 +553,9 @@ export const callWebmcpTool = defineTabTool({
   // A userscript tab (./webmcpRemote.ts): the same lookup, validation, gate and result, one execute to list, one to call.
   async remote(tabs, tab, { name, arguments: args, timeoutSec }, call, res) {
     const { session, signal } = call;
-    const listing = await remoteListing(session, tabs, tab, signal);
-    const found = listing.tools.find(t => t.info.name === name);
-    if (!found) {
-      const refused = listing.rejected.find(r => r.name === name);
-      throw new ToolError('webmcp_tool_not_found', `Tab ${tab.tabId} has no WebMCP tool named "${name.slice(0, 128)}"${refused ? `: the browser rejected its ${refused.kind === 'form' ? 'form' : 'registerTool call'} (${refused.reason})` : ''}.`, 'Call list_webmcp_tools for the tools this page offers now (pages add and remove tools as they change).');
-    }
     const input = args ?? {};
-    validateArguments(name, found.schema, input);
+    const cached = remoteCache.get(tab.tabId);
+    const found = await lookUpTool(tab.tabId, name, input, cached?.instanceId === tab.instanceId ? cached.listing : undefined, () => remoteListing(session, tabs, tab, signal));
     await consentGate(call, { ...consentSubject(found.info, session.userscripts), tabId: tab.tabId, arguments: input });
     const timeout = Math.round((timeoutSec ?? 30) * 1000);
     const form = found.info.form;
@@ -573,12 +565,43 @@ export const callWebmcpTool = defineTabTool({
     try {
       result = await callRemoteTool(tabs, tab, found.source, name, input, { timeoutMs: timeout, signal });
     } catch (error) {
+      remoteCache.delete(tab.tabId); // whatever went wrong, list afresh next time
       if (error instanceof CallTimeout) throw callTimedOut(name, timeout, form);
       throw error;
     }
     reportResult(res, tab.tabId, found.info, result, Date.now() - started);
   },
 });
+
+/**
+ * The tool `name` a call runs, its arguments validated against the page's own schema. The cached listing is a hint
+ * (./webmcpCache.ts): a name it lacks, or arguments its schema rejects, are checked against a fresh listing first.
+ * @throws ToolError webmcp_tool_not_found (naming the browser's rejection of a declaration of that name, if any),
+ *   invalid_arguments (ajv's findings), and what `listFresh` throws.
+ */
+async function lookUpTool<T extends { info: WebMcpToolInfo; schema?: unknown }>(tabId: number, name: string, input: unknown, cached: { tools: T[] } | undefined, listFresh: () => Promise<{ tools: T[]; rejected: RejectedToolInfo[] }>): Promise<T> {
+  let listing: { tools: T[]; rejected?: RejectedToolInfo[] } = cached ?? await listFresh();
+  let fresh = !cached;
+  let found = listing.tools.find(t => t.info.name === name);
+  if (!found && !fresh) {
+    listing = await listFresh();
+    found = listing.tools.find(t => t.info.name === name);
+    fresh = true;
+  }
+  if (!found) {
+    const refused = listing.rejected?.find(r => r.name === name);
+    throw new ToolError('webmcp_tool_not_found', `Tab ${tabId} has no WebMCP tool named "${name.slice(0, 128)}"${refused ? `: the browser rejected its ${refused.kind === 'form' ? 'form' : 'registerTool call'} (${refused.reason})` : ''}.`, 'Call list_webmcp_tools for the tools this page offers now (pages add and remove tools as they change).');
+  }
+  try {
+    validateArguments(name, found.schema, input);
+  } catch (error) {
+    if (fresh) throw error;
+    found = (await listFresh()).tools.find(t => t.info.name === name);
+    if (!found) throw new ToolError('webmcp_tool_not_found', `WebMCP tool "${name}" went away before the call.`, 'Call list_webmcp_tools again.');
+    validateArguments(name, found.schema, input);
+  }
+  return found;
+}
 
 /** The timeout of a call of WebMCP tool `name` after `timeout` ms; a form without toolautosubmit says its fields were filled. */
 function callTimedOut(name: string, timeout: number, form: WebMcpToolInfo['form']): ToolError {

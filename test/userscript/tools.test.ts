@@ -159,6 +159,7 @@ describe('on an opted-in tab', () => {
     assert.equal(status.connection, 'userscript');
     assert.equal(status.capabilityManifest.screenshot!.status, 'unavailable');
     assert.equal(status.capabilityManifest.snapshot!.status, 'available');
+    assert.equal(status.capabilityManifest.webmcp!.status, 'experimental');
   });
 
   test('click, type and fill_form dispatch synthetic events on refs of get_page_context, and say so', async () => {
