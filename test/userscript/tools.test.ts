@@ -41,7 +41,7 @@ const WEBMCP_TOOLS = `<form id="note" toolname="add_note" tooldescription="Add a
   mc.registerTool({ name: 'boom', description: 'Always fails', inputSchema: { type: 'object', properties: {} }, annotations: { readOnlyHint: true },
     execute: async () => { throw new Error('the calculator caught fire'); } });
   mc.registerTool({ name: 'stall', description: 'Never answers', inputSchema: { type: 'object', properties: {} }, annotations: { readOnlyHint: true },
-    execute: (_input, { signal }) => new Promise(() => signal.addEventListener('abort', () => { window.stallAborted = true; })) });
+    execute: (_input, { signal }) => { window.stalls = (window.stalls || 0) + 1; return new Promise(() => signal.addEventListener('abort', () => { window.stallAborted = true; })); } });
   mc.registerTool({ name: 'wipe', description: 'Wipes the board', inputSchema: { type: 'object', properties: {} },
     execute: async () => { calls.wipe++; return 'wiped'; } });
   document.getElementById('note').addEventListener('submit', event => {
@@ -244,6 +244,14 @@ describe('on an opted-in tab', () => {
     assert.deepEqual([stalled.type, stalled.message], ['timeout', 'WebMCP tool "stall" did not answer within 1 s.']);
     assert.ok(Date.now() - started < 5000, `took ${Date.now() - started} ms`);
     await until('the tool\'s signal to abort', async () => (await call<{ value: unknown }>(server.client, 'execute', { code: 'window.stallAborted === true' })).value === true);
+    // The MCP client cancels: the page's execute signal aborts too.
+    await call(server.client, 'execute', { code: 'window.stallAborted = false; window.stalls = 0' });
+    const controller = new AbortController();
+    const pending = server.client.callTool({ name: 'call_webmcp_tool', arguments: { name: 'stall' } }, { signal: controller.signal });
+    await until('the stalled call in the page', async () => (await call<{ value: unknown }>(server.client, 'execute', { code: 'window.stalls' })).value === 1);
+    controller.abort();
+    await assert.rejects(pending);
+    await until('the tool\'s signal to abort after the cancel', async () => (await call<{ value: unknown }>(server.client, 'execute', { code: 'window.stallAborted === true' })).value === true);
     const denied = await callError(server.client, 'call_webmcp_tool', { name: 'wipe' });
     assert.equal(denied.type, 'consent_denied');
     assert.equal((await call<{ value: unknown }>(server.client, 'execute', { code: 'calls.wipe' })).value, 0);
@@ -291,7 +299,7 @@ describe('in a browser without native WebMCP: tabwright\'s polyfill, from the co
     const raw = await callRaw(server.client, 'list_webmcp_tools', {});
     assert.deepEqual((raw.structuredContent as { tools: unknown[] }).tools, []);
     assert.deepEqual((raw.structuredContent as { partial: unknown[] }).partial, [{ tabId: (await listed())[0]!.tabId, reason: 'late' }]);
-    assert.match(raw.content.map(c => c.text).join('\n'), /the tab was allowed after it loaded/);
+    assert.match(raw.content.map(c => c.text).join('\n'), /the tab was allowed after this page loaded/);
     await call(server.client, 'execute', { code: `document.modelContext.registerTool({ name: 'later', description: 'Registered after the polyfill', annotations: { readOnlyHint: true }, execute: () => 'late but here' })` });
     assert.equal((await callRaw(server.client, 'call_webmcp_tool', { name: 'later' })).content[0]!.text, 'late but here');
   });
