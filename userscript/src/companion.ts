@@ -102,12 +102,26 @@ let runtimeInstalled = false;
 function installRuntime(): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
-  inject(`document.currentScript && document.currentScript.remove();
+  const run = () => {
+    try {
+      inject(`document.currentScript && document.currentScript.remove();
 (() => {
 const __TABWRIGHT_WEBMCP__ = "auto";
 ${__TABWRIGHT_RUNTIME__}
 })();
 //# sourceURL=tabwright-runtime.js`);
+    } catch {
+      // No way into the page's world here: the first WebMCP listing injects the runtime through execute.
+    }
+  };
+  if (document.documentElement) return run();
+  // Some managers start document-start scripts before the parser made the root element (Firefox): wait for it.
+  const observer = new MutationObserver(() => {
+    if (!document.documentElement) return;
+    observer.disconnect();
+    run();
+  });
+  observer.observe(document, { childList: true });
 }
 
 /** The page's title without the indicator prefix, and its URL. */
