@@ -179,7 +179,10 @@ test('header problems are diagnostics with 1-based line and column', () => {
     [head('// @resource logo http://example.com/logo.png'), [{ severity: 'error', code: 'remote_resource', line: 3, column: 14 }]],
     [head('// @resource logo'), [{ severity: 'error', code: 'malformed_key', line: 3, column: 14 }]],
     [head('// @webmcp search allow'), [{ severity: 'error', code: 'webmcp_in_userscript', line: 3, column: 12 }]],
-    [head('// @connect example.com'), [{ severity: 'warning', code: 'unknown_key', line: 3, column: 13 }]],
+    [head('// @connect example.com', '// @connect self', '// @connect *'), []],
+    [head('// @connect https://api.example.com/v1'), [{ severity: 'warning', code: 'malformed_key', line: 3, column: 13 }]],
+    [head('// @connect a.example b.example'), [{ severity: 'warning', code: 'malformed_key', line: 3, column: 13 }]],
+    [head('// @antifeature ads'), [{ severity: 'warning', code: 'unknown_key', line: 3, column: 17 }]],
     [head('// @match:de http://x/*'), [{ severity: 'warning', code: 'unknown_key', line: 3, column: 14 }]],
     [head('// @noframes yes'), [{ severity: 'warning', code: 'malformed_key', line: 3, column: 14 }]],
     [head('// @homepageURL https://example.com', '// @license MIT'), []],
@@ -190,6 +193,7 @@ test('header problems are diagnostics with 1-based line and column', () => {
   }
   assert.equal(parseMetadata('alert(1)').metadata, undefined);
   assert.equal(parseMetadata(head('// @run-at document-body')).metadata!.runAt, 'document-end');
+  assert.deepEqual(parseMetadata(head('// @connect API.Example.com', '// @connect https://cdn.example.net/x', '// @connect a b')).metadata!.connect, ['api.example.com', 'cdn.example.net']);
 });
 
 test('@webmcp problems in an AgentScript', () => {
