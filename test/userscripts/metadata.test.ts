@@ -58,6 +58,7 @@ const EXPECTED_PRICE_TRACKER = {
   noframes: false,
   require: [],
   resource: [],
+  connect: [],
   webmcp: [],
   extra: { antifeature: ['tracking  Sends nothing; key kept to test unknown-key passthrough'] },
 };
@@ -147,6 +148,7 @@ test('an AgentScript header with every key', () => {
     grant: ['GM_getValue', 'GM.setValue'], runAt: 'document-end', noframes: true,
     require: ['lib/helpers.js', 'data:text/javascript,window.x=1'],
     resource: [{ name: 'css', value: 'styles/app.css' }, { name: 'icon', value: 'data:image/png;base64,AAAA' }],
+    connect: [],
     webmcp: [
       { tool: 'search_orders', permission: 'allow', line: 23 },
       { tool: 'cancel_order', permission: 'prompt', line: 24 },
