@@ -62,6 +62,13 @@ function originOf(url: string): string {
   }
 }
 
+/** An error in words; fetch's "fetch failed" with its cause (`connect ECONNREFUSED 127.0.0.1:9`). */
+function reason(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = (error as { cause?: unknown }).cause;
+  return cause instanceof Error && cause.message ? `${error.message}: ${cause.message}` : error.message;
+}
+
 /** `Name: value` lines, as XMLHttpRequest.getAllResponseHeaders() gives them. */
 function headerLines(headers: Headers): string {
   const lines: string[] = [];
@@ -112,7 +119,7 @@ export class GmServer {
         const timedOut = controller.signal.reason instanceof ToolError && controller.signal.reason.type === 'timeout';
         return { ok: false, kind: timedOut ? 'timeout' : 'abort', error: timedOut ? (controller.signal.reason as Error).message : 'aborted', finalUrl: req.url };
       }
-      return { ok: false, kind: 'error', error: error instanceof Error ? error.message : String(error), finalUrl: req.url };
+      return { ok: false, kind: 'error', error: reason(error), finalUrl: req.url };
     } finally {
       this.inflight.delete(rid);
     }
@@ -156,7 +163,7 @@ export class GmServer {
       }
     } catch (error) {
       if (error instanceof Refused) return failed({ ok: false, error: error.word, details: error.message });
-      return failed({ ok: false, error: 'not_succeeded', details: error instanceof Error ? error.message : String(error) });
+      return failed({ ok: false, error: 'not_succeeded', details: reason(error) });
     }
     try {
       mkdirSync(dir, { recursive: true });
