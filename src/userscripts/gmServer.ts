@@ -24,7 +24,7 @@ import { ToolError } from '../errors.js';
 import { logger } from '../log.js';
 import { connectEntryFor, connectHost, connectList } from './connect.js';
 import type { DownloadAnswer, XhrAnswer, XhrRequest } from './gmPageNet.js';
-import { SYNC_HOOK, type ServerMessage } from './gmPage.js';
+import { tellEngine } from './engineHook.js';
 import type { StoredScript } from './types.js';
 
 const log = logger('userscripts');
@@ -196,7 +196,7 @@ export class GmServer {
     tab.page.once('close', () => {
       const opener = this.opened.get(tab.id);
       this.opened.delete(tab.id);
-      if (opener) this.tell(opener.frame, { t: 'tab-closed', tid: tab.id });
+      if (opener) tellEngine(opener.frame, this.token, { t: 'tab-closed', tid: tab.id }).catch(() => undefined);
     });
     tab.page.goto(url).catch(error => log.debug(`GM_openInTab ${url}:`, error));
     return { tid: tab.id };
@@ -218,14 +218,6 @@ export class GmServer {
       timestamp: Date.now(),
       revision: tab.revision,
     });
-  }
-
-  /** Sends a server message to the engine of one frame (fire and forget). */
-  private tell(frame: Frame, msg: ServerMessage): void {
-    frame.evaluate(([hook, token, m]) => {
-      const fn = (globalThis as unknown as Record<string, unknown>)[hook as string];
-      return typeof fn === 'function' ? (fn as (t: unknown, m: unknown) => boolean)(token, m) : false;
-    }, [SYNC_HOOK, this.token, msg] as const).catch(() => undefined);
   }
 
   /**

@@ -36,7 +36,8 @@ import type { Tab } from '../session/tab.js';
 import type { UserScriptsAvailability, UserScriptsHost, UserScriptsOrigin } from '../browser/connection.js';
 import { ToolError } from '../errors.js';
 import type { DeclaredPermission, ScriptAuthor, ScriptSource, StoredScript } from './types.js';
-import { SYNC_HOOK, type EngineMessage, type ServerMessage } from './gmPage.js';
+import type { EngineMessage, ServerMessage } from './gmPage.js';
+import { tellEngine } from './engineHook.js';
 import { buildInitScript, type InitScript, type ScriptWithValues } from './injectionScript.js';
 import { allowUserScriptsHint, registrationMatches, type InjectionStatus } from './extensionScripts.js';
 import { usesPublicSuffix } from './match.js';
@@ -372,10 +373,7 @@ export class UserscriptInjector {
     for (const page of this.ctx?.pages() ?? []) {
       for (const frame of page.frames()) {
         if (frame === except) continue;
-        frame.evaluate(([hook, token, m]) => {
-          const fn = (globalThis as unknown as Record<string, unknown>)[hook as string];
-          return typeof fn === 'function' ? (fn as (t: unknown, m: unknown) => boolean)(token, m) : false;
-        }, [SYNC_HOOK, this.token, msg] as const).catch(() => undefined);
+        tellEngine(frame, this.token, msg).catch(() => undefined);
       }
     }
   }
@@ -395,10 +393,7 @@ export class UserscriptInjector {
   async runMenuCommand(tab: Tab, commandId: string): Promise<void> {
     const frame = tab.userscripts.frameOf(commandId);
     if (!frame) throw new ToolError('invalid_arguments', `Tab ${tab.id} has no menu command "${commandId}".`, 'Call list_tabs: each tab lists its menuCommands (they go away when the page navigates).');
-    const ran = await frame.evaluate(([hook, token, m]) => {
-      const fn = (globalThis as unknown as Record<string, unknown>)[hook as string];
-      return typeof fn === 'function' ? (fn as (t: unknown, m: unknown) => boolean)(token, m) : false;
-    }, [SYNC_HOOK, this.token, { t: 'run-menu', cmd: commandId } satisfies ServerMessage] as const);
+    const ran = await tellEngine(frame, this.token, { t: 'run-menu', cmd: commandId });
     if (!ran) throw new ToolError('invalid_arguments', `Menu command "${commandId}" is gone from tab ${tab.id}.`, 'Call list_tabs for the current menuCommands.');
   }
 
