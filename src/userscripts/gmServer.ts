@@ -18,7 +18,7 @@ import type { Frame, Page } from 'playwright-core';
 import type { Tab } from '../session/tab.js';
 import { claimName, safeFileName } from '../session/downloads.js';
 import { browserChannel } from '../consent/browserChannel.js';
-import { consentGate } from '../consent/gate.js';
+import { consentGate, type ConsentWaiting } from '../consent/gate.js';
 import { checkNavigation, hostDenial, hostDeniedError } from '../consent/policy.js';
 import { ToolError } from '../errors.js';
 import { logger } from '../log.js';
@@ -210,14 +210,12 @@ export class GmServer {
 
   /** GM_notification: an `info` entry in the tab's console context, with the script's name (no desktop to show it on). */
   notify(tab: Tab, script: StoredScript, text: string, title: string, image?: string): void {
-    tab.console.push({
-      level: 'info',
-      kind: 'console',
-      text: `[${script.name}] Notification: ${title ? `${title}: ` : ''}${text}${image ? ` (image ${image})` : ''}`,
-      script: { id: script.id, name: script.name },
-      timestamp: Date.now(),
-      revision: tab.revision,
-    });
+    this.notice(tab, script, `Notification: ${title ? `${title}: ` : ''}${text}${image ? ` (image ${image})` : ''}`);
+  }
+
+  /** An `info` entry `[<script name>] <text>` in the tab's console context, tagged with the script. */
+  private notice(tab: Tab, script: StoredScript, text: string): void {
+    tab.console.push({ level: 'info', kind: 'console', text: `[${script.name}] ${text}`, script: { id: script.id, name: script.name }, timestamp: Date.now(), revision: tab.revision });
   }
 
   /**
@@ -304,7 +302,13 @@ export class GmServer {
     const key = `${script.id}\n${host}`;
     let asking = this.asking.get(key);
     if (!asking) {
-      asking = consentGate({ config, signal: new AbortController().signal, progress: async () => undefined, client: {} }, {
+      // No tool call waits on this question, so no progress goes out: the tab's console context says where it is asked.
+      const waiting = (w: ConsentWaiting | undefined) => {
+        if (!w) return;
+        const where = `${(w.askedIn ?? []).join(', ') || 'nowhere'}${w.dashboardUrl ? `; answer in the tabwright dashboard: ${w.dashboardUrl}` : ''}`;
+        this.notice(from.tab, script, `${api} to ${host} waits for the user's approval (asked in: ${where}).`);
+      };
+      asking = consentGate({ config, signal: new AbortController().signal, progress: async () => undefined, client: {}, waiting }, {
         origin: originOf(from.frame.url()),
         name: `@connect ${host}`,
         source: 'userscript',

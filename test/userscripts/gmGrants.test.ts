@@ -128,6 +128,8 @@ test('GM_xmlhttpRequest: @connect refuses other hosts (redirects too); a new hos
     assert.equal(question.source, 'userscript');
     assert.equal(question.scriptId, id);
     assert.equal(question.origin, site.origin);
+    const waitNote = tab.console.query({}).entries.find(e => e.text.includes('waits for the user\'s approval'));
+    assert.equal(waitNote?.text, '[Fetcher] GM_xmlhttpRequest to 127.0.0.1 waits for the user\'s approval (asked in: dashboard; answer in the tabwright dashboard: http://127.0.0.1:1/).');
     const loaded = await first as { kind: string; seen: string[]; status: number; text: string; finalUrl: string; context: number };
     assert.equal(loaded.kind, 'load');
     assert.deepEqual(loaded.seen, ['loadstart', 'readystate4']);
