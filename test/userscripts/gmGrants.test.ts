@@ -279,3 +279,19 @@ window.heardNow = () => window.heard;`);
   }), [['color', null, 'red', true], ['color', 'red', 'blue', false], ['color', 'blue', 'green', false]]);
   assert.equal((await call(a, 'heardNow') as unknown[]).length, 2);
 });
+
+test('a page that replaced Function.prototype.apply before a document-idle script runs does not receive its GM functions', async () => {
+  site.page('/patched', `<!doctype html><script>
+    window.stolen = [];
+    const original = Function.prototype.apply;
+    Function.prototype.apply = function (self, args) {
+      for (const a of args || []) if (typeof a === 'function' || (a && typeof a === 'object' && 'xmlHttpRequest' in a)) window.stolen.push(a.name || 'GM');
+      return original.call(Reflect.apply, Reflect, [this, self, args || []]);
+    };
+  </script><p>patched</p>`);
+  source.add(header('Guarded', ['@match http://127.0.0.1/patched', '@grant GM_xmlhttpRequest', '@connect self']) + 'document.body.dataset.guarded = typeof GM_xmlhttpRequest;');
+  await session.userscripts!.refresh();
+  const tab = await open('/patched');
+  assert.equal(await until('the script', () => tab.page.evaluate(() => document.body.dataset.guarded)), 'function');
+  assert.deepEqual(await tab.page.evaluate(() => (window as unknown as { stolen: string[] }).stolen), []);
+});
