@@ -116,6 +116,8 @@ export function startUserscripts(config: PageConfig, matches: (meta: ScriptMetad
   const { stringify, parse } = JSON;
   const defineProperty = Object.defineProperty;
   const apply = Reflect.apply;
+  const freeze = Object.freeze;
+  const create = Object.create;
   const doc = document;
   const nav = navigator;
   const setTimeoutFn = setTimeout;
@@ -488,8 +490,11 @@ export function startUserscripts(config: PageConfig, matches: (meta: ScriptMetad
     };
     const setClipboard = (data: string): Promise<void> => send({ t: 'clip', id, text: String(data) }).then(() => undefined);
 
-    const gm: Record<string, unknown> = { info };
-    const all: Record<string, unknown> = { GM_info: info };
+    // No prototype: a setter a page script put on Object.prototype must not see the functions as they are stored.
+    const gm = create(null) as Record<string, unknown>;
+    const all = create(null) as Record<string, unknown>;
+    gm.info = info;
+    all.GM_info = info;
     const offer = (name: string, fn: (...a: never[]) => unknown, promised: (...a: never[]) => unknown = (...a) => Promise.resolve(fn(...a))) => {
       if (!granted(name)) return;
       all[`GM_${name}`] = fn;
@@ -522,13 +527,19 @@ export function startUserscripts(config: PageConfig, matches: (meta: ScriptMetad
       scriptDoc = views.document;
       scriptNav = views.navigator;
     }
-    return SCRIPT_PARAMS.map(name => {
-      if (name === 'GM') return hasGrants ? Object.freeze(gm) : undefined;
-      if (name === 'unsafeWindow') return hasGrants || grants.has('unsafeWindow') ? window : undefined;
-      if (name === 'document') return scriptDoc;
-      if (name === 'navigator') return scriptNav;
-      return all[name];
-    });
+    // Built with defineProperty taken at document start, not Array.prototype.map or index assignment, which a page
+    // script (before a document-idle script runs) could have replaced or given a setter.
+    const args: unknown[] = [];
+    for (let i = 0; i < SCRIPT_PARAMS.length; i++) {
+      const name = SCRIPT_PARAMS[i]!;
+      const value = name === 'GM' ? (hasGrants ? freeze(gm) : undefined)
+        : name === 'unsafeWindow' ? (hasGrants || grants.has('unsafeWindow') ? window : undefined)
+          : name === 'document' ? scriptDoc
+            : name === 'navigator' ? scriptNav
+              : all[name];
+      defineProperty(args, i, { value, writable: true, enumerable: true, configurable: true });
+    }
+    return args;
   }
 
   function safeStringify(value: unknown): string {

@@ -280,12 +280,20 @@ window.heardNow = () => window.heard;`);
   assert.equal((await call(a, 'heardNow') as unknown[]).length, 2);
 });
 
-test('a page that replaced Function.prototype.apply before a document-idle script runs does not receive its GM functions', async () => {
+test('a page that replaced Function.prototype.apply, Array.prototype.map, Object.freeze or put setters on the prototypes before a document-idle script runs does not receive its GM functions', async () => {
   site.page('/patched', `<!doctype html><script>
     window.stolen = [];
+    const own = Object.prototype.hasOwnProperty;
+    const steal = v => { if (typeof v === 'function' || (v && typeof v === 'object' && own.call(v, 'xmlHttpRequest'))) window.stolen.push(typeof v === 'function' ? v.name : 'GM'); };
+    const map = Array.prototype.map;
+    Array.prototype.map = function (fn, self) { return map.call(this, (...a) => { const r = fn.apply(self, a); steal(r); return r; }); };
+    const freeze = Object.freeze;
+    Object.freeze = v => { steal(v); return freeze(v); };
+    for (const name of ['GM_xmlhttpRequest', 'xmlHttpRequest']) Object.defineProperty(Object.prototype, name, { set(v) { steal(v); Object.defineProperty(this, name, { value: v, writable: true, enumerable: true, configurable: true }); }, configurable: true });
+    Object.defineProperty(Array.prototype, '10', { set(v) { steal(v); Object.defineProperty(this, '10', { value: v, writable: true, enumerable: true, configurable: true }); }, configurable: true });
     const original = Function.prototype.apply;
     Function.prototype.apply = function (self, args) {
-      for (const a of args || []) if (typeof a === 'function' || (a && typeof a === 'object' && 'xmlHttpRequest' in a)) window.stolen.push(a.name || 'GM');
+      for (const a of args || []) steal(a);
       return original.call(Reflect.apply, Reflect, [this, self, args || []]);
     };
   </script><p>patched</p>`);
