@@ -139,6 +139,7 @@ export function networkApi(deps: NetDeps) {
           redirect: d.redirect === 'error' || d.redirect === 'manual' ? d.redirect : 'follow',
         },
       };
+      if (done) return; // aborted while the body was read: nothing goes out
       const answer = (await deps.send(request)) as XhrAnswer | undefined;
       if (done) return;
       if (!answer) return fail('error', 'tabwright did not answer the request');
