@@ -26,6 +26,8 @@ let session: Session;
 let configDir: string;
 /** The same site under another host name: a host outside `@connect self`. */
 let otherOrigin: string;
+/** How many /api/slow requests the server side cut off before the answer (timeout, abort). */
+let slowCut = 0;
 
 type W = Record<string, (...a: unknown[]) => Promise<unknown>>;
 
@@ -66,7 +68,7 @@ const REQ = `window.req = (d) => new Promise(resolve => {
     onabort: () => resolve({kind: 'abort'}),
   });
 });
-window.reqPromise = (d) => { const p = GM.xmlHttpRequest(d); if (d.abortNow) p.abort(); return p.then(r => 'load ' + r.status, e => 'rejected ' + (e.error || '')); };`;
+window.reqPromise = (d) => { const p = GM.xmlHttpRequest(d); if (d.abortNow) p.abort(); if (d.abortAfter) setTimeout(() => p.abort(), d.abortAfter); return p.then(r => 'load ' + r.status, e => 'rejected ' + (e.error || '')); };`;
 
 before(async () => {
   site = await startSite();
@@ -91,7 +93,14 @@ before(async () => {
     res.writeHead(200, { 'content-type': 'application/octet-stream' });
     res.end(Buffer.from([0, 1, 2, 255]));
   });
-  site.route('/api/slow', (_req, res) => void setTimeout(() => res.end('late'), 3000));
+  site.route('/api/slow', (_req, res) => {
+    const timer = setTimeout(() => res.end('late'), 3000);
+    res.on('close', () => {
+      if (res.writableEnded) return;
+      clearTimeout(timer);
+      slowCut++;
+    });
+  });
   site.route('/api/away', (_req, res) => {
     res.writeHead(302, { location: `${otherOrigin}/api/echo` });
     res.end();
@@ -154,6 +163,11 @@ test('GM_xmlhttpRequest: @connect refuses other hosts (redirects too); a new hos
     const slow = await call(tab, 'req', { url: '/api/slow', timeout: 200 }) as { kind: string };
     assert.equal(slow.kind, 'timeout');
     assert.equal(await call(tab, 'reqPromise', { url: '/api/slow', abortNow: true }), 'rejected aborted');
+    const started = Date.now();
+    assert.equal(await call(tab, 'reqPromise', { url: '/api/slow', abortAfter: 300 }), 'rejected aborted');
+    assert.ok(Date.now() - started < 2500);
+    // The timeout and the abort in flight cut the server's requests off; the one aborted at once never went out.
+    assert.equal(await until('the cut requests', () => slowCut === 2 && slowCut), 2);
     assert.equal(await call(tab, 'reqPromise', { url: '/api/echo' }), 'load 200');
   } finally {
     detach();
