@@ -75,7 +75,8 @@ before(async () => {
   otherOrigin = site.origin.replace('127.0.0.1', 'localhost');
   dir = mkdtempSync(join(tmpdir(), 'tabwright-gmgrants-'));
   configDir = join(dir, 'config', 'tabwright');
-  const config = resolveConfig({ headless: true, isolated: true, workspace: dir }, { XDG_CONFIG_HOME: join(dir, 'config'), XDG_DATA_HOME: join(dir, 'data'), TABWRIGHT_CONSENT_TTY: '0', PATH: process.env.PATH ?? '' });
+  // A host rule (docs/policy.md) that the server-side requests must keep to as well.
+  const config = resolveConfig({ headless: true, isolated: true, workspace: dir, denyHost: ['denied.test'] }, { XDG_CONFIG_HOME: join(dir, 'config'), XDG_DATA_HOME: join(dir, 'data'), TABWRIGHT_CONSENT_TTY: '0', PATH: process.env.PATH ?? '' });
   assert.equal(config.configDir, configDir);
   session = new Session(new LaunchConnection(config), config);
   source = new MemorySource();
@@ -174,7 +175,7 @@ test('GM_xmlhttpRequest: @connect refuses other hosts (redirects too); a new hos
   }
 });
 
-test('GM_xmlhttpRequest: a host nobody can approve fails with the gate\'s error; "deny" refuses; concurrent requests share one question', async () => {
+test('GM_xmlhttpRequest: a host nobody can approve fails with the gate\'s error; the policy\'s host rules hold; "deny" refuses; concurrent requests share one question', async () => {
   source.add(header('Asker', ['@match http://127.0.0.1/plain?ask', '@grant GM_xmlhttpRequest', '@connect *']) + REQ);
   await session.userscripts!.refresh();
   const tab = await open('/plain?ask');
@@ -182,6 +183,9 @@ test('GM_xmlhttpRequest: a host nobody can approve fails with the gate\'s error;
   const unavailable = await call(tab, 'req', { url: `${otherOrigin}/api/echo` }) as { kind: string; error: string };
   assert.equal(unavailable.kind, 'error');
   assert.match(unavailable.error, /^GM_xmlhttpRequest: localhost needs the user's approval for "Asker" and did not get it \(consent_unavailable\)/);
+  // The server policy's host rules come before the question: nothing is asked about a denied host.
+  const denied = await call(tab, 'req', { url: 'http://denied.test/x' }) as { kind: string; error: string };
+  assert.deepEqual([denied.kind, denied.error], ['error', 'GM_xmlhttpRequest: The server\'s policy denies host denied.test: it matches --deny-host denied.test.']);
   const detach = consentHub.attach({ url: 'http://127.0.0.1:1/' });
   try {
     const both = tab.page.evaluate(u => Promise.all([(window as unknown as W).req!({ url: u }), (window as unknown as W).req!({ url: u })]), `${otherOrigin}/api/echo`);
