@@ -154,8 +154,10 @@ export class GmServer {
     if (session.config.policy.mode === 'hardened') return failed({ ok: false, error: 'not_permitted', details: 'refused by the server policy (--policy hardened: downloads are off)' });
     let bytes: Buffer;
     try {
-      if (msg.body !== undefined) bytes = Buffer.from(msg.body, 'base64');
-      else {
+      if (msg.body !== undefined) {
+        bytes = Buffer.from(msg.body, 'base64');
+        if (bytes.length > MAX_DOWNLOAD_BYTES) return failed({ ok: false, error: 'not_succeeded', details: `the file is over tabwright's bound of ${MAX_DOWNLOAD_BYTES} bytes` });
+      } else {
         const controller = new AbortController();
         const { res, body } = await this.fetch(from, script, 'GM_download', { method: 'GET', url: msg.url, headers: msg.headers ?? {} }, controller, MAX_DOWNLOAD_BYTES);
         if (res.status >= 400) return failed({ ok: false, error: 'not_succeeded', details: `HTTP ${res.status} ${res.statusText} for ${msg.url}` });
