@@ -12,6 +12,8 @@ import { dirname, join, resolve } from 'node:path';
 import type { Config } from '../config.js';
 import * as z from 'zod';
 import type { CallContext } from './context.js';
+import { fetchRequire } from '../userscripts/remoteRequire.js';
+import { hostDenial, hostDeniedError } from '../consent/policy.js';
 import { defineTool } from './define.js';
 import { ToolError } from '../errors.js';
 import { resolveUploadPaths } from './files.js';
@@ -68,8 +70,9 @@ export const exportScript = defineTool({
     code: z.string().min(1).optional().describe('Script source, instead of path'),
     scriptId: scriptIdField.optional().describe('Update this script (default: create)'),
     expectedCodeHash: z.string().regex(/^[0-9a-f]{64}$/).optional().describe('codeHash the stored script must still have'),
+    refetch: z.boolean().optional().describe('Fetch remote @require libraries again (default: keep the copies pinned at the first save)'),
   }),
-  async handle({ path, code, scriptId, expectedCodeHash }, ctx, res) {
+  async handle({ path, code, scriptId, expectedCodeHash, refetch }, ctx, res) {
     if ((path === undefined) === (code === undefined)) {
       throw new ToolError('invalid_arguments', 'Pass exactly one of path and code.', 'path names a file in the workspace; code is the source itself.');
     }
@@ -78,6 +81,12 @@ export const exportScript = defineTool({
     const result = await service(ctx).saves.save({
       code: source,
       readRequire: requireReader(file !== undefined ? dirname(file) : ctx.config.workspace, ctx.config),
+      // The host rules of the policy hold for the libraries a script names, as for every page request (docs/policy.md).
+      fetchRequire: (url, signal) => fetchRequire(url, target => {
+        const denial = hostDenial(ctx.config.policy, target);
+        if (denial) throw hostDeniedError(denial, ctx.config.policy);
+      }, signal),
+      refetch,
       scriptId,
       expectedCodeHash,
       replaceSameIdentity: true,
@@ -103,6 +112,11 @@ export const exportScript = defineTool({
     if (result.replacedCodeHash === s.codeHash) res.text(`It is the same code as stored script ${s.id} (same @name and @namespace): the code did not change.`);
     else if (result.replacedCodeHash) res.text(`It had the same @name and @namespace as stored script ${s.id}, which it replaced in place (its code was codeHash ${result.replacedCodeHash}).`);
     for (const w of result.warnings) res.text(`warning ${w.line}:${w.column} ${w.code}: ${w.message}`);
+    const remote = (s.metadata.requireCode ?? []).filter(r => r.sha256);
+    if (remote.length) {
+      res.set('remoteRequires', remote.map(r => ({ url: r.url, sha256: r.sha256, bytes: Buffer.byteLength(r.code) })));
+      res.text(`Remote @require pinned (${refetch ? 'fetched again' : 'fetched at the first save, kept until refetch: true'}): ${remote.map(r => `${r.url} sha256 ${r.sha256!.slice(0, 12)}…`).join(', ')}.`);
+    }
   },
 });
 

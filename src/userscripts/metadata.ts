@@ -228,8 +228,9 @@ export function parseMetadata(code: string): ParsedMetadata {
         if (host && !/[\s/?#@]/.test(host)) meta.connect!.push(host);
         else if (!host || host === value.toLowerCase()) warn('malformed_key', `\`@connect ${value}\` is not one host (\`// @connect api.example.com\`, \`self\`, \`localhost\`, \`*\`); the line is ignored.`);
       } else if (key === 'require') {
-        if (isRemote(value)) err('remote_require', `\`@require ${value}\`: tabwright does not fetch code from the network; save the file beside the script and require it by relative path, or inline it.`);
-        else if (otherScheme(value)) err('malformed_key', `\`@require ${value}\`: use a relative path beside the script or a \`data:\` URL.`);
+        // http(s) and protocol-relative URLs are fetched once at save time and pinned (./remoteRequire.ts).
+        if (isRemote(value)) meta.require.push(value);
+        else if (otherScheme(value)) err('malformed_key', `\`@require ${value}\`: use an http(s) URL, a relative path beside the script or a \`data:\` URL.`);
         else meta.require.push(value);
       }
       continue;

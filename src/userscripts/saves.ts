@@ -21,6 +21,7 @@
  * most.
  */
 import { randomUUID } from 'node:crypto';
+import { isRemoteRequire } from './remoteRequire.js';
 import { writeSync } from 'node:fs';
 import { logger } from '../log.js';
 import { ToolError } from '../errors.js';
@@ -83,6 +84,14 @@ export interface SaveRequest {
    * is kept as `metadata.requireCode`.
    */
   readRequire?(url: string): string;
+  /**
+   * Fetches a remote `@require` (http(s); ./remoteRequire.ts fetchRequire under the server's host rules). Absent:
+   * remote @require values are rejected. A library the script already holds from an earlier save is kept as it was
+   * pinned, without a fetch, unless `refetch`.
+   */
+  fetchRequire?(url: string, signal: AbortSignal): Promise<{ code: string; sha256: string }>;
+  /** Fetch every remote `@require` again instead of keeping the pinned copies. */
+  refetch?: boolean;
   /** Reports each stage as it starts (MCP progress). */
   progress?(done: number, total: number, message: string): Promise<void> | void;
 }
@@ -230,7 +239,7 @@ export class Saves {
     const metadata = validation.metadata;
     const warnings = validation.diagnostics.filter(d => d.severity === 'warning');
 
-    const write = await stage('normalize', () => {
+    const write = await stage('normalize', async () => {
       const identity = scriptIdentity(metadata);
       const existing = req.scriptId ? this.store.get(req.scriptId) : undefined;
       if (req.scriptId && !existing) throw scriptNotFound(req.scriptId);
@@ -239,8 +248,10 @@ export class Saves {
       }
       const other = this.store.byIdentity(identity);
       if (other && other.id !== scriptId) throw identityConflict(other, operationId);
-      // Local @require files are read now and kept in the metadata (`requireCode`), so injection never reads files.
-      const requireCode = resolveRequires(metadata.require, req, operationId);
+      // Local @require files are read now and remote ones fetched (or kept as pinned by an earlier save), all kept in
+      // the metadata (`requireCode`): injection never reads files or goes to the network.
+      const pinned = existing?.metadata.requireCode ?? this.store.get(scriptId)?.metadata.requireCode ?? [];
+      const requireCode = await resolveRequires(metadata.require, req, operationId, pinned, signal);
       const stored: ScriptMetadata = requireCode.length ? { ...metadata, requireCode } : metadata;
       return { id: scriptId, kind: metadata.kind, name: metadata.name.normalize('NFC'), namespace: metadata.namespace.normalize('NFC'), identity, code: req.code, metadata: stored, author: req.author };
     });
@@ -339,18 +350,26 @@ function turn(previous: Promise<unknown>, signal: AbortSignal, stopped: () => To
 }
 
 /**
- * The code of each local `@require` (validation has already refused remote
- * URLs), read through `req.readRequire`.
+ * The code of each `@require`: a local one read through `req.readRequire`, a remote one taken from `pinned` (what
+ * the script held before this save) unless `req.refetch`, else fetched through `req.fetchRequire`.
  * @throws ToolError script_rejected with a `require_unreadable` diagnostic on the @require line.
  */
-function resolveRequires(urls: readonly string[], req: SaveRequest, operationId: string): Array<{ url: string; code: string }> {
-  const out: Array<{ url: string; code: string }> = [];
+async function resolveRequires(urls: readonly string[], req: SaveRequest, operationId: string, pinned: NonNullable<ScriptMetadata['requireCode']>, signal: AbortSignal): Promise<NonNullable<ScriptMetadata['requireCode']>> {
+  const out: NonNullable<ScriptMetadata['requireCode']> = [];
   for (const url of urls) {
     if (/^data:/i.test(url)) continue;
     try {
+      if (isRemoteRequire(url)) {
+        const kept = req.refetch ? undefined : pinned.find(r => r.url === url && r.sha256);
+        if (kept) out.push(kept);
+        else if (!req.fetchRequire) throw new Error('remote libraries cannot be fetched for this save');
+        else out.push({ url, ...(await req.fetchRequire(url, signal)) });
+        continue;
+      }
       if (!req.readRequire) throw new Error('local files cannot be read for this save');
       out.push({ url, code: req.readRequire(url) });
     } catch (error) {
+      if (signal.aborted) throw error; // the save's own cancellation or deadline, reported as such by its caller
       const reason = error instanceof Error ? error.message : String(error);
       const lines = req.code.split(/\r\n|\r|\n/);
       const index = lines.findIndex(l => /^\s*\/\/\s*@require\s/.test(l) && l.includes(url));
@@ -358,7 +377,7 @@ function resolveRequires(urls: readonly string[], req: SaveRequest, operationId:
       const column = index >= 0 ? lines[index]!.indexOf(url) + 1 : 1;
       const diagnostic: Diagnostic = { severity: 'error', code: 'require_unreadable', message: `@require ${url}: ${reason}`, line, column };
       throw new ToolError('script_rejected', `The script has 1 error: ${line}:${column} require_unreadable: ${diagnostic.message}`,
-        'A local @require is a path relative to the script file (or the workspace for inline code), inside the workspace; or inline it as a data: URL.',
+        'A local @require is a path relative to the script file (or the workspace for inline code), inside the workspace; a remote one an http(s) URL the server can fetch (at most 2 MiB of UTF-8, within the policy\'s host rules); or inline it as a data: URL.',
         { diagnostics: [diagnostic], operationId });
     }
   }

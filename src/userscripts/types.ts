@@ -65,11 +65,12 @@ export interface ScriptMetadata {
   extra?: Record<string, string[]>;
   /**
    * The code of each local `@require`, as read at save time relative to the
-   * saved file (or the workspace, for inline code; src/userscripts/saves.ts).
+   * saved file (or the workspace, for inline code; src/userscripts/saves.ts), and of each remote one as fetched
+   * at its first save (`sha256` of its bytes; src/userscripts/remoteRequire.ts).
    * Injection inlines it before the script body, in `require` order; a
    * `data:` URL is decoded at injection. Absent: nothing resolved.
    */
-  requireCode?: Array<{ url: string; code: string }>;
+  requireCode?: Array<{ url: string; code: string; sha256?: string }>;
 }
 
 /** A validation finding. `line`/`column` are 1-based positions in the script source. */

@@ -134,6 +134,50 @@ test('a local @require is read relative to the script file and kept with the scr
   assert.match(outside.message, /outside the workspace/);
 });
 
+test('a remote @require is fetched at the first save and pinned by hash: kept on later saves, fetched again with refetch, injected from the store', async () => {
+  const { startSite } = await import('../fixtures/site.js');
+  const site = await startSite();
+  let version = 'one';
+  site.route('/lib/version.js', (_req, res) => { res.writeHead(200, { 'content-type': 'text/javascript' }).end(`window.libVersion = "${version}";`); });
+  site.route('/lib/huge.js', (_req, res) => { res.writeHead(200, { 'content-type': 'text/javascript' }).end(`/*${'x'.repeat(3 * 1024 * 1024)}*/`); });
+  site.page('/remote-require', '<!doctype html><title>Remote require</title><p>page</p>');
+  const lib = `${site.origin}/lib/version.js`;
+  const header = (req: string, name: string, body = 'document.title = window.libVersion;') => ['// ==UserScript==', `// @name ${name}`, '// @namespace https://example.test',
+    `// @match ${site.origin}/remote-require`, `// @require ${req}`, '// @grant none', '// ==/UserScript==', body, ''].join('\n');
+  const requireCode = async (id: string) => (JSON.parse(((await server.client.readResource({ uri: `tabwright://scripts/${id}` })).contents[1] as { text: string }).text) as { metadata: { requireCode: Array<{ url: string; code: string; sha256?: string }> } }).metadata.requireCode;
+  try {
+    const first = await callRaw(server.client, 'export_script', { code: header(lib, 'Remote') });
+    const id = (first.structuredContent as { scriptId: string }).scriptId;
+    assert.match(first.content.map(c => c.text).join('\n'), /Remote @require pinned \(fetched at the first save, kept until refetch: true\): http:\/\/127\.0\.0\.1:\d+\/lib\/version\.js sha256 [0-9a-f]{12}…/);
+    assert.deepEqual(await requireCode(id), [{ url: lib, code: 'window.libVersion = "one";', sha256: sha('window.libVersion = "one";') }]);
+    // Injected from the store: the page gets the pinned library before the script.
+    const tab = await call<{ tabId: number }>(server.client, 'open_tab', { url: `${site.origin}/remote-require` });
+    assert.equal((await call<{ value: string }>(server.client, 'execute', { tabId: tab.tabId, code: 'document.title' })).value, 'one');
+    // The library changed upstream; an edited copy of the script keeps the pinned one.
+    version = 'two';
+    await call(server.client, 'export_script', { code: header(lib, 'Remote', 'document.title = "v2 " + window.libVersion;') });
+    assert.deepEqual((await requireCode(id))[0]!.code, 'window.libVersion = "one";');
+    // refetch: the new library, pinned with its own hash.
+    const again = await call<Saved>(server.client, 'export_script', { code: header(lib, 'Remote', 'document.title = "v2 " + window.libVersion;'), refetch: true });
+    assert.equal(again.scriptId, id);
+    assert.deepEqual(await requireCode(id), [{ url: lib, code: 'window.libVersion = "two";', sha256: sha('window.libVersion = "two";') }]);
+    await call(server.client, 'navigate', { tabId: tab.tabId, url: `${site.origin}/remote-require` });
+    assert.equal((await call<{ value: string }>(server.client, 'execute', { tabId: tab.tabId, code: 'document.title' })).value, 'v2 two');
+    await call(server.client, 'close_tab', { tabId: tab.tabId });
+    await call(server.client, 'delete_script', { scriptId: id });
+    // What cannot be fetched rejects the save on its @require line, saying why.
+    for (const [path, why] of [['/lib/missing.js', /HTTP 404/], ['/lib/huge.js', /larger than 2 MiB/]] as const) {
+      const failed = await callRaw(server.client, 'export_script', { code: header(`${site.origin}${path}`, `Remote ${path}`) });
+      const sc = failed.structuredContent as { error: { type: string; message: string }; diagnostics: Array<{ code: string; line: number; column: number }> };
+      assert.equal(sc.error.type, 'script_rejected');
+      assert.deepEqual(sc.diagnostics.map(d => [d.code, d.line, d.column]), [['require_unreadable', 5, 13]]);
+      assert.match(sc.error.message, why);
+    }
+  } finally {
+    await site.close();
+  }
+});
+
 test('update, list, toggle, delete', async () => {
   const v1 = script('Lifecycle');
   const created = await call<Saved>(server.client, 'export_script', { code: v1 });

@@ -175,8 +175,9 @@ test('header problems are diagnostics with 1-based line and column', () => {
     [head('// @run-at document-body'), [{ severity: 'warning', code: 'unsupported_run_at', line: 3, column: 12 }]],
     [head('// @run-at whenever'), [{ severity: 'error', code: 'malformed_key', line: 3, column: 12 }]],
     [head('// @grant GM_getValue GM_setValue'), [{ severity: 'error', code: 'malformed_key', line: 3, column: 11 }]],
-    [head('// @require https://cdn.example.com/jquery.js'), [{ severity: 'error', code: 'remote_require', line: 3, column: 13 }]],
-    [head('// @require //cdn.example.com/jquery.js'), [{ severity: 'error', code: 'remote_require', line: 3, column: 13 }]],
+    // Remote libraries are fetched at save time (src/userscripts/remoteRequire.ts): no diagnostic.
+    [head('// @require https://cdn.example.com/jquery.js'), []],
+    [head('// @require //cdn.example.com/jquery.js'), []],
     [head('// @require file:///etc/passwd'), [{ severity: 'error', code: 'malformed_key', line: 3, column: 13 }]],
     [head('// @resource logo http://example.com/logo.png'), [{ severity: 'error', code: 'remote_resource', line: 3, column: 14 }]],
     [head('// @resource logo'), [{ severity: 'error', code: 'malformed_key', line: 3, column: 14 }]],
