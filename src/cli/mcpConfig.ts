@@ -117,9 +117,10 @@ function httpConfig(flags: readonly string[]): Record<string, unknown> {
     '',
     JSON.stringify(config, null, 2),
     '',
-    `The daemon serves this URL while it runs: start it with \`${start}\` (by default it stops after 30 minutes with`,
-    `no request and no open session; \`daemon status\` tells). The token is ${daemonTokenPath(configDir())}, kept across restarts;`,
-    'delete that file to rotate it, then print this again.',
+    'The daemon must be running for this URL to answer. Start it with:',
+    `  ${start}`,
+    'By default it stops after 30 minutes with no request and no open session (`daemon status` tells).',
+    `The token is ${daemonTokenPath(configDir())}, kept across restarts: delete it to rotate, then print this again.`,
     '',
   ].join('\n');
   return { client: 'http', file: null, format: 'text', url, headers, start, config, text };

@@ -93,7 +93,11 @@ test('npx -y --package=<tarball> tabwright installs it on a fresh folder, says w
   mkdirSync(cwd);
   const first = await run('npx', ['-y', '--prefer-offline', '--foreground-scripts', npxSpec, 'tabwright', '--version'], { cwd, timeoutMs: 900_000 });
   assert.equal(first.code, 0, first.out);
-  assert.match(first.out, /> better-sqlite3@[\d.]+ install\n> prebuild-install \|\| node-gyp rebuild --release/);
+  // npm's "> better-sqlite3@… install" banner shows on a terminal only; prebuild-install and the compiler print anyway.
+  if (/prebuild-install warn/.test(first.out)) {
+    assert.match(first.out, /CC\(target\) Release\/obj\.target\/sqlite3\/gen\/sqlite3\/sqlite3\.o/, 'no prebuilt binary: the compiler says what it compiles');
+  }
+  assert.ok(existsSync(join(npxFolders()[0] ?? '', 'node_modules', 'better-sqlite3', 'build', 'Release', 'better_sqlite3.node')), 'the addon is there, fetched or built');
   assert.ok(first.out.split('\n').includes(pkg.version), 'it printed the version');
   t.diagnostic(`first npx run (install + build of better-sqlite3): ${(first.ms / 1000).toFixed(0)} s`);
   const again = await run('npx', ['-y', npxSpec, 'tabwright', '--version'], { cwd, timeoutMs: 120_000 });
