@@ -16,7 +16,10 @@ import { configDir, dataDir, resolveConfig } from '../config.js';
 import { findBrowser } from '../browser/launch/findBrowser.js';
 import { ENABLE_HINT, findActivePort } from '../browser/ownChrome/activePort.js';
 import { VERSION } from '../version.js';
-import { daemonRequest, endpointPath, readEndpoint } from './daemonClient.js';
+import { daemonRequest, endpointPath, readEndpoint, type DaemonInfo } from './daemonClient.js';
+import { launchChecks } from './doctorLaunch.js';
+import { portHolder } from './portHolder.js';
+import { readLeaderFile } from '../relay/leaderFile.js';
 import { EXIT } from './exitCodes.js';
 import { CliError } from './output.js';
 
@@ -41,8 +44,22 @@ function portInUse(port: number): Promise<boolean> {
 
 const portOf = (value: string | undefined, fallback: number) => (value && /^\d+$/.test(value) ? Number(value) : fallback);
 
-/** The report, or a CliError (exit 3) carrying it when no browser is found. */
-export async function doctor(): Promise<Record<string, unknown>> {
+/** Who holds a port that is in use: the tabwright daemon or relay leader by their files, else the process from procfs. */
+function holder(port: number, inUse: boolean, daemon: DaemonInfo | undefined): string | undefined {
+  if (!inUse) return undefined;
+  if (daemon && daemon.port === port) return `the tabwright daemon (pid ${daemon.pid})`;
+  const leader = readLeaderFile(configDir());
+  if (leader && leader.port === port) return `the tabwright relay leader (pid ${leader.pid}, tabwright ${leader.version})`;
+  const found = portHolder(port);
+  return found ? `pid ${found.pid}: ${found.command}` : 'a process this user cannot see';
+}
+
+/**
+ * The report, or a CliError (exit 3) carrying it when no browser is found.
+ * @param opts.launch  also start the browser, check WebMCP and the polyfill, and load the SQLite addon (./doctorLaunch.ts);
+ *   a failed check makes the report unhealthy.
+ */
+export async function doctor(opts: { launch?: boolean } = {}): Promise<Record<string, unknown>> {
   const major = Number(process.versions.node.split('.')[0]);
   const node = { version: process.versions.node, required: '>=20', ok: major >= 20 };
   let browser: Record<string, unknown>;
@@ -62,9 +79,11 @@ export async function doctor(): Promise<Record<string, unknown>> {
   }
   const httpPort = portOf(process.env.TABWRIGHT_HTTP_PORT, 19681);
   const wsPort = portOf(process.env.TABWRIGHT_WS_PORT, 19680);
+  const httpInUse = httpPort ? await portInUse(httpPort) : false;
+  const wsInUse = wsPort ? await portInUse(wsPort) : false;
   const ports = {
-    http: { port: httpPort, inUse: httpPort ? await portInUse(httpPort) : false, by: info && info.port === httpPort ? 'the tabwright daemon' : undefined },
-    bridge: { port: wsPort, inUse: wsPort ? await portInUse(wsPort) : false },
+    http: { port: httpPort, inUse: httpInUse, by: holder(httpPort, httpInUse, info) },
+    bridge: { port: wsPort, inUse: wsInUse, by: holder(wsPort, wsInUse, info) },
   };
   // The server settings from the environment, as the daemon would read them (a bad TABWRIGHT_* value stops it at start).
   let settings: { ok: boolean; error?: { type: string; message: string; hint: string } } = { ok: true };
@@ -89,7 +108,9 @@ export async function doctor(): Promise<Record<string, unknown>> {
       check: 'get_bridge_status → userscripts.path (`tabwright tool get_bridge_status` with --connection extension)',
     },
   };
-  const report = { version: VERSION, healthy, node, browser, configDir: config, dataDir: data, daemon, ports, settings, ownChrome, extension };
+  const launch = opts.launch && browser.ok ? await launchChecks() : undefined;
+  const launched = !launch || (launch.browser.ok && launch.polyfill.ok && launch.sqlite.ok);
+  const report = { version: VERSION, healthy: healthy && launched, node, browser, configDir: config, dataDir: data, daemon, ports, settings, ownChrome, extension, ...(launch ? { launch } : {}) };
   if (!browser.ok) {
     const error = browser.error as { type: string; message: string; hint: string };
     throw new CliError(error, EXIT.unreachable, { report });

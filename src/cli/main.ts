@@ -89,8 +89,9 @@ export async function buildProgram(argv: string[]): Promise<Command> {
   program.command('init').description('write (or update) the tabwright section of ./AGENTS.md for the next agent')
     .action(() => respond(async () => writeAgentsSection(process.cwd())));
 
-  program.command('doctor').description('check Node, the browser, the config and data dirs, the daemon, the ports, and whether --own-chrome finds Chrome')
-    .action(() => respond(doctor));
+  program.command('doctor').description('check Node, the browser, the config and data dirs, the daemon, the ports (and who holds them), and whether --own-chrome finds Chrome')
+    .option('--launch', 'also start the browser, check native WebMCP and the polyfill, and load the SQLite addon')
+    .action((opts: { launch?: boolean }) => respond(() => doctor(opts)));
 
   addDaemonCommands(program);
   addExtensionCommands(program);

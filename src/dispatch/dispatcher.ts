@@ -200,7 +200,11 @@ export class LocalDispatcher implements Dispatcher {
     let config = hooks.workspace && hooks.workspace !== this.config.workspace ? { ...this.config, workspace: hooks.workspace } : this.config;
     if (hooks.consent) config = { ...config, consent: { ...hooks.consent, terminal: false } };
     const relay = hooks.relay ?? { role: 'standalone', leaderPid: process.pid, relayProtocol: RELAY_PROTOCOL };
-    const call: CallContext = { session, config, signal, client: hooks.client, relay, prompt: hooks.prompt, progress: hooks.progress, waiting: hooks.waiting, budget: hooks.budget };
+    const wasRunning = session.running;
+    const call: CallContext = {
+      session, config, signal, client: hooks.client, relay, prompt: hooks.prompt, progress: hooks.progress, waiting: hooks.waiting, budget: hooks.budget,
+      browserStartedByCall: () => !wasRunning && session.running,
+    };
     // Tab ids are per Session: an isolated session's tab 1 is not the main session's tab 1.
     const scope = session === this.session ? '' : `${hooks.sessionKey}:`;
     const caller = hooks.caller ?? { id: `pid ${process.pid}${hooks.sessionKey !== undefined ? ` session ${hooks.sessionKey}` : ''}`, name: hooks.client.name };

@@ -8,6 +8,7 @@
  * question to the MCP client, 2026-07-28, answers `pending` and sets its
  * own `pending` result exactly as it does locally).
  */
+import { browserSettings, followerWarning } from './browserSettings.js';
 import WebSocket from 'ws';
 import { ConsentPending, TerminalChannel, terminalAvailable, type PromptChannel } from '../consent/channel.js';
 import { sharedBrowserKey, type Config } from '../config.js';
@@ -95,6 +96,9 @@ export class RelayFollower {
           socket.removeAllListeners('error');
           socket.removeAllListeners('close');
           socket.on('error', error => log.debug('leader socket error:', error));
+          // The leader's browser is the one this process works in: say which of its own flags cannot apply.
+          const warning = frame.browser && !config.remote && !config.own ? followerWarning(browserSettings(config), frame.browser, frame.pid) : undefined;
+          if (warning) log.warn(warning);
           finish({ kind: 'joined', follower: new RelayFollower(socket, frame.pid, frame.version, config) });
         } else if (frame?.t === 'refused') {
           finish({ kind: 'refused', error: new ToolError(frame.error.type, frame.error.message, frame.error.hint), retry: frame.retry });

@@ -6,6 +6,7 @@
  * progress (`progress` frames), what the call waits for (`waiting` frames), consent questions (asked through the
  * follower's own channel: `prompt` → `answer`) and the follower's workspace.
  */
+import { browserSettings } from './browserSettings.js';
 import { randomBytes } from 'node:crypto';
 import { sameSecret } from '../util/loopback.js';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -154,7 +155,7 @@ export class RelayLeader {
       const peer: Peer = { socket, pid: hello.pid, calls: new Map(), prompts: new Map() };
       this.peers.add(peer);
       log.info(`follower pid ${hello.pid} (tabwright ${hello.version}) joined; ${this.peers.size} follower(s)`);
-      send({ t: 'welcome', version: mine.version, relayProtocol: mine.relayProtocol, pid: process.pid });
+      send({ t: 'welcome', version: mine.version, relayProtocol: mine.relayProtocol, pid: process.pid, browser: browserSettings(this.local.config) });
       socket.on('message', raw => this.onFrame(peer, parseFrame<FollowerFrame>(raw)));
       socket.on('close', () => {
         this.peers.delete(peer);

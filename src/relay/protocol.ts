@@ -5,6 +5,7 @@
  * version, so two builds can always tell each other which one is older;
  * every other frame may change, and changing one moves RELAY_PROTOCOL.
  */
+import type { BrowserSettings } from './browserSettings.js';
 import type { BudgetStatus } from '../dispatch/callBudget.js';
 import type { ConsentAnswer, ConsentQuestion, PromptChannel } from '../consent/channel.js';
 import type { ConsentConfig } from '../config.js';
@@ -86,7 +87,8 @@ export type FollowerFrame =
 
 /** Leader → follower. */
 export type LeaderFrame =
-  | { t: 'welcome'; version: string; relayProtocol: number; pid: number }
+  /** `browser`: how the leader's browser runs (./browserSettings.ts; absent from older leaders). */
+  | { t: 'welcome'; version: string; relayProtocol: number; pid: number; browser?: BrowserSettings }
   /** The handshake failed; the socket closes after it. `retry`: worth trying again soon (the leader was busy or closing). */
   | { t: 'refused'; error: ToolErrorData; retry: boolean }
   /** The follower is newer: the leader steps down; the follower should take the port once it is free. */

@@ -34,6 +34,8 @@ export class LeavingTracker {
   /** What the open beforeunload dialog holds, from its `Page.javascriptDialogOpening` on. */
   private atDialog: Leaving | undefined;
   private mainFrameId: string | undefined;
+  /** How many main-frame navigations were requested or started so far (Tab.sendInput tells its own from earlier ones). */
+  navigationsStarted = 0;
 
   /**
    * What the tab's open beforeunload dialog holds up. Until the tab's CDP
@@ -68,10 +70,12 @@ export class LeavingTracker {
       const type = event.navigationType;
       if (type === 'sameDocument' || type === 'historySameDocument') return; // no unload, no beforeunload
       this.pending = { kind: type === 'reload' || type === 'reloadBypassingCache' ? 'reload' : type.startsWith('history') ? 'history' : 'navigation', url: event.url };
+      this.navigationsStarted++;
     });
     cdp.on('Page.frameRequestedNavigation', event => {
       if (!main(event.frameId) || event.disposition !== 'currentTab') return;
       this.pending = { kind: event.reason === 'reload' ? 'reload' : 'navigation', url: event.url };
+      this.navigationsStarted++;
     });
     cdp.on('Page.frameNavigated', event => {
       if (event.frame.parentId) return;

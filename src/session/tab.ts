@@ -15,7 +15,7 @@
  */
 import type { CDPSession, Page } from 'playwright-core';
 import { logger } from '../log.js';
-import { raceTimeout } from '../util/wait.js';
+import { raceTimeout, pollUntil } from '../util/wait.js';
 import type { Session } from './session.js';
 import { actOnTab, type ActionReport, type ActOptions } from './tabAction.js';
 import { ConsoleBuffer, levelOf } from './consoleBuffer.js';
@@ -200,6 +200,24 @@ export class Tab {
   /** Called with the old instanceId whenever the document is replaced. */
   onDocument(listener: (oldInstanceId: string) => void): void {
     this.documentListeners.push(listener);
+  }
+
+  /**
+   * Sends input through `page.mouse` or `page.keyboard` (`send`) and then does what Playwright does after its element
+   * actions, which those skip (its input epilogue and signal barrier): a `Page.enable` round trip on the tab's CDP
+   * session, so the navigation events the input caused have arrived (per session, events come in order), and when
+   * the input requested or started a main-frame navigation (LeavingTracker), a wait until it commits or ends, at most
+   * `ms`. An action report then sees the navigation's request as after Playwright's own click.
+   * @returns what `send` returns. @throws what `send` throws.
+   */
+  async sendInput<T>(send: () => Promise<T>, ms: number): Promise<T> {
+    const before = this.leaving.navigationsStarted;
+    const result = await send();
+    const cdp = this.cdpSession;
+    if (!cdp || this.closed) return result;
+    await cdp.send('Page.enable').catch(() => undefined);
+    if (this.leaving.navigationsStarted !== before) await pollUntil(() => this.closed || !this.leaving.current, { ms, intervalMs: 10 });
+    return result;
   }
 
   /** The tab's CDP session (undefined if attaching failed). */

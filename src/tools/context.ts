@@ -107,6 +107,8 @@ export interface CallContext {
   leases?: LeaseDesk;
   /** Who calls (the lease holder it would be). Set by the dispatcher. */
   caller?: Caller;
+  /** True when the browser started during this call (it was not running when the call came). Set by the dispatcher. */
+  browserStartedByCall?(): boolean;
 }
 
 /** How a call runs other tools as its steps (CallContext.steps). */

@@ -38,7 +38,8 @@ export function takesDirectWay(el: ResolvedRef): boolean {
 
 /**
  * Clicks `el` the direct way: one page evaluation, then the mouse events (moved, pressed, released; twice pressed
- * and released for a double click) in one batch, as Playwright sends them.
+ * and released for a double click) in one batch, as Playwright sends them, then a navigation it started is waited
+ * for as Playwright waits for it (Tab.sendInput).
  * @param opts.timeout  ms for each of the two steps.
  * @returns true when it clicked; false when the page said the element is not plainly ready (the reason is logged),
  *   or the connection or frame does not take this way: then nothing was done and Playwright's way follows.
@@ -52,7 +53,9 @@ export async function directClick(el: ResolvedRef, ref: string, opts: { button: 
     log.debug(`click ${ref}: ${found.reason}, Playwright's way`);
     return false;
   }
-  await raceTimeout(el.frame.page().mouse.click(found.x, found.y, { button: opts.button, clickCount: opts.clickCount }), playwrightTimeout(opts.timeout));
+  // A link or a submit button: its navigation is under way before the click counts as done, as after Playwright's.
+  const mouse = el.frame.page().mouse;
+  await el.tab.sendInput(() => raceTimeout(mouse.click(found.x, found.y, { button: opts.button, clickCount: opts.clickCount }), playwrightTimeout(opts.timeout)), opts.timeout);
   return true;
 }
 

@@ -143,7 +143,11 @@ export const type = defineTabTool({
       let direct = false;
       if (clear ?? true) await attempt(`type into ${ref}`, async () => { direct = await directFill(el, ref, text, { timeout }); });
       // The field has the focus after a direct fill: Enter goes to it as Playwright's press would send it.
-      if (direct) return submit ? attempt(`press Enter in ${ref}`, () => raceTimeout(el.frame.page().keyboard.press('Enter'), playwrightTimeout(timeout))) : undefined;
+      if (direct) {
+        const keyboard = el.frame.page().keyboard;
+        if (submit) await attempt(`press Enter in ${ref}`, () => tab.sendInput(() => raceTimeout(keyboard.press('Enter'), playwrightTimeout(timeout)), timeout));
+        return;
+      }
       await withRefHandle(el, ref, async handle => {
         await attempt(`type into ${ref}`, () => typeText(tab.page, handle, ref, text, { clear: clear ?? true, timeout }));
         if (submit) await attempt(`press Enter in ${ref}`, () => handle.press('Enter', { timeout }));

@@ -6,6 +6,7 @@ import { pageReadError } from './actionErrors.js';
 import { reportFileChooser } from './actionReport.js';
 import { INLINE_TEXT_CAP, stamp, writeArtifact } from './artifacts.js';
 import { takeRemoteSnapshot } from '../session/remoteSnapshot.js';
+import type { CallContext } from './context.js';
 import { defineTabTool } from './define.js';
 import { ToolError } from '../errors.js';
 import type { ToolResponse } from './response.js';
@@ -71,7 +72,8 @@ export const getPageContext = defineTabTool({
     }
     render(res, header, snap, { tabId: tab.tabId, url: tab.url, title: tab.title, level, mode, workspace: config.workspace });
   },
-  async handle(tab, { selector, ref, offset, limit, urls, level, output }, { session, config }, res) {
+  async handle(tab, { selector, ref, offset, limit, urls, level, output }, ctx, res) {
+    const { session, config } = ctx;
     let snap: Snapshot;
     const mode = output ?? config.output;
     // URL and title come from the browser, not the page (Tab.urlAndTitle): asked while the page snapshots, they cost
@@ -99,8 +101,21 @@ export const getPageContext = defineTabTool({
       tabId: tab.id, url, title, level, mode, workspace: config.workspace,
       late: chooser && (() => reportFileChooser(res, { multiple: chooser.chooser.isMultiple(), ref: chooser.openedBy, late: true })),
     });
+    if (startedForThisCall(ctx)) res.set('browserStarted', true).text(FRESH_BROWSER_NOTE);
   },
 });
+
+/**
+ * Said with the snapshot of a browser that started with this very call (docs/clients.md, "One-shot clients"): a
+ * client that starts `tabwright mcp` anew for each call gets a new browser each time, so what the last call did is
+ * gone; a running daemon keeps one browser that every `tabwright mcp` joins (docs/relay.md).
+ */
+export const FRESH_BROWSER_NOTE = 'The browser started with this call: nothing from earlier calls is in it. A client that starts tabwright anew for each call (mcporter\'s default mode, the Inspector CLI) gets a new browser every time; run `tabwright daemon start` once so every call works in one browser that stays.';
+
+/** Whether the call started the managed browser and came over MCP stdio (a one-shot client's way; the CLI and HTTP use the daemon's). */
+function startedForThisCall(ctx: CallContext): boolean {
+  return ctx.client.front === 'mcp-stdio' && ctx.session.connection.kind === 'launch' && ctx.browserStartedByCall?.() === true;
+}
 
 /** A remote tab's snapshot budget with output: file (its JSON must stay within execute's 2 MiB). */
 const REMOTE_FILE_BUDGET = 1_500_000;

@@ -37,6 +37,9 @@ export const getBridgeStatus = defineTool({
       // Headless and profile are tabwright's choice only for the browser it launches.
       headless: config.remote || config.own ? null : config.headless,
       profile: config.remote ? 'remote' : config.own ? ownProfile(config.own) : config.isolated ? 'isolated' : config.userDataDir,
+      // The launch settings of this browser (a follower's call runs here, in the leader: these are the leader's).
+      viewport: config.remote || config.own ? null : `${config.viewport.width}x${config.viewport.height}`,
+      browserPath: config.remote || config.own ? null : config.browser ?? 'found on PATH',
       scope: session.connection.scope ?? null,
       capabilities: [...session.connection.capabilities],
       capabilityManifest: capabilityManifest(session.connection.kind).capabilities,
@@ -66,7 +69,7 @@ export const getBridgeStatus = defineTool({
     if (status.scope) res.text(`Scope: ${status.scope}.`);
     const browser = status.headless === null
       ? config.own ? `the user's own browser (its windows, ${status.profile})` : 'an attached browser (its own windows and profile)'
-      : `${status.headless ? 'Headless' : 'Headed'} · profile ${status.profile}`;
+      : `${status.headless ? 'Headless' : 'Headed'} · viewport ${status.viewport} · browser ${status.browserPath} · profile ${status.profile}`;
     res.text(`${browser} · workspace ${status.workspace} · can: ${status.capabilities.join(', ')}`);
     const limits = manifestLine(capabilityManifest(status.connection));
     if (limits) res.text(limits);

@@ -50,6 +50,18 @@ test('doctor reports node, browser, dirs, no daemon yet, and the ports', async (
   assert.equal(r.healthy, true);
 });
 
+test('doctor --launch starts the browser: native WebMCP in the mode auto, the polyfill in the mode polyfill, the SQLite addon', async () => {
+  const r = await ok(home, ['doctor', '--launch']);
+  assert.equal(r.launch.browser.ok, true);
+  assert.match(r.launch.browser.version, /^chromium \d+/i);
+  assert.equal(r.launch.browser.runtime, 'loaded');
+  assert.equal(r.launch.browser.webmcp, 'native');
+  assert.deepEqual([r.launch.polyfill.ok, r.launch.polyfill.webmcp, r.launch.polyfill.registerTool], [true, 'polyfill', true]);
+  assert.equal(r.launch.sqlite.ok, true);
+  assert.match(r.launch.sqlite.version, /^3\.\d+\.\d+$/);
+  assert.equal(r.healthy, true);
+});
+
 test('tabs starts the daemon on first use; daemon.json is 0600; daemon status answers', async () => {
   const r = await ok(home, ['tabs']);
   assert.deepEqual(r.tabs, []);
@@ -366,6 +378,12 @@ test('init writes the AGENTS.md section once and keeps the rest of the file', as
   const updated = readFileSync(file, 'utf8');
   assert.equal(updated, `# Project\n\nOwn notes.\n\n${first}\nMore notes.\n`);
   assert.equal(updated.split('tabwright:begin').length, 2);
+});
+
+test('doctor names who holds each port: the running daemon by its pid', async () => {
+  const r = await ok(home, ['doctor']);
+  assert.equal(r.ports.http.inUse, true);
+  assert.equal(r.ports.http.by, `the tabwright daemon (pid ${daemonPid(home)})`);
 });
 
 test('daemon stop ends the daemon and removes daemon.json; -h works on a nested verb', async () => {

@@ -58,7 +58,9 @@ before(async () => {
     res.end(JSON.stringify({ set: flag }));
   });
   leader = await startServer(m);
+  // A viewport of its own: it cannot apply to the leader's browser, and the follower says so.
   follower = await startServer(m, {
+    env: { TABWRIGHT_VIEWPORT: '1024x700' },
     elicit: async params => {
       asked.push(params.message);
       return await nextAnswer();
@@ -85,6 +87,11 @@ test('roles: the first server leads, the second follows it; same relay protocol'
   const text = async (client: typeof leader.client) => ((await client.callTool({ name: 'get_bridge_status', arguments: {} })).content as Array<{ type: string; text?: string }>).map(block => block.text ?? '').join('\n');
   assert.match(await text(leader.client), / · relay leader\n/);
   assert.match(await text(follower.client), new RegExp(` · relay follower of pid ${leader.pid}\n`));
+  // The follower's own viewport does not apply: it says so on stderr; the status names the leader's settings.
+  assert.match(follower.stderr(), /follows the tabwright leader \(pid \d+\) and works in its browser, so these settings do not apply: --viewport \(1024x700 here, 1280x720 in the leader's browser\)\./);
+  assert.doesNotMatch(leader.stderr(), /do not apply/);
+  assert.equal((b as Status & { viewport: string }).viewport, '1280x720');
+  assert.match(await text(follower.client), /Headless · viewport 1280x720 · browser /);
   // The follower's calls write into the follower's own workspace.
   assert.equal(b.workspace, follower.workspace);
   assert.equal(a.workspace, leader.workspace);
