@@ -75,6 +75,8 @@ await build({
   format: 'iife',
   target: ['chrome110', 'firefox115', 'safari16'],
   legalComments: 'none',
+  // The in-page runtime, which the companion installs at document start in allowed tabs (WebMCP's polyfill).
+  define: { __TABWRIGHT_RUNTIME__: JSON.stringify(readFileSync('dist/page/runtime.js', 'utf8')) },
   banner: { js: readFileSync('userscript/header.txt', 'utf8').replace('__VERSION__', JSON.parse(readFileSync('package.json', 'utf8')).version) },
 });
 // The agents' handbooks (src/userscripts/handbooks.ts reads them beside itself).

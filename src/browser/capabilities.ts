@@ -56,8 +56,11 @@ export const CAPABILITY_DECLARATIONS: Readonly<Record<ReportedCapability, Record
   snapshot: states({ userscript: { status: 'available', reason: `get_page_context from the same in-page walker; the top document only (cross-origin frames unread), its refs for paging` } }),
   evaluate: states(),
   webmcp: states(Object.fromEntries(ALL_KINDS.map(kind => [kind, kind === 'userscript'
-    // docs/userscript-connection.md, "Tools": through the page's own document.modelContext, not built yet.
-    ? off(`the WebMCP tools do not reach the page's document.modelContext through the companion in this version`)
+    // docs/userscript-connection.md, "WebMCP tools": through the page's own document.modelContext, from inside the page.
+    ? {
+      status: 'experimental',
+      reason: `a draft web API, reached from inside the page: native where the browser has its WebMCP feature on, else tabwright's polyfill, which the companion installs at document start in an allowed tab (a tab allowed after it loaded lists only the tools registered since: reload it); the top document only`,
+    }
     : {
       status: 'experimental',
       reason: kind === 'launch'

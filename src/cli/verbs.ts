@@ -13,7 +13,7 @@ import { cliError } from './output.js';
 import { currentScope, rememberTab, rememberedTabsPath } from './rememberedTab.js';
 import { addToolVerb, defaultShape, parseIntArg, respond, type ToolVerbSpec } from './toolCommand.js';
 import { toolTree } from './toolTree.js';
-import { trustScript } from './scriptTrust.js';
+import { installArgs, installShape, trustScript } from './scriptTrust.js';
 
 /**
  * Writes a screenshot result to `file` (atomically): the whole image the daemon wrote to a file when there is one
@@ -154,7 +154,7 @@ export function addToolVerbs(program: Command, allTools = true): void {
   // Scripts (the tool set `scripts`; docs/userscripts.md, "Tool sets").
   const scripts = program.command('scripts').alias('script').description('stored userscripts and AgentScripts: list, install, get, enable, disable, rm, sync');
   addToolVerb(scripts, 'list', { tool: 'list_scripts', description: 'every stored script (tool list_scripts)' });
-  addToolVerb(scripts, 'install', { tool: 'export_script', description: 'validate and save FILE as a script; an edited copy (same @name and @namespace) updates the stored one, --script-id updates one by ID (tool export_script)', positionals: scriptPath('path', '<file>'), prepare: absolute('path') });
+  addToolVerb(scripts, 'install', { tool: 'export_script', description: 'validate and save FILE as a script; an edited copy (same @name and @namespace) updates the stored one, --script-id updates one by ID (tool export_script)', positionals: scriptPath('path', '<file>'), prepare: args => installArgs(absolute('path')(args)), shape: installShape });
   addToolVerb(scripts, 'get', {
     tool: 'import_script', description: 'write script ID to -o FILE (default .tabwright/scripts/; tool import_script)',
     positionals: [{ arg: '<scriptId>', field: 'scriptId' }],

@@ -144,6 +144,14 @@ export function questionText(q: ConsentQuestion): string {
       `Allow it? (expires in ${seconds} s)`,
     ].join('\n');
   }
+  if (q.source === 'userscript') {
+    return [
+      `A userscript${q.scriptId ? ` (script ${oneLine(q.scriptId, 100)})` : ''} running in ${oneLine(q.origin, 200)}${q.tabId !== undefined ? ` (tab ${q.tabId})` : ''} asks to reach ${oneLine(q.tool.replace(/^@connect /, ''), 200)}.`,
+      oneLine(q.description, 300),
+      `Request: ${oneLine(q.argumentsPreview, 500)}`,
+      `Allow it? "always" lets this script reach this host from now on. (expires in ${seconds} s)`,
+    ].join('\n');
+  }
   const hints = Object.entries(q.annotations).filter(([, v]) => v).map(([k]) => k).join(', ');
   return [
     `An agent wants to call the WebMCP tool "${oneLine(q.tool, 128)}" of ${oneLine(q.origin, 200)}${q.tabId !== undefined ? ` (tab ${q.tabId})` : ''}${q.scriptId ? `, registered by script ${oneLine(q.scriptId, 100)}` : ''}.`,

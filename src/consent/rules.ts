@@ -51,8 +51,11 @@ export interface ConsentSubject {
   name: string;
   /** The hints the tool declared; absent when it declared none (every hint then counts as false). */
   annotations?: ToolHints;
-  /** Who registered it: the browser's native WebMCP, the polyfill, or an AgentScript. */
-  source: 'native' | 'polyfill' | 'agentscript' | string;
+  /**
+   * Who registered it: the browser's native WebMCP, the polyfill, or an AgentScript; `userscript` for a userscript's
+   * request to a host (`@connect <host>`, src/userscripts/gmServer.ts).
+   */
+  source: 'native' | 'polyfill' | 'agentscript' | 'userscript' | string;
   /** The AgentScript that registered the tool, when one did (overrides can be per script). */
   scriptId?: string;
   /** The AgentScript's `// @webmcp <tool> <permission>` for this tool, when it declares one. */
@@ -92,7 +95,7 @@ const RuleSchema = z.strictObject({
   origin: z.string().min(1).optional(),
   tool: z.string().min(1).optional(),
   scriptId: z.string().min(1).optional(),
-  source: z.enum(['native', 'polyfill', 'agentscript', 'tabwright']).optional(),
+  source: z.enum(['native', 'polyfill', 'agentscript', 'tabwright', 'userscript']).optional(),
   annotations: HintsSchema.optional(),
   permission: z.enum(['allow', 'prompt', 'deny']),
   /** Free text for the human who wrote the rule. */

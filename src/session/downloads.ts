@@ -7,7 +7,7 @@
  * hard-linked to the first free name, which fails instead of replacing.
  */
 import { constants, copyFileSync, linkSync, mkdirSync, statSync, unlinkSync } from 'node:fs';
-import { extname, join } from 'node:path';
+import { basename, extname, join } from 'node:path';
 import type { Download } from 'playwright-core';
 import { logger } from '../log.js';
 import { pollUntil, raceTimeout } from '../util/wait.js';
@@ -129,6 +129,22 @@ export class Downloads {
     };
     this.records.push(record);
     this.done.set(record.id, refuse ? this.refuse(record, download, refuse) : this.save(record, download, dir));
+    return record;
+  }
+
+  /**
+   * Records a file tabwright itself saved for a tab (a userscript's GM_download, src/userscripts/gmServer.ts), so
+   * list_downloads reports it beside the browser's downloads.
+   * @param saved  the file's path and size, or why it failed.
+   */
+  addSaved(tabId: number, url: string, suggestedName: string, saved: { path: string; size: number } | { error: string }): DownloadRecord {
+    const record: DownloadRecord = {
+      id: ++this.count, name: suggestedName, suggestedName, url, size: null, state: 'failed', path: null, tabId, startedAt: new Date().toISOString(),
+    };
+    if ('path' in saved) Object.assign(record, { path: saved.path, name: basename(saved.path), size: saved.size, state: 'completed' });
+    else record.error = saved.error;
+    this.records.push(record);
+    this.done.set(record.id, Promise.resolve());
     return record;
   }
 

@@ -39,7 +39,10 @@ export interface ToolDef<Input extends z.ZodObject = z.ZodObject> {
    * (synthetic input for `trustedInput`) and says so.
    */
   needs: readonly Capability[];
-  /** A tab tool with a `remote` handler (defineTabTool sets it): it serves the tabs of a connection with `remoteTabs`. */
+  /**
+   * Whether the tool serves the tabs of a connection with `remoteTabs`: a tab tool with a `remote` handler
+   * (defineTabTool sets it), or a tool whose own handler reaches them (list_webmcp_tools).
+   */
   servesRemoteTabs?: boolean;
   effect: ToolEffect;
   /** Whether the call starts the browser when it is not running (false: answers without it). */
@@ -133,7 +136,7 @@ async function handleRemote<Input extends z.ZodObject>(def: TabToolDef<Input>, t
     throw new ToolError(
       'capability_unavailable',
       `The ${kind} connection cannot run ${def.name}: it reaches its tabs from inside their pages, without a browser to drive.`,
-      `Tools here: list_tabs, get_page_context, execute (navigate: true for code that navigates), click/type/fill_form (synthetic events). ${def.name} works on the ${flags.join(', ')} connections (and --cdp-endpoint, --ws-endpoint).`,
+      `Tools here: list_tabs, get_page_context, execute (navigate: true for code that navigates), click/type/fill_form (synthetic events), add_element, list_webmcp_tools/call_webmcp_tool. ${def.name} works on the ${flags.join(', ')} connections (and --cdp-endpoint, --ws-endpoint).`,
     );
   }
   const { tabId, expectRevision, expect } = input as TabFields;

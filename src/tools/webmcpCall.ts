@@ -62,7 +62,7 @@ type Outcome = { found: true; value?: unknown; closed?: boolean } | { found: fal
  * (playwright-core 1.65), plus an AbortController per call, kept by call id
  * on the world's global so ABORT can reach it (the page's main world cannot).
  */
-const CALL = `async function (name, input, callId) {
+export const CALL = `async function (name, input, callId) {
   const calls = (globalThis.__tabwrightCalls = globalThis.__tabwrightCalls || new Map());
   const ctl = new AbortController();
   calls.set(callId, ctl); // before the first await: an ABORT sent after this call always finds it
@@ -100,7 +100,7 @@ const CALL = `async function (name, input, callId) {
 }`;
 
 /** Runs in the isolated world: aborts the signal of call `callId` (CALL's controller); false when it is not running. */
-const ABORT = `function (callId) {
+export const ABORT = `function (callId) {
   const ctl = globalThis.__tabwrightCalls && globalThis.__tabwrightCalls.get(callId);
   if (!ctl) return false;
   ctl.abort(new DOMException('The call was cancelled.', 'AbortError'));
@@ -116,7 +116,7 @@ const ABORT = `function (callId) {
  * it gave none: Chromium 156 reports them only then).
  * null when the document has no modelContext.
  */
-const LIST = `async function () {
+export const LIST = `async function () {
   const mc = (document && document.modelContext) || navigator.modelContext;
   if (!mc) return null;
   const tools = (typeof mc.getTools === 'function' ? await mc.getTools() : null) || [];

@@ -26,6 +26,7 @@
  * same token (value changes from other tabs, menu command runs).
  */
 import type { ScriptKind, ScriptMetadata } from './types.js';
+import { networkApi, type XhrRequest } from './gmPageNet.js';
 
 /** One script as the init script ships it. */
 export interface PageScript {
@@ -68,18 +69,31 @@ export type EngineMessage =
   | { t: 'menu'; id: string; cmd: string; caption: string }
   | { t: 'clip'; id: string; text: string }
   | { t: 'tool'; id: string; doc: string; name: string }
+  /** GM_xmlhttpRequest (answered with ./gmPageNet.ts XhrAnswer); `rid` names it for `xhr-abort`. */
+  | { t: 'xhr'; id: string; rid: string; req: XhrRequest }
+  | { t: 'xhr-abort'; rid: string }
+  /** GM_download (answered with DownloadAnswer); `body` (base64) for a blob: or data: URL the page read. */
+  | { t: 'dl'; id: string; url: string; name: string; headers: Record<string, string>; body?: string }
+  /** GM_openInTab (answered with `{tid}` or `{error}`) and its handle's close(). */
+  | { t: 'tab'; id: string; url: string; background: boolean }
+  | { t: 'tab-close'; id: string; tid: number }
+  /** GM_notification. */
+  | { t: 'note'; id: string; text: string; title: string; image?: string }
   /** Extension only: answered by the extension itself (true: the tab is shared). */
   | { t: 'gate' };
 
 /** Messages from the server to the engine (through `__tabwright_us_sync`). */
 export type ServerMessage =
   | { t: 'value'; id: string; key: string; json?: string }
-  | { t: 'run-menu'; cmd: string };
+  | { t: 'run-menu'; cmd: string }
+  /** A tab a script of this document opened (GM_openInTab) closed. */
+  | { t: 'tab-closed'; tid: number };
 
 /** The names of the wrapper's parameters, in order (the injection script writes the same list). */
 export const SCRIPT_PARAMS = [
   'GM_info', 'GM_getValue', 'GM_setValue', 'GM_deleteValue', 'GM_listValues', 'GM_addStyle', 'GM_addElement', 'GM_log',
-  'GM_registerMenuCommand', 'GM_setClipboard', 'GM', 'unsafeWindow', 'document', 'navigator',
+  'GM_registerMenuCommand', 'GM_setClipboard', 'GM_xmlhttpRequest', 'GM_openInTab', 'GM_download', 'GM_notification',
+  'GM_addValueChangeListener', 'GM_removeValueChangeListener', 'GM', 'unsafeWindow', 'document', 'navigator',
 ] as const;
 
 /** The global the server calls to reach the engine. */
@@ -101,6 +115,9 @@ export function startUserscripts(config: PageConfig, matches: (meta: ScriptMetad
   // Taken before page scripts run, so later page changes to these globals do not reach us.
   const { stringify, parse } = JSON;
   const defineProperty = Object.defineProperty;
+  const apply = Reflect.apply;
+  const freeze = Object.freeze;
+  const create = Object.create;
   const doc = document;
   const nav = navigator;
   const setTimeoutFn = setTimeout;
@@ -134,6 +151,11 @@ export function startUserscripts(config: PageConfig, matches: (meta: ScriptMetad
   const agentToolNames = new Set<string>();
   const readsStorage = (s: PageScript) => s.meta.grant.some(g => /^GM[_.](getValue|listValues)$/.test(g));
   const writtenSince = new Set<string>();
+  /** GM_addValueChangeListener: per script, listener id -> key and function. */
+  const valueListeners = new Map<string, Map<number, { key: string; fn: unknown }>>();
+  let listenerSeq = 0;
+  /** Tabs this document's scripts opened (GM_openInTab), by tabwright tab id. */
+  const openedTabs = new Map<number, { closed: boolean; onclose?: unknown }>();
   let fresh = true;
   let freshValues: Promise<void> = Promise.resolve();
   if (shared) begin();
@@ -185,8 +207,18 @@ export function startUserscripts(config: PageConfig, matches: (meta: ScriptMetad
       if (msg.t === 'value') {
         const values = valuesOf.get(msg.id);
         if (!values) return false;
+        const old = values[msg.key];
         if (msg.json === undefined) delete values[msg.key];
         else values[msg.key] = msg.json;
+        valueChanged(msg.id, msg.key, old, msg.json, true);
+        return true;
+      }
+      if (msg.t === 'tab-closed') {
+        const handle = openedTabs.get(msg.tid);
+        if (!handle || handle.closed) return false;
+        handle.closed = true;
+        openedTabs.delete(msg.tid);
+        if (typeof handle.onclose === 'function') setTimeoutFn(() => (handle.onclose as () => void).call(handle), 0);
         return true;
       }
       if (msg.t === 'run-menu') {
@@ -227,8 +259,18 @@ export function startUserscripts(config: PageConfig, matches: (meta: ScriptMetad
       for (const [id, current] of Object.entries((answer ?? {}) as Record<string, Record<string, string>>)) {
         const values = valuesOf.get(id);
         if (!values || !current) continue;
-        for (const key of Object.keys(values)) if (!(key in current) && !writtenSince.has(`${id}\n${key}`)) delete values[key];
-        for (const [key, json] of Object.entries(current)) if (!writtenSince.has(`${id}\n${key}`)) values[key] = json;
+        for (const key of Object.keys(values)) {
+          if (key in current || writtenSince.has(`${id}\n${key}`)) continue;
+          const old = values[key];
+          delete values[key];
+          valueChanged(id, key, old, undefined, true);
+        }
+        for (const [key, json] of Object.entries(current)) {
+          if (writtenSince.has(`${id}\n${key}`)) continue;
+          const old = values[key];
+          values[key] = json;
+          valueChanged(id, key, old, json, true);
+        }
       }
       fresh = true;
     });
@@ -316,11 +358,34 @@ export function startUserscripts(config: PageConfig, matches: (meta: ScriptMetad
     }
   }
 
+  /**
+   * Calls the script's GM_addValueChangeListener listeners for `key` when its JSON changed (`remote`: the change came
+   * from another document, tab or frame). Later, in a task of its own, so a listener never runs inside the server's
+   * evaluation or the script's own GM_setValue call.
+   */
+  function valueChanged(scriptId: string, key: string, oldJson: string | undefined, newJson: string | undefined, remote: boolean): void {
+    const listeners = valueListeners.get(scriptId);
+    if (!listeners?.size || oldJson === newJson) return;
+    const value = (json: string | undefined) => (json === undefined ? undefined : parse(json));
+    for (const listener of [...listeners.values()]) {
+      if (listener.key !== key || typeof listener.fn !== 'function') continue;
+      setTimeoutFn(() => {
+        try {
+          apply(listener.fn as (...a: unknown[]) => unknown, undefined, [key, value(oldJson), value(newJson), remote]);
+        } catch (e) {
+          void send({ t: 'log', id: scriptId, level: 'error', text: errorText(e) });
+        }
+      }, 0);
+    }
+  }
+
   function runScript(script: PageScript): void {
     void send({ t: 'ran', id: script.id });
     const report = (e: unknown) => void send({ t: 'log', id: script.id, level: 'error', text: errorText(e) });
     try {
-      const result = script.fn.apply(window, apiFor(script) as unknown[]) as { then?: unknown } | undefined;
+      // Reflect.apply as taken at document start: a page script that replaced Function.prototype.apply by now
+      // (document-idle scripts run after the page's) must not receive the script's GM functions.
+      const result = apply(script.fn, window, apiFor(script) as unknown[]) as { then?: unknown } | undefined;
       if (result && typeof result.then === 'function') (result as Promise<unknown>).then(undefined, report);
     } catch (e) {
       report(e);
@@ -360,17 +425,32 @@ export function startUserscripts(config: PageConfig, matches: (meta: ScriptMetad
       const json = stringify(value);
       const k = String(key);
       if (!fresh) writtenSince.add(`${id}\n${k}`);
+      const old = values[k];
       if (json === undefined) {
         delete values[k];
+        valueChanged(id, k, old, undefined, false);
         return send({ t: 'del', id, key: k }).then(() => undefined);
       }
       values[k] = json;
+      valueChanged(id, k, old, json, false);
       return send({ t: 'set', id, key: k, json }).then(() => undefined);
     };
     const deleteValue = (key: string): Promise<void> => {
-      if (!fresh) writtenSince.add(`${id}\n${String(key)}`);
-      delete values[String(key)];
-      return send({ t: 'del', id, key: String(key) }).then(() => undefined);
+      const k = String(key);
+      if (!fresh) writtenSince.add(`${id}\n${k}`);
+      const old = values[k];
+      delete values[k];
+      valueChanged(id, k, old, undefined, false);
+      return send({ t: 'del', id, key: k }).then(() => undefined);
+    };
+    const addValueChangeListener = (key: string, fn: unknown): number => {
+      let listeners = valueListeners.get(id);
+      if (!listeners) valueListeners.set(id, (listeners = new Map()));
+      listeners.set(++listenerSeq, { key: String(key), fn });
+      return listenerSeq;
+    };
+    const removeValueChangeListener = (listenerId: number): void => {
+      valueListeners.get(id)?.delete(Number(listenerId));
     };
     const listValues = () => Object.keys(values);
     const addStyle = (css: string) => {
@@ -410,8 +490,11 @@ export function startUserscripts(config: PageConfig, matches: (meta: ScriptMetad
     };
     const setClipboard = (data: string): Promise<void> => send({ t: 'clip', id, text: String(data) }).then(() => undefined);
 
-    const gm: Record<string, unknown> = { info };
-    const all: Record<string, unknown> = { GM_info: info };
+    // No prototype: a setter a page script put on Object.prototype must not see the functions as they are stored.
+    const gm = create(null) as Record<string, unknown>;
+    const all = create(null) as Record<string, unknown>;
+    gm.info = info;
+    all.GM_info = info;
     const offer = (name: string, fn: (...a: never[]) => unknown, promised: (...a: never[]) => unknown = (...a) => Promise.resolve(fn(...a))) => {
       if (!granted(name)) return;
       all[`GM_${name}`] = fn;
@@ -426,6 +509,16 @@ export function startUserscripts(config: PageConfig, matches: (meta: ScriptMetad
     offer('log', log);
     offer('registerMenuCommand', registerMenuCommand);
     offer('setClipboard', (d: string) => void setClipboard(d), setClipboard);
+    const net = networkApi({ id, docId, send, report: e => void send({ t: 'log', id, level: 'error', text: errorText(e) }), tabs: openedTabs });
+    if (granted('xmlhttpRequest') || granted('xmlHttpRequest')) {
+      all.GM_xmlhttpRequest = net.xmlhttpRequest;
+      gm.xmlHttpRequest = net.xmlHttpRequestPromise;
+    }
+    offer('openInTab', net.openInTab, (u: unknown, o?: unknown) => Promise.resolve(net.openInTab(u, o)));
+    offer('download', net.download, net.downloadPromise);
+    offer('notification', (t: unknown, a?: unknown, b?: unknown, c?: unknown) => void net.notification(t, a, b, c), net.notification);
+    offer('addValueChangeListener', addValueChangeListener);
+    offer('removeValueChangeListener', removeValueChangeListener);
     const hasGrants = grants.size > 0;
     let scriptDoc: unknown = doc;
     let scriptNav: unknown = nav;
@@ -434,13 +527,19 @@ export function startUserscripts(config: PageConfig, matches: (meta: ScriptMetad
       scriptDoc = views.document;
       scriptNav = views.navigator;
     }
-    return SCRIPT_PARAMS.map(name => {
-      if (name === 'GM') return hasGrants ? Object.freeze(gm) : undefined;
-      if (name === 'unsafeWindow') return hasGrants || grants.has('unsafeWindow') ? window : undefined;
-      if (name === 'document') return scriptDoc;
-      if (name === 'navigator') return scriptNav;
-      return all[name];
-    });
+    // Built with defineProperty taken at document start, not Array.prototype.map or index assignment, which a page
+    // script (before a document-idle script runs) could have replaced or given a setter.
+    const args: unknown[] = [];
+    for (let i = 0; i < SCRIPT_PARAMS.length; i++) {
+      const name = SCRIPT_PARAMS[i]!;
+      const value = name === 'GM' ? (hasGrants ? freeze(gm) : undefined)
+        : name === 'unsafeWindow' ? (hasGrants || grants.has('unsafeWindow') ? window : undefined)
+          : name === 'document' ? scriptDoc
+            : name === 'navigator' ? scriptNav
+              : all[name];
+      defineProperty(args, i, { value, writable: true, enumerable: true, configurable: true });
+    }
+    return args;
   }
 
   function safeStringify(value: unknown): string {

@@ -2,16 +2,18 @@
  * The GM API tabwright provides to scripts (docs/userscripts.md, "GM API"): exactly the
  * grants validate.ts accepts and the injection (src/userscripts/injection.ts)
  * implements. `@grant none` (or no @grant) runs the script in the page's
- * world with none of these; any other grant runs it in an isolated world
- * where the granted functions and `unsafeWindow` (the page's window) exist.
+ * world with none of these; any other grant gives the script the granted
+ * functions and `unsafeWindow` (the page's window) as parameters of its wrapper.
  */
 
 /** The `GM_*` callback/sync forms, `unsafeWindow`, and the `GM.*` promise forms, in that order. */
 export const PROVIDED_GRANTS: readonly string[] = [
   'GM_info', 'GM_getValue', 'GM_setValue', 'GM_deleteValue', 'GM_listValues', 'GM_addStyle', 'GM_addElement', 'GM_log',
-  'GM_registerMenuCommand', 'GM_setClipboard', 'unsafeWindow',
+  'GM_registerMenuCommand', 'GM_setClipboard', 'GM_xmlhttpRequest', 'GM_openInTab', 'GM_download', 'GM_notification',
+  'GM_addValueChangeListener', 'GM_removeValueChangeListener', 'unsafeWindow',
   'GM.info', 'GM.getValue', 'GM.setValue', 'GM.deleteValue', 'GM.listValues', 'GM.addStyle', 'GM.addElement', 'GM.log',
-  'GM.registerMenuCommand', 'GM.setClipboard',
+  'GM.registerMenuCommand', 'GM.setClipboard', 'GM.xmlHttpRequest', 'GM.openInTab', 'GM.download', 'GM.notification',
+  'GM.addValueChangeListener', 'GM.removeValueChangeListener',
 ];
 
 const PROVIDED = new Set(PROVIDED_GRANTS);

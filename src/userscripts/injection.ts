@@ -18,8 +18,9 @@
  *   messages (./gmPage.ts `EngineMessage`): GM value writes go to the store,
  *   GM_log and script errors to the tab's console buffer (tagged with the
  *   script), menu commands and the scripts that ran to the tab
- *   (src/session/tabScripts.ts), GM_setClipboard to the page's clipboard.
- *   Messages without the process's token are ignored.
+ *   (src/session/tabScripts.ts), GM_setClipboard to the page's clipboard,
+ *   GM_xmlhttpRequest, GM_download, GM_openInTab and GM_notification to
+ *   ./gmServer.ts. Messages without the process's token are ignored.
  * - On the extension connection, when its chrome.userScripts is available
  *   ("Allow User Scripts"), the same init script is registered there instead
  *   (./extensionScripts.ts; docs/userscripts.md, "Through the extension"):
@@ -35,10 +36,12 @@ import type { Tab } from '../session/tab.js';
 import type { UserScriptsAvailability, UserScriptsHost, UserScriptsOrigin } from '../browser/connection.js';
 import { ToolError } from '../errors.js';
 import type { DeclaredPermission, ScriptAuthor, ScriptSource, StoredScript } from './types.js';
-import { SYNC_HOOK, type EngineMessage, type ServerMessage } from './gmPage.js';
+import type { EngineMessage, ServerMessage } from './gmPage.js';
+import { tellEngine } from './engineHook.js';
 import { buildInitScript, type InitScript, type ScriptWithValues } from './injectionScript.js';
 import { allowUserScriptsHint, registrationMatches, type InjectionStatus } from './extensionScripts.js';
 import { usesPublicSuffix } from './match.js';
+import { GmServer } from './gmServer.js';
 
 const log = logger('userscripts');
 
@@ -62,6 +65,8 @@ interface NativeOwners {
 
 export class UserscriptInjector {
   private readonly token = randomBytes(24).toString('hex');
+  /** GM_xmlhttpRequest, GM_download, GM_openInTab, GM_notification (./gmServer.ts). */
+  private readonly gm = new GmServer(this.token);
   private ctx: BrowserContext | undefined;
   private tabFor: ((page: Page) => Promise<Tab>) | undefined;
   private current: Disposable | undefined;
@@ -282,6 +287,10 @@ export class UserscriptInjector {
     if (!raw || typeof raw !== 'object' || !this.tabFor) return undefined;
     const msg = raw as EngineMessage;
     if (msg.t === 'gate') return undefined;
+    if (msg.t === 'xhr-abort') {
+      this.gm.abort(String(msg.rid));
+      return undefined;
+    }
     if (msg.t === 'values') {
       const answer: Record<string, Record<string, string>> = {};
       for (const id of Array.isArray(msg.ids) ? msg.ids.map(String) : []) if (this.source.get(id)) answer[id] = this.withValues(this.source.get(id)!).values;
@@ -325,6 +334,23 @@ export class UserscriptInjector {
         if (owners && owners.doc === String(msg.doc)) owners.owners.set(String(msg.name), script.id);
         return undefined;
       }
+      // The network and tab grants are the script's own: a message naming a script that does not grant them is dropped.
+      case 'xhr':
+        if (!grants(script, 'GM_xmlhttpRequest', 'GM.xmlHttpRequest')) return undefined;
+        return this.gm.xhr({ frame, page, tab }, script, String(msg.rid), msg.req);
+      case 'dl':
+        if (!grants(script, 'GM_download', 'GM.download')) return undefined;
+        return this.gm.download({ frame, page, tab }, script, { url: String(msg.url), name: String(msg.name ?? ''), headers: msg.headers ?? {}, body: typeof msg.body === 'string' ? msg.body : undefined });
+      case 'tab':
+        if (!grants(script, 'GM_openInTab', 'GM.openInTab')) return undefined;
+        return this.gm.openTab({ frame, page, tab }, script, String(msg.url), msg.background === true);
+      case 'tab-close':
+        await this.gm.closeTab({ frame, page, tab }, script, Number(msg.tid));
+        return undefined;
+      case 'note':
+        if (!grants(script, 'GM_notification', 'GM.notification')) return undefined;
+        this.gm.notify(tab, script, String(msg.text).slice(0, 2000), String(msg.title ?? '').slice(0, 200), typeof msg.image === 'string' ? msg.image.slice(0, 500) : undefined);
+        return undefined;
       default:
         return undefined;
     }
@@ -347,10 +373,7 @@ export class UserscriptInjector {
     for (const page of this.ctx?.pages() ?? []) {
       for (const frame of page.frames()) {
         if (frame === except) continue;
-        frame.evaluate(([hook, token, m]) => {
-          const fn = (globalThis as unknown as Record<string, unknown>)[hook as string];
-          return typeof fn === 'function' ? (fn as (t: unknown, m: unknown) => boolean)(token, m) : false;
-        }, [SYNC_HOOK, this.token, msg] as const).catch(() => undefined);
+        tellEngine(frame, this.token, msg).catch(() => undefined);
       }
     }
   }
@@ -370,10 +393,7 @@ export class UserscriptInjector {
   async runMenuCommand(tab: Tab, commandId: string): Promise<void> {
     const frame = tab.userscripts.frameOf(commandId);
     if (!frame) throw new ToolError('invalid_arguments', `Tab ${tab.id} has no menu command "${commandId}".`, 'Call list_tabs: each tab lists its menuCommands (they go away when the page navigates).');
-    const ran = await frame.evaluate(([hook, token, m]) => {
-      const fn = (globalThis as unknown as Record<string, unknown>)[hook as string];
-      return typeof fn === 'function' ? (fn as (t: unknown, m: unknown) => boolean)(token, m) : false;
-    }, [SYNC_HOOK, this.token, { t: 'run-menu', cmd: commandId } satisfies ServerMessage] as const);
+    const ran = await tellEngine(frame, this.token, { t: 'run-menu', cmd: commandId });
     if (!ran) throw new ToolError('invalid_arguments', `Menu command "${commandId}" is gone from tab ${tab.id}.`, 'Call list_tabs for the current menuCommands.');
   }
 
@@ -405,4 +425,9 @@ export class UserscriptInjector {
     if (!script) return {};
     return { declared: script.metadata.webmcp.find(d => d.tool === tool)?.permission, author: script.author };
   }
+}
+
+/** Whether `script` grants one of `names` (a grant of either form provides both). */
+function grants(script: StoredScript, ...names: string[]): boolean {
+  return script.metadata.grant.some(g => names.includes(g));
 }

@@ -35,7 +35,7 @@ export interface ParsedMetadata {
 /** Keys with one value; a repeat is a `duplicate_key` warning and the first value wins (as Tampermonkey does). */
 const SINGLE_KEYS = new Set(['name', 'namespace', 'version', 'description', 'run-at']);
 /** Keys whose values collect into arrays. */
-const LIST_KEYS = new Set(['match', 'include', 'exclude', 'exclude-match', 'grant', 'require']);
+const LIST_KEYS = new Set(['match', 'include', 'exclude', 'exclude-match', 'grant', 'require', 'connect']);
 /** Keys that may carry a `:locale` suffix and land in `localized`. */
 const LOCALIZABLE = new Set(['name', 'description']);
 /**
@@ -94,7 +94,7 @@ function otherScheme(value: string): string | undefined {
 function emptyMetadata(kind: ScriptKind): ScriptMetadata {
   return {
     kind, name: '', namespace: '', localized: {}, match: [], include: [], exclude: [], excludeMatch: [], grant: [],
-    runAt: 'document-idle', noframes: false, require: [], resource: [], webmcp: [], extra: {},
+    runAt: 'document-idle', noframes: false, require: [], resource: [], connect: [], webmcp: [], extra: {},
   };
 }
 
@@ -213,6 +213,20 @@ export function parseMetadata(code: string): ParsedMetadata {
       else if (key === 'grant') {
         if (/\s/.test(value)) err('malformed_key', `\`@grant ${value}\`: one grant per line (\`// @grant GM_getValue\`).`);
         else meta.grant.push(value);
+      } else if (key === 'connect') {
+        // Tampermonkey's forms (docs/userscripts.md, "GM API"): a host (subdomains included), an IP, `self`, `localhost`, `*`.
+        // A URL is read as its host, with a warning; anything else that is not one host is skipped, with a warning.
+        let host: string | undefined = value.toLowerCase();
+        if (/^[a-z][a-z0-9+.-]*:\/\//.test(host)) {
+          try {
+            host = new URL(host).hostname || undefined;
+          } catch {
+            host = undefined;
+          }
+          if (host) warn('malformed_key', `\`@connect ${value}\` names a URL; it is read as the host \`${host}\`.`);
+        }
+        if (host && !/[\s/?#@]/.test(host)) meta.connect!.push(host);
+        else if (!host || host === value.toLowerCase()) warn('malformed_key', `\`@connect ${value}\` is not one host (\`// @connect api.example.com\`, \`self\`, \`localhost\`, \`*\`); the line is ignored.`);
       } else if (key === 'require') {
         if (isRemote(value)) err('remote_require', `\`@require ${value}\`: tabwright does not fetch code from the network; save the file beside the script and require it by relative path, or inline it.`);
         else if (otherScheme(value)) err('malformed_key', `\`@require ${value}\`: use a relative path beside the script or a \`data:\` URL.`);

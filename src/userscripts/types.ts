@@ -50,10 +50,15 @@ export interface ScriptMetadata {
   noframes: boolean;
   require: string[];
   resource: ResourceDeclaration[];
+  /**
+   * `@connect` values, lower case: the hosts GM_xmlhttpRequest and GM_download may reach (./connect.ts). Absent in
+   * metadata stored before tabwright read the key (it was then kept in `extra.connect`; connectList reads both).
+   */
+  connect?: string[];
   /** AgentScripts only; empty for userscripts. */
   webmcp: WebMcpDeclaration[];
   /**
-   * Keys tabwright does not act on (`@author`, `@antifeature`, `@connect`, ...
+   * Keys tabwright does not act on (`@author`, `@antifeature`, ...
    * and localized forms like `@antifeature:de`), kept in source order so
    * nothing in the header is lost. Always set by parseMetadata.
    */

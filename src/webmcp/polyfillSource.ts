@@ -11,7 +11,7 @@ import type { BridgeDeclarations, BridgeResult, BridgeTool } from '../page/webmc
 import { firstLine, ToolError } from '../errors.js';
 import { classifyPlaywrightError } from '../util/playwrightErrors.js';
 import { raceTimeout } from '../util/wait.js';
-import { CallTimeout, type SourceCallOptions, type SourceListing, type SourceTool, type WebMcpSource } from './source.js';
+import { CallTimeout, type CallReport, type SourceCallOptions, type SourceListing, type SourceTool, type WebMcpSource } from './source.js';
 
 type Bridge = { webmcp: { late?: boolean; list(): BridgeTool[] | string; call(id: string, name: string, input: unknown): Promise<BridgeResult>; abort(id: string): boolean; declarations?(): BridgeDeclarations } };
 
@@ -24,7 +24,7 @@ function wentAway(error: unknown): boolean {
   return kinds.has('document_gone') || kinds.has('target_closed');
 }
 
-function toSourceTool(t: BridgeTool): SourceTool {
+export function toSourceTool(t: BridgeTool): SourceTool {
   const tool: SourceTool = { name: t.name, description: t.description, inputSchema: t.inputSchema };
   if (t.annotations) tool.annotations = { ...t.annotations };
   if (t.title) tool.title = t.title;
@@ -95,12 +95,21 @@ export const polyfillSource: WebMcpSource = {
       if (wentAway(error)) throw new ToolError('webmcp_tool_not_found', `WebMCP tool "${name}" went away during the call: the page navigated or closed.`, 'Call list_webmcp_tools for the tools the page offers now.');
       throw error;
     }
-    if (result.ok) {
-      if (report) report.windowClosed = result.closed === true;
-      return result.json === undefined ? undefined : JSON.parse(result.json);
-    }
-    if (result.cancelled) throw new ToolError('cancelled', 'The call was cancelled.', 'Send the call again if it is still wanted.');
-    if (result.gone) throw new ToolError('webmcp_tool_not_found', `WebMCP tool "${name}" went away: ${result.error.message}`, 'Call list_webmcp_tools for the tools the page offers now.');
-    throw new ToolError('evaluation_failed', `WebMCP tool "${name}" failed: ${result.error.name}: ${firstLine(result.error.message).slice(0, 2000)}`, 'The error is the page\'s own; check the arguments or the page state.');
+    return bridgeOutcome(name, result, report);
   },
 };
+
+/**
+ * The value of a bridge call's answer (`__tabwright.webmcp.call`), however it reached the server: a frame's
+ * evaluation here, a userscript tab's execute (src/tools/webmcpRemote.ts).
+ * @throws ToolError cancelled, webmcp_tool_not_found (not or no longer registered), evaluation_failed (the tool threw).
+ */
+export function bridgeOutcome(name: string, result: BridgeResult, report?: CallReport): unknown {
+  if (result.ok) {
+    if (report) report.windowClosed = result.closed === true;
+    return result.json === undefined ? undefined : JSON.parse(result.json);
+  }
+  if (result.cancelled) throw new ToolError('cancelled', 'The call was cancelled.', 'Send the call again if it is still wanted.');
+  if (result.gone) throw new ToolError('webmcp_tool_not_found', `WebMCP tool "${name}" went away: ${result.error.message}`, 'Call list_webmcp_tools for the tools the page offers now.');
+  throw new ToolError('evaluation_failed', `WebMCP tool "${name}" failed: ${result.error.name}: ${firstLine(result.error.message).slice(0, 2000)}`, 'The error is the page\'s own; check the arguments or the page state.');
+}

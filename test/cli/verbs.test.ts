@@ -262,6 +262,37 @@ test('scripts install, list, get, trust, disable, enable, rm and sync', { skip: 
   assert.deepEqual((await ok(home, ['scripts', 'list'])).scripts, []);
 });
 
+/** Runs the CLI with `args` under script(1), a pseudo-terminal, in `env`: its JSON line. */
+async function onTerminal(args: string[], env: Record<string, string>): Promise<{ ok: boolean; result: Record<string, unknown> }> {
+  const command = [process.execPath, CLI, ...args].map(a => JSON.stringify(a)).join(' ');
+  const child = spawn('/usr/bin/script', ['-qec', command, '/dev/null'], { cwd: home.cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (c: Buffer) => { out += c.toString(); });
+  await new Promise<void>(resolve => child.on('close', () => resolve()));
+  // On a terminal the progress lines share the screen (each cleared with ESC[2K): the JSON follows the last one.
+  return JSON.parse(out.slice(out.lastIndexOf('{"ok"')).split(/\r?\n/)[0]!);
+}
+
+test('scripts install from a terminal records the script as the human\'s; TABWRIGHT_AGENT=1 keeps it the agent\'s', { skip: !hasScripts ? 'the script tools are not in this build' : existsSync('/usr/bin/script') ? false : 'needs script(1) for a pseudo-terminal' }, async () => {
+  writeFileSync(join(home.cwd, 'mine.user.js'), '// ==UserScript==\n// @name Mine\n// @match http://127.0.0.1/*\n// ==/UserScript==\nconsole.log("mine");\n');
+  const human = await onTerminal(['scripts', 'install', 'mine.user.js'], home.env);
+  assert.equal(human.ok, true);
+  assert.equal(human.result.author, 'human');
+  const id = human.result.scriptId as string;
+  assert.equal((await ok(home, ['scripts', 'list'])).scripts.find((s: { scriptId: string }) => s.scriptId === id).author, 'human');
+  // The person edits it and installs the copy again: their script is updated in place, still theirs.
+  writeFileSync(join(home.cwd, 'mine.user.js'), '// ==UserScript==\n// @name Mine\n// @match http://127.0.0.1/*\n// ==/UserScript==\nconsole.log("mine, v2");\n');
+  const again = await onTerminal(['scripts', 'install', 'mine.user.js'], home.env);
+  assert.deepEqual([again.ok, again.result.scriptId, again.result.created, again.result.author], [true, id, false, 'human']);
+  // An edited copy saved by an agent at a terminal of its own: the agent's.
+  writeFileSync(join(home.cwd, 'mine.user.js'), '// ==UserScript==\n// @name Mine\n// @match http://127.0.0.1/*\n// ==/UserScript==\nconsole.log("mine, edited");\n');
+  const agent = await onTerminal(['scripts', 'install', 'mine.user.js', '--script-id', id], { ...home.env, TABWRIGHT_AGENT: '1' });
+  assert.equal(agent.ok, true);
+  assert.equal(agent.result.author, undefined);
+  assert.equal((await ok(home, ['scripts', 'list'])).scripts.find((s: { scriptId: string }) => s.scriptId === id).author, 'agent');
+  await ok(home, ['scripts', 'rm', id]);
+});
+
 test('on a terminal a consent question counts down and takes the answer (once)', { skip: existsSync('/usr/bin/script') ? false : 'needs script(1) for a pseudo-terminal' }, async () => {
   site.page('/shop', `<!doctype html><title>Shop</title><script>document.modelContext.registerTool({ name: 'buy', description: 'Buy',
     annotations: { consequentialHint: true }, inputSchema: { type: 'object', properties: {} },

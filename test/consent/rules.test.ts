@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { appendAudit, auditPath } from '../../src/consent/audit.js';
-import { parseTerminalAnswer, TerminalChannel, type ConsentQuestion } from '../../src/consent/channel.js';
+import { parseTerminalAnswer, questionText, TerminalChannel, type ConsentQuestion } from '../../src/consent/channel.js';
 import { overridesPath, readOverrides, resetOverrides, saveOverride } from '../../src/consent/overrides.js';
 import { ConsentPolicy, defaultPermission, globToRegExp, permissionFor, ruleMatches, rulesPath, type ConsentSubject } from '../../src/consent/rules.js';
 import { ToolError } from '../../src/errors.js';
@@ -180,4 +180,23 @@ test('terminal channel: an abort rejects with its reason and closes the terminal
   await assert.rejects(answer, (error: unknown) => error instanceof ToolError && error.type === 'consent_expired');
   assert.match(t.shown(), /no answer in time/);
   assert.deepEqual(t.counts(), { opened: 1, closed: 1 });
+});
+
+test('a userscript\'s host (GM_xmlhttpRequest): prompts by default, a source userscript rule decides, "always" is per script and host; the question names the host', () => {
+  const dir = tempDir();
+  try {
+    const api: ConsentSubject = { origin: 'https://shop.example.com', name: '@connect api.example.com', source: 'userscript', scriptId: 's_1' };
+    assert.deepEqual(permissionFor({ configDir: dir }, api), { permission: 'prompt', source: 'default' });
+    writeFileSync(rulesPath(dir), JSON.stringify({ rules: [{ source: 'userscript', tool: '@connect *.example.com', permission: 'allow' }] }));
+    assert.deepEqual(permissionFor({ configDir: dir }, api), { permission: 'allow', source: 'rules', rule: 0 });
+    assert.deepEqual(permissionFor({ configDir: dir }, { ...api, name: '@connect example.com' }), { permission: 'prompt', source: 'default' });
+    saveOverride(dir, { origin: api.origin, tool: '@connect example.com', scriptId: 's_1', permission: 'deny' });
+    assert.equal(permissionFor({ configDir: dir }, { ...api, name: '@connect example.com' }).permission, 'deny');
+    assert.equal(permissionFor({ configDir: dir }, { ...api, name: '@connect example.com', scriptId: 's_2' }).permission, 'prompt');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const text = questionText({ origin: 'https://shop.example.com', tool: '@connect api.example.com', description: 'Userscript "Prices" wants …', annotations: {}, source: 'userscript', scriptId: 's_1', tabId: 3, argumentsPreview: '{"method":"GET","url":"https://api.example.com/p"}', expiresAt: Date.now() + 60_000 });
+  assert.match(text, /^A userscript \(script s_1\) running in https:\/\/shop\.example\.com \(tab 3\) asks to reach api\.example\.com\.\n/);
+  assert.match(text, /Request: \{"method":"GET","url":"https:\/\/api\.example\.com\/p"\}/);
 });

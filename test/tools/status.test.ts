@@ -21,6 +21,8 @@ interface Status {
   era: string | null;
   headless: boolean;
   profile: string;
+  viewport: string | null;
+  browserPath: string | null;
   capabilities: string[];
   capabilityManifest: Record<string, { status: string; reason?: string }>;
   workspace: string;
@@ -69,6 +71,9 @@ test('before the browser starts: not running, no tabs, and the call does not sta
     era: 'legacy',
     headless: true,
     profile: 'isolated',
+    // The launch settings: the default viewport, and no --browser (the browser is found on PATH).
+    viewport: '1280x720',
+    browserPath: 'found on PATH',
     scope: null,
     capabilities: ['trustedInput', 'screenshot', 'snapshot', 'evaluate', 'webmcp', 'console', 'network'],
     capabilityManifest: LAUNCH_MANIFEST,

@@ -3,10 +3,14 @@
  * server with `--connection userscript`, the official MCP client, and the companion under the GM shim
  * (test/fixtures/userscriptBrowser.ts) in each browser it is tested in, headless Chromium and Firefox, opted in by
  * the "user" from its menu with the broker URL that `tabwright userscript url` printed. list_tabs shows only
- * connected tabs; execute keeps its contract (async body, errors, maxBytes, never cut) and has navigate mode; what
+ * connected tabs; execute keeps its contract (async body, errors, maxBytes, never cut) and has navigate mode; the
+ * page's WebMCP tools answer through document.modelContext, native in Chromium with its WebMCP feature, else
+ * tabwright's polyfill that the companion installs (a second Chromium without the feature; Firefox itself); what
  * needs a browser to drive answers capability_unavailable.
  */
 import assert from 'node:assert/strict';
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { cli, cliHome, type CliHome } from '../fixtures/cli.js';
 import { until } from '../fixtures/harness.js';
@@ -15,6 +19,41 @@ import { startSite, type Site } from '../fixtures/site.js';
 import { MENU, startUserscriptBrowser, USERSCRIPT_BROWSERS, userscriptBrowserMissing, type UserscriptBrowser, type UserscriptBrowserKind, type UserscriptTab } from '../fixtures/userscriptBrowser.js';
 
 interface Listed { tabId: number; url: string; title: string; instanceId: string; revision: number }
+
+interface ListedTool { tabId: number; origin: string; name: string; description: string; inputSchema?: unknown; annotations?: Record<string, true>; form?: { autosubmit: boolean }; source: string; permission: string }
+
+const ADD_SCHEMA = {
+  type: 'object',
+  properties: { a: { type: 'number', description: 'First addend' }, b: { type: 'number', description: 'Second addend' } },
+  required: ['a', 'b'],
+  additionalProperties: false,
+};
+
+/** The page's WebMCP tools: a declarative form, and imperative ones that answer, throw, never answer, or need consent. */
+const WEBMCP_TOOLS = `<form id="note" toolname="add_note" tooldescription="Add a note to the board" toolautosubmit>
+  <label>Text <input name="text" required toolparamdescription="What the note says"></label>
+  <button>Add</button>
+</form>
+<ul id="board"></ul>
+<script>
+  window.calls = { add: 0, wipe: 0 };
+  const mc = document.modelContext;
+  mc.registerTool({ name: 'add', description: 'Add two numbers', inputSchema: ${JSON.stringify(ADD_SCHEMA)}, annotations: { readOnlyHint: true },
+    execute: async ({ a, b }) => { calls.add++; return { content: [{ type: 'text', text: String(a + b) }] }; } });
+  mc.registerTool({ name: 'boom', description: 'Always fails', inputSchema: { type: 'object', properties: {} }, annotations: { readOnlyHint: true },
+    execute: async () => { throw new Error('the calculator caught fire'); } });
+  mc.registerTool({ name: 'stall', description: 'Never answers', inputSchema: { type: 'object', properties: {} }, annotations: { readOnlyHint: true },
+    execute: (_input, { signal }) => { window.stalls = (window.stalls || 0) + 1; return new Promise(() => signal.addEventListener('abort', () => { window.stallAborted = true; })); } });
+  mc.registerTool({ name: 'wipe', description: 'Wipes the board', inputSchema: { type: 'object', properties: {} },
+    execute: async () => { calls.wipe++; return 'wiped'; } });
+  document.getElementById('note').addEventListener('submit', event => {
+    event.preventDefault();
+    const li = document.createElement('li');
+    li.textContent = new FormData(event.target).get('text');
+    document.getElementById('board').append(li);
+    if (event.agentInvoked) event.respondWith(Promise.resolve('Added note "' + li.textContent + '"'));
+  });
+</script>`;
 
 for (const kind of USERSCRIPT_BROWSERS) describe(`in ${kind}`, { skip: userscriptBrowserMissing(kind) }, () => suite(kind));
 
@@ -25,6 +64,11 @@ function suite(kind: UserscriptBrowserKind): void {
   let site: Site;
   let browser: UserscriptBrowser;
   let page: UserscriptTab;
+  /** Sends the rest of /webmcp-stream, its tools' script. */
+  let releaseTools: (() => void) | undefined;
+
+  /** The native WebMCP tests' skip reason: Firefox has none (the polyfill describe below covers its tabs). */
+  const noNativeWebMCP = kind === 'firefox' && 'Firefox has no native WebMCP: its tabs get the polyfill, tested below';
 
   const listed = async () => (await call<{ tabs: Listed[] }>(server.client, 'list_tabs')).tabs;
 
@@ -34,6 +78,15 @@ function suite(kind: UserscriptBrowserKind): void {
     site = await startSite();
     site.page('/page', '<title>Tools page</title><h1>Hello</h1><a id="next" href="/next">next</a>');
     site.page('/next', '<title>Next page</title><p>next</p>');
+    site.page('/webmcp', `<title>WebMCP page</title>${WEBMCP_TOOLS}`);
+    // The tools' script comes once the test releases it, after the companion's hello: the GM shim starts the
+    // companion once its values are loaded, a moment after document start, where a real manager runs it before any
+    // page script.
+    site.route('/webmcp-stream', (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      res.write(`<!doctype html><title>Streamed tools</title>${' '.repeat(2048)}`);
+      releaseTools = () => res.end(WEBMCP_TOOLS);
+    });
     browser = await startUserscriptBrowser(kind);
     const { url } = (await cli(home, ['userscript', 'url'])).json!.result as { url: string };
     await browser.setValue('brokerUrl', url);
@@ -115,6 +168,7 @@ function suite(kind: UserscriptBrowserKind): void {
       assert.equal(status.connection, 'userscript');
       assert.equal(status.capabilityManifest.screenshot!.status, 'unavailable');
       assert.equal(status.capabilityManifest.snapshot!.status, 'available');
+      assert.equal(status.capabilityManifest.webmcp!.status, 'experimental');
     });
 
     test('click, type and fill_form dispatch synthetic events on refs of get_page_context, and say so', async () => {
@@ -157,11 +211,69 @@ function suite(kind: UserscriptBrowserKind): void {
     });
 
     test('what needs a browser to drive answers capability_unavailable, naming the kinds that have it', async () => {
-      for (const [name, args] of [['take_screenshot', {}], ['find', { text: 'Hello' }], ['hover', { ref: 'e1' }], ['list_webmcp_tools', {}], ['navigate', { url: `${site.origin}/page` }], ['open_tab', {}]] as const) {
+      for (const [name, args] of [['take_screenshot', {}], ['find', { text: 'Hello' }], ['hover', { ref: 'e1' }], ['navigate', { url: `${site.origin}/page` }], ['open_tab', {}]] as const) {
         const error = await callError(server.client, name, args);
         assert.equal(error.type, 'capability_unavailable', `${name}: ${error.message}`);
       }
       assert.match((await callError(server.client, 'take_screenshot')).hint, /--connection launch/);
+    });
+
+    test('list_webmcp_tools lists the page\'s native WebMCP tools (imperative and a <form toolname>) with schemas and permissions', { skip: noNativeWebMCP }, async () => {
+      writeFileSync(join(home.configDir, 'permissions.json'), JSON.stringify({ rules: [{ tool: 'wipe', permission: 'deny' }] }));
+      const moved = await call<{ navigation: string; revision: number }>(server.client, 'execute', { code: 'location.href = "/webmcp"', navigate: true });
+      assert.equal(moved.navigation, 'document');
+      const [tab] = await listed();
+      const { tools } = await call<{ tools: ListedTool[] }>(server.client, 'list_webmcp_tools', {});
+      assert.deepEqual(tools.map(t => [t.name, t.source, t.permission]), [['add', 'native', 'allow'], ['add_note', 'native', 'prompt'], ['boom', 'native', 'allow'], ['stall', 'native', 'allow'], ['wipe', 'native', 'deny']]);
+      const add = tools.find(t => t.name === 'add')!;
+      assert.deepEqual([add.tabId, add.origin, add.description, add.annotations], [tab!.tabId, site.origin, 'Add two numbers', { readOnlyHint: true }]);
+      assert.deepEqual(add.inputSchema, ADD_SCHEMA);
+      const note = tools.find(t => t.name === 'add_note')!;
+      assert.deepEqual(note.form, { autosubmit: true });
+      assert.deepEqual((note.inputSchema as { required: string[] }).required, ['text']);
+      const raw = await callRaw(server.client, 'list_webmcp_tools', { tabId: tab!.tabId });
+      assert.match(raw.content.map(c => c.text).join('\n'), /^- \[tab \d+\] add \[allow\]: Add two numbers \(readOnlyHint\)$/m);
+    });
+
+    test('call_webmcp_tool calls a native tool with arguments checked by ajv; the gate, a throw, a timeout and an unknown name fail as on the other kinds', { skip: noNativeWebMCP }, async () => {
+      const added = await callRaw(server.client, 'call_webmcp_tool', { name: 'add', arguments: { a: 2, b: 40 } });
+      assert.equal(added.isError, undefined);
+      assert.equal(added.content[0]!.text, '42');
+      assert.deepEqual((added.structuredContent as { result: unknown }).result, { content: [{ type: 'text', text: '42' }] });
+      assert.equal((await callError(server.client, 'call_webmcp_tool', { name: 'add', arguments: { a: 'two', b: 40 } })).type, 'invalid_arguments');
+      assert.equal((await callError(server.client, 'call_webmcp_tool', { name: 'add', arguments: { a: 1 } })).type, 'invalid_arguments');
+      assert.equal((await call<{ value: unknown }>(server.client, 'execute', { code: 'calls.add' })).value, 1);
+      const unknown = await callError(server.client, 'call_webmcp_tool', { name: 'nope' });
+      assert.equal(unknown.type, 'webmcp_tool_not_found');
+      const boom = await callError(server.client, 'call_webmcp_tool', { name: 'boom' });
+      assert.equal(boom.type, 'evaluation_failed');
+      assert.match(boom.message, /^WebMCP tool "boom" failed: /);
+      const started = Date.now();
+      const stalled = await callError(server.client, 'call_webmcp_tool', { name: 'stall', timeoutSec: 1 });
+      assert.deepEqual([stalled.type, stalled.message], ['timeout', 'WebMCP tool "stall" did not answer within 1 s.']);
+      assert.ok(Date.now() - started < 5000, `took ${Date.now() - started} ms`);
+      await until('the tool\'s signal to abort', async () => (await call<{ value: unknown }>(server.client, 'execute', { code: 'window.stallAborted === true' })).value === true);
+      // The MCP client cancels: the page's execute signal aborts too.
+      await call(server.client, 'execute', { code: 'window.stallAborted = false; window.stalls = 0' });
+      const controller = new AbortController();
+      const pending = server.client.callTool({ name: 'call_webmcp_tool', arguments: { name: 'stall' } }, { signal: controller.signal });
+      await until('the stalled call in the page', async () => (await call<{ value: unknown }>(server.client, 'execute', { code: 'window.stalls' })).value === 1);
+      controller.abort();
+      await assert.rejects(pending);
+      await until('the tool\'s signal to abort after the cancel', async () => (await call<{ value: unknown }>(server.client, 'execute', { code: 'window.stallAborted === true' })).value === true);
+      const denied = await callError(server.client, 'call_webmcp_tool', { name: 'wipe' });
+      assert.equal(denied.type, 'consent_denied');
+      assert.equal((await call<{ value: unknown }>(server.client, 'execute', { code: 'calls.wipe' })).value, 0);
+    });
+
+    test('call_webmcp_tool fills and submits a native <form toolname> and returns what the page responded', { skip: noNativeWebMCP }, async () => {
+      writeFileSync(join(home.configDir, 'permissions.json'), JSON.stringify({ rules: [{ tool: 'add_note', permission: 'allow' }] }));
+      const note = await callRaw(server.client, 'call_webmcp_tool', { name: 'add_note', arguments: { text: 'milk' } });
+      assert.equal(note.isError, undefined, JSON.stringify(note.content));
+      assert.equal(note.content[0]!.text, 'Added note "milk"');
+      assert.equal((await call<{ value: unknown }>(server.client, 'execute', { code: 'document.getElementById("board").textContent' })).value, 'milk');
+      assert.equal((await callError(server.client, 'call_webmcp_tool', { name: 'add_note', arguments: {} })).type, 'invalid_arguments');
+      rmSync(join(home.configDir, 'permissions.json'));
     });
 
     test('"Disconnect" takes the tab out of list_tabs within a second', async () => {
@@ -169,6 +281,68 @@ function suite(kind: UserscriptBrowserKind): void {
       const started = Date.now();
       await until('the tab to leave list_tabs', async () => (await listed()).length === 0, 2000, { every: 50 });
       assert.ok(Date.now() - started < 1000, `took ${Date.now() - started} ms`);
+    });
+  });
+
+  describe('in a browser without native WebMCP: tabwright\'s polyfill, from the companion', () => {
+    let plain: UserscriptBrowser;
+
+    // Chromium: a second one, without its WebMCP feature. Firefox has no WebMCP of its own: the suite's browser.
+    before(async () => {
+      if (kind === 'firefox') {
+        plain = browser;
+        return;
+      }
+      plain = await startUserscriptBrowser(kind, { webmcp: false });
+      const { url } = (await cli(home, ['userscript', 'url'])).json!.result as { url: string };
+      await plain.setValue('brokerUrl', url);
+    });
+
+    after(async () => {
+      if (plain !== browser) await plain?.close();
+    });
+
+    test('a tab allowed after it loaded: the tools registered since are listed, the listing says it may miss earlier ones', async () => {
+      const tab = await plain.open(`${site.origin}/page`);
+      await until('the companion menu', async () => (await plain.menu(`${site.origin}/page`)).length > 0);
+      // Not allowed yet: the companion left the page alone.
+      assert.deepEqual(await tab.evaluate('["modelContext" in document, "__tabwright" in window]'), [false, false]);
+      await plain.click(`${site.origin}/page`, MENU.allow);
+      await until('the tab in list_tabs', async () => (await listed()).length === 1);
+      const raw = await callRaw(server.client, 'list_webmcp_tools', {});
+      assert.deepEqual((raw.structuredContent as { tools: unknown[] }).tools, []);
+      assert.deepEqual((raw.structuredContent as { partial: unknown[] }).partial, [{ tabId: (await listed())[0]!.tabId, reason: 'late' }]);
+      assert.match(raw.content.map(c => c.text).join('\n'), /the tab was allowed after this page loaded/);
+      await call(server.client, 'execute', { code: `document.modelContext.registerTool({ name: 'later', description: 'Registered after the polyfill', annotations: { readOnlyHint: true }, execute: () => 'late but here' })` });
+      assert.equal((await callRaw(server.client, 'call_webmcp_tool', { name: 'later' })).content[0]!.text, 'late but here');
+    });
+
+    test('after a reload, tools the page registers while it loads are in the polyfill: listed, called, errors as on the other kinds', async () => {
+      const moved = await call<{ navigation: string }>(server.client, 'execute', { code: 'location.href = "/webmcp-stream"', navigate: true });
+      assert.equal(moved.navigation, 'document');
+      // The document is still loading, its tools' script not yet sent: the companion's hello came first.
+      assert.equal((await call<{ value: unknown }>(server.client, 'execute', { code: 'document.readyState' })).value, 'loading');
+      releaseTools!();
+      await until('the page\'s tools script', async () => (await call<{ value: unknown }>(server.client, 'execute', { code: 'document.readyState === "complete"' })).value === true);
+      const raw = await callRaw(server.client, 'list_webmcp_tools', {});
+      const { tools, partial } = raw.structuredContent as { tools: ListedTool[]; partial?: unknown };
+      assert.equal(partial, undefined, raw.content.map(c => c.text).join('\n'));
+      assert.deepEqual(tools.map(t => [t.name, t.source]), [['add', 'polyfill'], ['add_note', 'polyfill'], ['boom', 'polyfill'], ['stall', 'polyfill'], ['wipe', 'polyfill']]);
+      assert.deepEqual(tools.find(t => t.name === 'add')!.inputSchema, ADD_SCHEMA);
+      assert.deepEqual(tools.find(t => t.name === 'add_note')!.form, { autosubmit: true });
+      assert.equal((await callRaw(server.client, 'call_webmcp_tool', { name: 'add', arguments: { a: 1, b: 2 } })).content[0]!.text, '3');
+      assert.equal((await callError(server.client, 'call_webmcp_tool', { name: 'add', arguments: { a: 1, b: 2, c: 3 } })).type, 'invalid_arguments');
+      assert.equal((await callError(server.client, 'call_webmcp_tool', { name: 'nope' })).type, 'webmcp_tool_not_found');
+      const boom = await callError(server.client, 'call_webmcp_tool', { name: 'boom' });
+      assert.deepEqual([boom.type, boom.message], ['evaluation_failed', 'WebMCP tool "boom" failed: Error: the calculator caught fire']);
+      const stalled = await callError(server.client, 'call_webmcp_tool', { name: 'stall', timeoutSec: 1 });
+      assert.equal(stalled.type, 'timeout');
+      await until('the tool\'s signal to abort', async () => (await call<{ value: unknown }>(server.client, 'execute', { code: 'window.stallAborted === true' })).value === true);
+      writeFileSync(join(home.configDir, 'permissions.json'), JSON.stringify({ rules: [{ tool: 'wipe', permission: 'deny' }, { tool: 'add_note', permission: 'allow' }] }));
+      assert.equal((await callError(server.client, 'call_webmcp_tool', { name: 'wipe' })).type, 'consent_denied');
+      assert.equal((await call<{ value: unknown }>(server.client, 'execute', { code: 'calls.wipe' })).value, 0);
+      assert.equal((await callRaw(server.client, 'call_webmcp_tool', { name: 'add_note', arguments: { text: 'eggs' } })).content[0]!.text, 'Added note "eggs"');
+      rmSync(join(home.configDir, 'permissions.json'));
     });
   });
 }

@@ -36,7 +36,7 @@ const EXPECTED: Record<string, Expect> = {
   'dark-mode.user.js': { pages: ALL, grant: ['GM_addStyle'] },
   'document-end.user.js': { pages: ['basic'], runAt: 'document-end', grant: ['none'] },
   'document-start.user.js': { pages: ['basic'], runAt: 'document-start', grant: ['none'] },
-  'early-return.user.js': { pages: ALL, grant: ['none'], warnings: ['unknown_key 8:18'] },
+  'early-return.user.js': { pages: ALL, grant: ['none'], warnings: [] },
   'every-frame.user.js': { pages: ALL, grant: ['none'] },
   'exclude-rules.user.js': { pages: ['basic', 'table', 'form', 'frame'], grant: ['none'] },
   'form-autofill.user.js': { pages: ['form'], grant: ['GM_getValue', 'GM_setValue', 'GM_registerMenuCommand'] },

@@ -4,7 +4,7 @@
 // export_script and observed working on the pages of the loopback site.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { call, connect, type Connected, evaluate, refOf, ROOT, snapshot } from '../fixtures/mcp.js';
@@ -208,4 +208,48 @@ test('GM values persist in the store: shared across tabs and across a server res
   server = await start();
   const again = (await call<{ tabId: number }>(server.client, 'open_tab', { url: `${site.origin}/us/basic.html?restart` })).tabId;
   assert.equal((await marksWhen(again, m => m.twVisits !== undefined)).twVisits, String(n + 2));
+});
+
+test('GM grants over MCP: a script saved with export_script reaches its @connect host as a permissions.json rule allows (other hosts refused), notifies, downloads and opens a tab', async () => {
+  site.route('/us/api/price', (_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end('{"price":9.99}');
+  });
+  site.page('/us/xhr.html', '<!doctype html><title>xhr</title><p>prices</p>');
+  mkdirSync(join(dirs, 'config'), { recursive: true });
+  writeFileSync(join(dirs, 'config', 'permissions.json'), JSON.stringify({ rules: [{ source: 'userscript', tool: '@connect 127.0.0.1', permission: 'allow' }] }));
+  const code = ['// ==UserScript==', '// @name Price check', '// @namespace test.gm', '// @match http://127.0.0.1/us/xhr.html', '// @grant GM.xmlHttpRequest',
+    '// @grant GM_notification', '// @grant GM.download', '// @grant GM_openInTab', '// @connect self', '// ==/UserScript==',
+    '(async () => {',
+    '  const r = await GM.xmlHttpRequest({url: "/us/api/price", responseType: "json"});',
+    '  document.documentElement.dataset.twPrice = String(r.response.price);',
+    '  GM_notification("Price is " + r.response.price, "Price check");',
+    `  const other = await GM.xmlHttpRequest({url: ${JSON.stringify(site.origin.replace('127.0.0.1', 'localhost'))} + "/us/api/price"}).catch(e => e.error);`,
+    '  document.documentElement.dataset.twOther = other;',
+    '  const saved = await GM.download(URL.createObjectURL(new Blob(["price,9.99"])), "prices.csv");',
+    '  document.documentElement.dataset.twSaved = saved.name;',
+    '  GM_openInTab("/us/xhr.html?opened", {active: false});',
+    '})();'].join('\n');
+  const saved = await call<{ scriptId: string }>(server.client, 'export_script', { code });
+  const tab = (await call<{ tabId: number }>(server.client, 'open_tab', { url: `${site.origin}/us/xhr.html` })).tabId;
+  const m = await marksWhen(tab, x => x.twOther !== undefined);
+  assert.equal(m.twPrice, '9.99');
+  assert.equal((await marksWhen(tab, x => x.twSaved !== undefined)).twSaved, 'prices.csv');
+  const { downloads } = await call<{ downloads: Array<{ name: string; state: string; path: string; tabId: number }> }>(server.client, 'list_downloads');
+  const file = downloads.find(d => d.name === 'prices.csv' && d.tabId === tab)!;
+  assert.equal(file.state, 'completed');
+  assert.equal(readFileSync(file.path, 'utf8'), 'price,9.99');
+  const opened = await (async () => {
+    for (const end = Date.now() + 10_000; Date.now() < end; await new Promise(r => setTimeout(r, 100))) {
+      const { tabs } = await call<{ tabs: Array<{ tabId: number; url: string; openerTabId?: number }> }>(server.client, 'list_tabs');
+      const found = tabs.find(t => t.url.endsWith('/us/xhr.html?opened'));
+      if (found) return found;
+    }
+    return undefined;
+  })();
+  assert.equal(opened?.openerTabId, tab);
+  assert.equal(m.twOther, 'GM_xmlhttpRequest: localhost is not in the script\'s @connect list (self); add "// @connect localhost" to its header.');
+  const { entries } = await call<{ entries: Array<{ text: string; level: string; script?: { id: string } }> }>(server.client, 'get_console_context', { tabId: tab });
+  const note = entries.find(e => e.text.includes('Notification'))!;
+  assert.deepEqual([note.text, note.level, note.script?.id], ['[Price check] Notification: Price check: Price is 9.99', 'info', saved.scriptId]);
 });

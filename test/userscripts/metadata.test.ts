@@ -58,6 +58,7 @@ const EXPECTED_PRICE_TRACKER = {
   noframes: false,
   require: [],
   resource: [],
+  connect: [],
   webmcp: [],
   extra: { antifeature: ['tracking  Sends nothing; key kept to test unknown-key passthrough'] },
 };
@@ -147,6 +148,7 @@ test('an AgentScript header with every key', () => {
     grant: ['GM_getValue', 'GM.setValue'], runAt: 'document-end', noframes: true,
     require: ['lib/helpers.js', 'data:text/javascript,window.x=1'],
     resource: [{ name: 'css', value: 'styles/app.css' }, { name: 'icon', value: 'data:image/png;base64,AAAA' }],
+    connect: [],
     webmcp: [
       { tool: 'search_orders', permission: 'allow', line: 23 },
       { tool: 'cancel_order', permission: 'prompt', line: 24 },
@@ -179,7 +181,10 @@ test('header problems are diagnostics with 1-based line and column', () => {
     [head('// @resource logo http://example.com/logo.png'), [{ severity: 'error', code: 'remote_resource', line: 3, column: 14 }]],
     [head('// @resource logo'), [{ severity: 'error', code: 'malformed_key', line: 3, column: 14 }]],
     [head('// @webmcp search allow'), [{ severity: 'error', code: 'webmcp_in_userscript', line: 3, column: 12 }]],
-    [head('// @connect example.com'), [{ severity: 'warning', code: 'unknown_key', line: 3, column: 13 }]],
+    [head('// @connect example.com', '// @connect self', '// @connect *'), []],
+    [head('// @connect https://api.example.com/v1'), [{ severity: 'warning', code: 'malformed_key', line: 3, column: 13 }]],
+    [head('// @connect a.example b.example'), [{ severity: 'warning', code: 'malformed_key', line: 3, column: 13 }]],
+    [head('// @antifeature ads'), [{ severity: 'warning', code: 'unknown_key', line: 3, column: 17 }]],
     [head('// @match:de http://x/*'), [{ severity: 'warning', code: 'unknown_key', line: 3, column: 14 }]],
     [head('// @noframes yes'), [{ severity: 'warning', code: 'malformed_key', line: 3, column: 14 }]],
     [head('// @homepageURL https://example.com', '// @license MIT'), []],
@@ -190,6 +195,7 @@ test('header problems are diagnostics with 1-based line and column', () => {
   }
   assert.equal(parseMetadata('alert(1)').metadata, undefined);
   assert.equal(parseMetadata(head('// @run-at document-body')).metadata!.runAt, 'document-end');
+  assert.deepEqual(parseMetadata(head('// @connect API.Example.com', '// @connect https://cdn.example.net/x', '// @connect a b')).metadata!.connect, ['api.example.com', 'cdn.example.net']);
 });
 
 test('@webmcp problems in an AgentScript', () => {

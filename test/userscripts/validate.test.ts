@@ -15,8 +15,10 @@ const brief = (code: string, opts?: { maxBytes?: number }) => validateScript(cod
 
 test('PROVIDED_GRANTS is exactly the GM API docs/userscripts.md documents', () => {
   assert.deepEqual([...PROVIDED_GRANTS].sort(), [
-    'GM.addElement', 'GM.addStyle', 'GM.deleteValue', 'GM.getValue', 'GM.info', 'GM.listValues', 'GM.log', 'GM.registerMenuCommand', 'GM.setClipboard', 'GM.setValue',
-    'GM_addElement', 'GM_addStyle', 'GM_deleteValue', 'GM_getValue', 'GM_info', 'GM_listValues', 'GM_log', 'GM_registerMenuCommand', 'GM_setClipboard', 'GM_setValue',
+    'GM.addElement', 'GM.addStyle', 'GM.addValueChangeListener', 'GM.deleteValue', 'GM.download', 'GM.getValue', 'GM.info', 'GM.listValues', 'GM.log',
+    'GM.notification', 'GM.openInTab', 'GM.registerMenuCommand', 'GM.removeValueChangeListener', 'GM.setClipboard', 'GM.setValue', 'GM.xmlHttpRequest',
+    'GM_addElement', 'GM_addStyle', 'GM_addValueChangeListener', 'GM_deleteValue', 'GM_download', 'GM_getValue', 'GM_info', 'GM_listValues', 'GM_log',
+    'GM_notification', 'GM_openInTab', 'GM_registerMenuCommand', 'GM_removeValueChangeListener', 'GM_setClipboard', 'GM_setValue', 'GM_xmlhttpRequest',
     'unsafeWindow',
   ]);
 });
@@ -59,18 +61,18 @@ test('no @match or @include is an error; @exclude alone does not count', () => {
 });
 
 test('unprovided grants: the provided ones are listed once, in the first diagnostic; the others point to its line', () => {
-  const result = validateScript(user(['// @match http://127.0.0.1/*', '// @grant GM_xmlhttpRequest', '// @grant GM_notification', '// @grant GM_download'], ''));
+  const result = validateScript(user(['// @match http://127.0.0.1/*', '// @grant GM_cookie', '// @grant GM_webRequest', '// @grant GM_saveTab'], ''));
   const messages = result.diagnostics.filter(d => d.code === 'unsupported_grant').map(d => d.message);
   assert.equal(messages.length, 3);
-  assert.equal(messages[0], `\`@grant GM_xmlhttpRequest\` is not provided by tabwright. Provided: ${PROVIDED_GRANTS.join(', ')}.`);
+  assert.equal(messages[0], `\`@grant GM_cookie\` is not provided by tabwright. Provided: ${PROVIDED_GRANTS.join(', ')}.`);
   assert.deepEqual(messages.slice(1), [
-    '`@grant GM_notification` is not provided by tabwright. The grants provided are listed at line 4.',
-    '`@grant GM_download` is not provided by tabwright. The grants provided are listed at line 4.',
+    '`@grant GM_webRequest` is not provided by tabwright. The grants provided are listed at line 4.',
+    '`@grant GM_saveTab` is not provided by tabwright. The grants provided are listed at line 4.',
   ]);
 });
 
 test('grants: unprovided, conflicting with none, and used without a grant', () => {
-  assert.deepEqual(brief(user(['// @match http://127.0.0.1/*', '// @grant GM_xmlhttpRequest', '// @grant GM_getValue'], '')), ['error unsupported_grant 4:11']);
+  assert.deepEqual(brief(user(['// @match http://127.0.0.1/*', '// @grant GM_cookie', '// @grant GM_getValue'], '')), ['error unsupported_grant 4:11']);
   assert.deepEqual(brief(user(['// @match http://127.0.0.1/*', '// @grant none', '// @grant GM_log'], '')), ['error conflicting_grants 4:11']);
   assert.deepEqual(brief(user(['// @match http://127.0.0.1/*', '// @grant none'],
     "GM_addStyle('a{}');\nGM.setValue('k', 1);\nconst o = { GM_log: 1 }; o.GM_log; GM_info; unsafeWindow.x = 1;")), [
@@ -78,8 +80,8 @@ test('grants: unprovided, conflicting with none, and used without a grant', () =
     'warning ungranted_api 7:1',
     'warning ungranted_api 8:45',
   ]);
-  const msg = validateScript(user(['// @match http://127.0.0.1/*', '// @grant GM_download'], '')).diagnostics[0]!.message;
-  assert.equal(msg, `\`@grant GM_download\` is not provided by tabwright. Provided: ${PROVIDED_GRANTS.join(', ')}.`);
+  const msg = validateScript(user(['// @match http://127.0.0.1/*', '// @grant GM_webRequest'], '')).diagnostics[0]!.message;
+  assert.equal(msg, `\`@grant GM_webRequest\` is not provided by tabwright. Provided: ${PROVIDED_GRANTS.join(', ')}.`);
 });
 
 test('AgentScript: @webmcp and registerTool literals must agree both ways', () => {

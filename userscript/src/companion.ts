@@ -9,6 +9,12 @@
  * The grant is kept per tab (GM_getTab where the manager has it, else sessionStorage, which a cross-origin
  * navigation loses) and survives reloads and navigation until "Disconnect". A title prefix and a toast show the
  * state (connecting, connected, failed); the titles reported to the broker leave the prefix out.
+ *
+ * In an allowed tab it also puts tabwright's in-page runtime (src/page/runtime.ts, built into this file) in the
+ * page's world at document start, before the page's scripts, so that tools a page registers through
+ * `document.modelContext` while it loads land in the runtime's WebMCP polyfill where the browser has no WebMCP of its
+ * own (docs/userscript-connection.md, "WebMCP tools"). Whether the tab is allowed must be known at once for that:
+ * a copy of the grant in sessionStorage says so (GM_getTab answers later); the same origin's next document reads it.
  */
 import {
   CLOSE, OVERSIZED, USERSCRIPT_PROTOCOL, USERSCRIPT_PROTOCOL_MAJOR, USERSCRIPT_PROTOCOL_MINOR,
@@ -63,15 +69,59 @@ function loadGrant(): Promise<TabGrant> {
 }
 
 function saveGrant(grant: TabGrant): void {
-  if (hasTabStore) {
-    GM_getTab!(tab => GM_saveTab!({ ...tab, [TAB_KEY]: grant }));
-    return;
-  }
+  if (hasTabStore) GM_getTab!(tab => GM_saveTab!({ ...tab, [TAB_KEY]: grant }));
+  // Also where the manager keeps it per tab: the copy that installRuntime reads at the next document start.
   try {
     sessionStorage.setItem(TAB_KEY, JSON.stringify(grant));
   } catch {
     // storage blocked on this page: the grant lasts as long as this document
   }
+}
+
+/**
+ * Whether this document's tab was allowed, known at document start: the sessionStorage copy of the grant (the same
+ * origin's earlier documents in this tab). A page can write it too; all it gains is the runtime in its own world.
+ */
+function allowedAtStart(): boolean {
+  try {
+    return (JSON.parse(sessionStorage.getItem(TAB_KEY) ?? '{}') as TabGrant).allowed === true;
+  } catch {
+    return false;
+  }
+}
+
+/** tabwright's in-page runtime bundle (dist/page/runtime.js), put here by scripts/build.mjs. */
+declare const __TABWRIGHT_RUNTIME__: string;
+let runtimeInstalled = false;
+
+/**
+ * Puts the in-page runtime in the page's world, once per document, in mode `auto` (the polyfill where the browser
+ * has no native WebMCP), as src/webmcp/runtimeScript.ts wraps it for the other kinds. Its script element removes
+ * itself first: the runtime takes a script already in the document for page scripts that ran before it (`late`).
+ */
+function installRuntime(): void {
+  if (runtimeInstalled) return;
+  runtimeInstalled = true;
+  const run = () => {
+    try {
+      inject(`document.currentScript && document.currentScript.remove();
+(() => {
+const __TABWRIGHT_WEBMCP__ = "auto";
+${__TABWRIGHT_RUNTIME__}
+})();
+//# sourceURL=tabwright-runtime.js`);
+    } catch {
+      // No way into the page's world here: the first WebMCP listing injects the runtime through execute.
+    }
+  };
+  if (document.documentElement) return run();
+  // Some managers start document-start scripts before the parser made the root element (Firefox): wait for it.
+  const observer = new MutationObserver(() => {
+    if (!document.documentElement) return;
+    observer.disconnect();
+    run();
+  });
+  observer.observe(document, { childList: true });
 }
 
 /** The page's title without the indicator prefix, and its URL. */
@@ -448,6 +498,7 @@ async function main(): Promise<void> {
     link?.stop();
     const base = GM_getValue('brokerUrl', '');
     if (!BROKER_URL.test(base) || !grant.target) return;
+    installRuntime();
     whenBody(hookNavigation);
     link = new Link(base, grant.target, indicators);
   };
@@ -494,4 +545,7 @@ async function main(): Promise<void> {
   if (grant.allowed) connect();
 }
 
-if (window.top === window) void main();
+if (window.top === window) {
+  if (allowedAtStart()) installRuntime();
+  void main();
+}
