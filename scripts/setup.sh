@@ -85,4 +85,6 @@ if ! command -v firefox-esr >/dev/null 2>&1 && [ -z "${TABWRIGHT_TEST_FIREFOX:-}
   test_packages "the Firefox tests" firefox-esr
 fi
 
+# .npmrc sets foreground-scripts, so better-sqlite3's install prints what it fetches or compiles as it goes.
+echo "setup: npm ci: better-sqlite3 fetches a prebuilt SQLite addon, or else compiles one (a few minutes on two cores; its lines follow)" >&2
 npm ci --no-audit --no-fund

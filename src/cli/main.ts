@@ -73,7 +73,7 @@ export async function buildProgram(argv: string[]): Promise<Command> {
   program.command('schema').description('the whole command tree and every tool\'s input JSON Schema, as JSON')
     .action(() => respond(async () => ({ version: VERSION, commands: describeCommands(program), tools: toolTree().tools })));
 
-  program.command('mcp-config').description('the MCP server entry of this install for a client, with absolute paths; server flags after -- go into the entry (-- --toolsets all)')
+  program.command('mcp-config').description('the MCP server entry of this install for a client, with absolute paths; server flags after -- go into the entry (-- --toolsets all); --client http: the daemon\'s /mcp URL and bearer header')
     .addOption(new Option('--client <client>', 'which client').choices([...CLIENTS]).default('generic'))
     .option('--json', 'print the JSON envelope on a terminal too (default there: the snippet itself)')
     .argument('[flags...]', 'server flags for the entry, after -- (those of `tabwright mcp`)')

@@ -2,14 +2,22 @@
  * `tabwright mcp-config --client X`: the exact MCP server entry
  * for this install (absolute paths to node and dist/mcpMain.js), in the
  * format and file each client reads, with the server flags given after `--`.
+ * `--client http` gives HTTP-only clients the daemon's `/mcp` URL and bearer
+ * header instead (docs/daemon.md "MCP at /mcp"); its flags are the daemon's.
  * Printed inside the JSON envelope: `config` (the object to merge) and
  * `text` (the snippet to paste); on a terminal the snippet itself.
  */
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { configDir } from '../config.js';
+import { daemonPort } from '../daemon/limits.js';
+import { daemonToken, daemonTokenPath } from '../daemon/token.js';
+import { cliCommand } from './init.js';
+import { EXIT } from './exitCodes.js';
+import { cliError } from './output.js';
 
-export const CLIENTS = ['claude-code', 'cursor', 'vscode', 'windsurf', 'codex', 'claude-desktop', 'gemini-cli', 'mcporter', 'generic'] as const;
+export const CLIENTS = ['claude-code', 'cursor', 'vscode', 'windsurf', 'codex', 'claude-desktop', 'gemini-cli', 'mcporter', 'http', 'generic'] as const;
 export type McpClient = (typeof CLIENTS)[number];
 
 /** The server entry of this install, with `flags` (server flags, e.g. `['--toolsets', 'all']`) after the script. */
@@ -73,7 +81,47 @@ export function mcpConfig(client: McpClient, flags: readonly string[] = []): Rec
       const config = { mcpServers: { tabwright: { ...entry, args, lifecycle: 'keep-alive' } } };
       return { client, file: 'config/mcporter.json (in the project), or mcporter --config FILE', format: 'json', config, text: json(config) };
     }
+    case 'http':
+      return httpConfig(flags);
     case 'generic':
       return { client, file: null, format: 'json', config: entry, text: json(entry) };
   }
+}
+
+/**
+ * The daemon's `/mcp` for HTTP-only clients: `{client, file: null, format: 'text', url, headers, start, config, text}`,
+ * `config` being the entry `{type: 'http', url, headers}`.
+ * The URL is `http://127.0.0.1:<TABWRIGHT_HTTP_PORT or 19681>/mcp` and the bearer token is `<config dir>/daemon-token`
+ * (created here on first use; the same across daemon restarts), so the entry stays valid while neither changes.
+ * `start` is the command that starts the daemon with `flags`.
+ * @throws CliError invalid_arguments (exit 2) when TABWRIGHT_HTTP_PORT is 0 or not a port: the URL would not be fixed.
+ */
+function httpConfig(flags: readonly string[]): Record<string, unknown> {
+  let port: number;
+  try {
+    port = daemonPort();
+  } catch (error) {
+    throw cliError('invalid_arguments', (error as Error).message, 'Set TABWRIGHT_HTTP_PORT to the daemon\'s port, or unset it for 19681.', EXIT.usage);
+  }
+  if (port === 0) {
+    throw cliError('invalid_arguments', 'TABWRIGHT_HTTP_PORT=0 gives the daemon another port at every start, so no URL stays valid.', 'Set TABWRIGHT_HTTP_PORT to a fixed port, or unset it for 19681.', EXIT.usage);
+  }
+  const url = `http://127.0.0.1:${port}/mcp`;
+  const headers = { Authorization: `Bearer ${daemonToken(configDir())}` };
+  const cli = cliCommand();
+  const start = [...(cli.startsWith('node ') ? ['node', cli.slice('node '.length)] : [cli]), 'daemon', 'start', ...flags].map(shellQuote).join(' ');
+  const config = { type: 'http', url, headers };
+  const text = [
+    `URL:    ${url}`,
+    `Header: Authorization: ${headers.Authorization}`,
+    '',
+    JSON.stringify(config, null, 2),
+    '',
+    'The daemon must be running for this URL to answer. Start it with:',
+    `  ${start}`,
+    'By default it stops after 30 minutes with no request and no open session (`daemon status` tells).',
+    `The token is ${daemonTokenPath(configDir())}, kept across restarts: delete it to rotate, then print this again.`,
+    '',
+  ].join('\n');
+  return { client: 'http', file: null, format: 'text', url, headers, start, config, text };
 }

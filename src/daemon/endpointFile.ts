@@ -12,7 +12,7 @@ import { writePrivateFile } from '../util/privateFile.js';
 export interface DaemonEndpoint {
   pid: number;
   port: number;
-  /** 32 random bytes, hex; new at every start. */
+  /** 32 random bytes, hex: `<config dir>/daemon-token`'s (./token.ts), the same across restarts. */
   token: string;
   /** Package version of the daemon. */
   version: string;

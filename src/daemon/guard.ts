@@ -44,6 +44,6 @@ function presentedToken(req: IncomingMessage, bearer: boolean): string | undefin
 export function checkToken(req: IncomingMessage, token: string, bearer = false): void {
   const given = presentedToken(req, bearer);
   if (!sameSecret(given, token)) {
-    throw new DaemonError(401, 'unauthorized', given === undefined ? 'The request carries no x-tabwright-token.' : 'The x-tabwright-token is wrong.', 'Read the token from daemon.json in the tabwright config dir (it changes at every daemon start), or use the tabwright CLI.');
+    throw new DaemonError(401, 'unauthorized', given === undefined ? 'The request carries no x-tabwright-token.' : 'The x-tabwright-token is wrong.', 'Read the token from daemon-token (or daemon.json) in the tabwright config dir, or use the tabwright CLI; `tabwright mcp-config --client http` prints the URL and header for an MCP client.');
   }
 }

@@ -4,7 +4,6 @@
  * exit (daemon.json removed, browser closed) on SIGTERM, SIGINT, SIGHUP,
  * idle, `POST /v1/shutdown` or an uncaught error.
  */
-import { randomBytes } from 'node:crypto';
 import { resolveConfig, type Config, type ConfigFlags } from '../config.js';
 import { createDispatcher } from '../dispatch/create.js';
 import { startDashboard } from '../dashboard/host.js';
@@ -17,6 +16,7 @@ import { endpointPath, readEndpoint, removeEndpoint, writeEndpoint, type DaemonE
 import { processAlive } from '../util/processes.js';
 import { DAEMON_PROTOCOL, daemonLimits, daemonPort } from './limits.js';
 import { DaemonServer } from './server.js';
+import { daemonToken } from './token.js';
 
 const log = logger('daemon');
 
@@ -65,7 +65,7 @@ export async function runDaemon(flags: ConfigFlags & { logFile?: string }): Prom
   }
 
   const dispatcher: Dispatcher = await createDispatcher(config);
-  const token = randomBytes(32).toString('hex');
+  const token = daemonToken(config.configDir);
   let stop: (reason: string, code?: number) => Promise<void> = async () => undefined;
   const server = new DaemonServer(config, dispatcher, token, limits, reason => void stop(reason));
   let bound: number;

@@ -5,11 +5,11 @@
  * while it serves and removes it when it stops. `tabwright dashboard` and `tabwright consent` read them (files of dead
  * processes are skipped and removed). Loads node:* modules only: the CLI imports it.
  */
-import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { writePrivateFile } from '../util/privateFile.js';
 import { processAlive } from '../util/processes.js';
+import { ensureSecret, HEX_TOKEN, newHexToken, readSecret } from '../util/secretFile.js';
 
 /** One serving dashboard, as its discovery file says. */
 export interface DashboardEntry {
@@ -34,8 +34,7 @@ export function entriesDir(configDir: string): string {
 /** The token in the 0600 file, or undefined when there is none (or it is not 64 hex characters). */
 export function readToken(configDir: string): string | undefined {
   try {
-    const text = readFileSync(tokenPath(configDir), 'utf8').trim();
-    return /^[0-9a-f]{64}$/.test(text) ? text : undefined;
+    return readSecret(tokenPath(configDir), HEX_TOKEN);
   } catch {
     return undefined;
   }
@@ -46,11 +45,7 @@ export function readToken(configDir: string): string | undefined {
  * @throws the fs error when the file cannot be written.
  */
 export function ensureToken(configDir: string): string {
-  const existing = readToken(configDir);
-  if (existing) return existing;
-  const token = randomBytes(32).toString('hex');
-  writePrivateFile(tokenPath(configDir), `${token}\n`);
-  return token;
+  return ensureSecret(tokenPath(configDir), HEX_TOKEN, newHexToken);
 }
 
 /**

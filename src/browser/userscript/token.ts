@@ -5,9 +5,8 @@
  * that `tabwright userscript url` prints: never logged.
  */
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { writePrivateFile } from '../../util/privateFile.js';
+import { ensureSecret } from '../../util/secretFile.js';
 
 /** The token file's name in the config dir. */
 export const USERSCRIPT_TOKEN_FILE = 'userscript-token';
@@ -19,15 +18,5 @@ const TOKEN = /^[A-Za-z0-9_-]{43}$/;
  * not hold a token.
  */
 export function userscriptToken(configDir: string): string {
-  const file = join(configDir, USERSCRIPT_TOKEN_FILE);
-  let text: string | undefined;
-  try {
-    text = readFileSync(file, 'utf8').trim();
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-  }
-  if (text !== undefined && TOKEN.test(text)) return text;
-  writePrivateFile(file, `${randomBytes(32).toString('base64url')}\n`);
-  // Two processes creating it at once: both read back the one that won the rename.
-  return readFileSync(file, 'utf8').trim();
+  return ensureSecret(join(configDir, USERSCRIPT_TOKEN_FILE), TOKEN, () => randomBytes(32).toString('base64url'));
 }
