@@ -114,8 +114,8 @@ function emptyMetadata(kind: ScriptKind): ScriptMetadata {
  * `duplicate_key` (warning), `unknown_key` (warning; the value is kept in
  * `extra`), `unsupported_run_at` (warning, `document-body` runs as
  * `document-end`, other manager-specific values as `document-idle`),
- * `remote_require` / `remote_resource` (errors: only local paths and
- * `data:` URLs), `webmcp_in_userscript` (error), `duplicate_webmcp` (error),
+ * `remote_resource` (error: only local paths and `data:` URLs; a remote
+ * `@require` is fetched at save time, ./remoteRequire.ts), `webmcp_in_userscript` (error), `duplicate_webmcp` (error),
  * `invalid_tool_name` (error), `invalid_permission` (error).
  */
 export function parseMetadata(code: string): ParsedMetadata {

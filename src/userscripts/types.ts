@@ -76,7 +76,7 @@ export interface ScriptMetadata {
 /** A validation finding. `line`/`column` are 1-based positions in the script source. */
 export interface Diagnostic {
   severity: 'error' | 'warning';
-  /** Stable code, e.g. `syntax_error`, `unknown_key`, `invalid_match_pattern`, `remote_require`, `webmcp_mismatch`. */
+  /** Stable code, e.g. `syntax_error`, `unknown_key`, `invalid_match_pattern`, `remote_resource`, `webmcp_mismatch`. */
   code: string;
   message: string;
   line: number;
