@@ -101,7 +101,7 @@ export const getPageContext = defineTabTool({
       tabId: tab.id, url, title, level, mode, workspace: config.workspace,
       late: chooser && (() => reportFileChooser(res, { multiple: chooser.chooser.isMultiple(), ref: chooser.openedBy, late: true })),
     });
-    if (startedForThisCall(ctx)) res.set('browserStarted', true).text(FRESH_BROWSER_NOTE);
+    if (startedForThisCall(ctx)) res.set('browserStarted', true).text(config.isolated ? `${FRESH_BROWSER_NOTE} ${ISOLATED_NOTE}` : FRESH_BROWSER_NOTE);
   },
 });
 
@@ -112,9 +112,16 @@ export const getPageContext = defineTabTool({
  */
 export const FRESH_BROWSER_NOTE = 'The browser started with this call: nothing from earlier calls is in it. A client that starts tabwright anew for each call (mcporter\'s default mode, the Inspector CLI) gets a new browser every time; run `tabwright daemon start` once so every call works in one browser that stays.';
 
-/** Whether the call started the managed browser and came over MCP stdio (a one-shot client's way; the CLI and HTTP use the daemon's). */
+/** Added for a server with `--isolated`, which never joins a daemon's browser (docs/relay.md). */
+export const ISOLATED_NOTE = 'This server runs with --isolated (a temporary profile), which never joins the daemon: leave --isolated out for that.';
+
+/**
+ * Whether the call started the managed browser in its own process over MCP stdio (a one-shot client's way; the CLI
+ * and HTTP use the daemon's). A call a follower relayed started the leader's (the daemon's) browser: it already
+ * works in the browser that stays, and is not told to start the daemon.
+ */
 function startedForThisCall(ctx: CallContext): boolean {
-  return ctx.client.front === 'mcp-stdio' && ctx.session.connection.kind === 'launch' && ctx.browserStartedByCall?.() === true;
+  return ctx.client.front === 'mcp-stdio' && ctx.relay.role !== 'follower' && ctx.session.connection.kind === 'launch' && ctx.browserStartedByCall?.() === true;
 }
 
 /** A remote tab's snapshot budget with output: file (its JSON must stay within execute's 2 MiB). */

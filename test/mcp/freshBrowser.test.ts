@@ -4,6 +4,8 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { callRaw, connect, type Connected } from '../fixtures/mcp.js';
+import { killLeftovers } from '../fixtures/processes.js';
+import { machine, startServer } from '../fixtures/relay.js';
 import { startSite, type Site } from '../fixtures/site.js';
 
 let site: Site;
@@ -42,3 +44,28 @@ test('a snapshot after a navigate that started the browser has no note', async (
   assert.match(text(snap), /heading "Hello"/);
   assert.doesNotMatch(text(snap), NOTE);
 });
+
+test('with --isolated the note says that such a server never joins the daemon', async () => {
+  const server = await connect({ args: ['--isolated'] });
+  servers.push(server);
+  const first = await callRaw(server.client, 'get_page_context');
+  assert.match(text(first), NOTE);
+  assert.match(text(first), /This server runs with --isolated \(a temporary profile\), which never joins the daemon/);
+});
+
+test('a call a follower relays starts the leader\'s browser, which stays: no note', async () => {
+  const m = await machine();
+  const leader = await startServer(m);
+  const follower = await startServer(m);
+  try {
+    const snap = await callRaw(follower.client, 'get_page_context');
+    assert.equal(snap.isError, undefined);
+    assert.doesNotMatch(text(snap), NOTE);
+  } finally {
+    await follower.close();
+    await leader.close();
+    killLeftovers(m.profile);
+    m.remove();
+  }
+});
+
