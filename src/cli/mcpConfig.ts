@@ -93,7 +93,8 @@ export function mcpConfig(client: McpClient, flags: readonly string[] = []): Rec
  * `config` being the entry `{type: 'http', url, headers}`.
  * The URL is `http://127.0.0.1:<TABWRIGHT_HTTP_PORT or 19681>/mcp` and the bearer token is `<config dir>/daemon-token`
  * (created here on first use; the same across daemon restarts), so the entry stays valid while neither changes.
- * `start` is the command that starts the daemon with `flags`.
+ * `start` is the command that starts the daemon with `flags`, after `TABWRIGHT_CONFIG_DIR=` and `TABWRIGHT_HTTP_PORT=`
+ * when those are set here.
  * @throws CliError invalid_arguments (exit 2) when TABWRIGHT_HTTP_PORT is 0 or not a port: the URL would not be fixed.
  */
 function httpConfig(flags: readonly string[]): Record<string, unknown> {
@@ -109,7 +110,10 @@ function httpConfig(flags: readonly string[]): Record<string, unknown> {
   const url = `http://127.0.0.1:${port}/mcp`;
   const headers = { Authorization: `Bearer ${daemonToken(configDir())}` };
   const cli = cliCommand();
-  const start = [...(cli.startsWith('node ') ? ['node', cli.slice('node '.length)] : [cli]), 'daemon', 'start', ...flags].map(shellQuote).join(' ');
+  // The settings that decide this URL and token, when set here, go with the command: a daemon started without them
+  // would listen elsewhere or read another token.
+  const settings = ['TABWRIGHT_CONFIG_DIR', 'TABWRIGHT_HTTP_PORT'].filter(key => process.env[key]).map(key => `${key}=${shellQuote(process.env[key]!)}`);
+  const start = [...settings, ...[...(cli.startsWith('node ') ? ['node', cli.slice('node '.length)] : [cli]), 'daemon', 'start', ...flags].map(shellQuote)].join(' ');
   const config = { type: 'http', url, headers };
   const text = [
     `URL:    ${url}`,

@@ -44,6 +44,8 @@ test('the printed URL and bearer header work against a started daemon, and again
   assert.match(entry.headers.Authorization, /^Bearer [0-9a-f]{64}$/);
   assert.deepEqual(entry.config, { type: 'http', url: entry.url, headers: entry.headers });
   assert.match(entry.start, / daemon start --headless$/);
+  // The settings that decide the URL and token go with the command.
+  assert.ok(entry.start.startsWith(`TABWRIGHT_CONFIG_DIR=${home.configDir} TABWRIGHT_HTTP_PORT=${home.port} `), entry.start);
   assert.match(entry.text, /daemon start --headless/);
   // Created by mcp-config before any daemon ran: a private file of the config dir.
   const tokenFile = join(home.configDir, 'daemon-token');
