@@ -4,6 +4,7 @@
  * (src/consent/codeGrant.ts). Nothing asks unless the user's rules say so (a rule with `"source": "tabwright"`) or a
  * saved answer denies: these tools ran ungated before, and their default stays `allow`.
  */
+import { originOf } from '../util/origin.js';
 import { browserChannel } from '../consent/browserChannel.js';
 import { codeHash } from '../consent/codeGrant.js';
 import { consentGate } from '../consent/gate.js';
@@ -11,14 +12,6 @@ import type { RemoteTabInfo } from '../browser/connection.js';
 import type { Tab } from '../session/tab.js';
 import type { CallContext } from './context.js';
 
-/** The origin of the tab's top document (`null` for one without: about:blank, data:). */
-function originOf(url: string): string {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return 'null';
-  }
-}
 
 /**
  * Lets the call through the gate or throws (consent_denied, consent_expired, consent_unavailable, cancelled; see

@@ -6,6 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { ToolError } from '../errors.js';
+import { BodyError, readResponseBody } from '../util/httpBody.js';
 
 /** The largest library fetched, in bytes. */
 export const REQUIRE_MAX_BYTES = 2 * 1024 * 1024;
@@ -79,26 +80,9 @@ export async function fetchRequire(value: string, allowed: (url: string) => void
 
 /** The body, at most REQUIRE_MAX_BYTES. @throws ToolError invalid_arguments when larger. */
 async function readBounded(response: Response, url: string): Promise<Uint8Array> {
-  const declared = Number(response.headers.get('content-length') ?? 0);
-  const tooLarge = () => unreadable(`${url} is larger than ${REQUIRE_MAX_BYTES / 1024 / 1024} MiB.`);
-  if (declared > REQUIRE_MAX_BYTES) {
-    void response.body?.cancel().catch(() => undefined);
-    throw tooLarge();
+  try {
+    return await readResponseBody(response, REQUIRE_MAX_BYTES);
+  } catch (error) {
+    throw error instanceof BodyError ? unreadable(`${url} is larger than ${REQUIRE_MAX_BYTES / 1024 / 1024} MiB.`) : error;
   }
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  if (response.body) {
-    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
-      size += chunk.byteLength;
-      if (size > REQUIRE_MAX_BYTES) throw tooLarge();
-      chunks.push(chunk);
-    }
-  }
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.byteLength;
-  }
-  return out;
 }

@@ -1,7 +1,8 @@
 /**
- * Reading an HTTP request body under limits, for every local listener (the daemon, the dashboard, the userscript
- * broker): at most `maxBytes` (a declared Content-Length over it is refused before reading; a streamed body is
- * counted) and complete within `timeoutMs` of the call. Each listener words the failure its own way.
+ * Reading an HTTP body under limits: a request's, for every local listener (the daemon, the dashboard, the userscript
+ * broker), at most `maxBytes` (a declared Content-Length over it is refused before reading; a streamed body is
+ * counted) and complete within `timeoutMs` of the call; and a `fetch` response's, for the requests tabwright makes
+ * for scripts (GM_xmlhttpRequest, remote @require). Each caller words the failure its own way.
  */
 import type { IncomingMessage } from 'node:http';
 
@@ -64,3 +65,27 @@ export function readBody(req: IncomingMessage, maxBytes: number, timeoutMs: numb
     req.on('error', onAborted);
   });
 }
+
+/**
+ * The whole body of a `fetch` Response as a Buffer, at most `maxBytes`: a declared Content-Length over it is refused
+ * before reading, a streamed body is counted and its reading stopped (the stream cancelled) once over.
+ * @throws BodyError too_large; what reading the stream throws.
+ */
+export async function readResponseBody(res: Response, maxBytes: number): Promise<Buffer> {
+  const declared = Number(res.headers.get('content-length'));
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    void res.body?.cancel().catch(() => undefined);
+    throw new BodyError('too_large');
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  if (res.body) {
+    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+      size += chunk.byteLength;
+      if (size > maxBytes) throw new BodyError('too_large');
+      chunks.push(Buffer.from(chunk));
+    }
+  }
+  return Buffer.concat(chunks);
+}
+
