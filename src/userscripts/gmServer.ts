@@ -11,6 +11,8 @@
  * go with it unless the script asks `anonymous: true` (read from the browser context: `BrowserContext.cookies`);
  * cookies the response sets are not stored in the browser.
  */
+import { originOf } from '../util/origin.js';
+import { BodyError, readResponseBody } from '../util/httpBody.js';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -54,13 +56,6 @@ class Refused extends Error {
   }
 }
 
-function originOf(url: string): string {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return 'null';
-  }
-}
 
 /** An error in words; fetch's "fetch failed" with its cause (`connect ECONNREFUSED 127.0.0.1:9`). */
 function reason(error: unknown): string {
@@ -81,18 +76,11 @@ function headerLines(headers: Headers): string {
 
 /** The body, at most `max` bytes. @throws Error when it is larger. */
 async function readBounded(res: Response, max: number): Promise<Buffer> {
-  const declared = Number(res.headers.get('content-length'));
-  if (Number.isFinite(declared) && declared > max) throw new Error(`the response is ${declared} bytes, over tabwright's bound of ${max}`);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  if (res.body) {
-    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-      size += chunk.length;
-      if (size > max) throw new Error(`the response is over tabwright's bound of ${max} bytes`);
-      chunks.push(Buffer.from(chunk));
-    }
+  try {
+    return await readResponseBody(res, max);
+  } catch (error) {
+    throw error instanceof BodyError ? new Error(`the response is over tabwright's bound of ${max} bytes`) : error;
   }
-  return Buffer.concat(chunks);
 }
 
 export class GmServer {
@@ -230,7 +218,7 @@ export class GmServer {
     for (const [name, value] of Object.entries(req.headers ?? {})) {
       if (!DROPPED_HEADERS.has(name.toLowerCase())) headers.set(name, String(value));
     }
-    const scriptCookie = headers.get('cookie');
+    let scriptCookie: string | null | undefined = headers.get('cookie');
     let url = req.url;
     let method = req.method || 'GET';
     let body: Buffer | undefined = req.body !== undefined ? Buffer.from(req.body, 'base64') : undefined;
@@ -258,7 +246,15 @@ export class GmServer {
           await res.body?.cancel().catch(() => undefined);
           if (req.redirect === 'error') throw new Error(`${url} redirects to ${location} and the request asked for redirect: "error"`);
           if (hop >= MAX_REDIRECTS) throw new Error(`more than ${MAX_REDIRECTS} redirects from ${req.url}`);
-          url = new URL(location, url).href;
+          const next = new URL(location, url).href;
+          // Credentials the script wrote for one origin do not follow a redirect to another (Fetch, "HTTP-redirect
+          // fetch": Authorization is removed on a cross-origin redirect); the browser's cookies are read per URL.
+          if (originOf(next) !== originOf(url)) {
+            headers.delete('authorization');
+            headers.delete('cookie');
+            scriptCookie = undefined;
+          }
+          url = next;
           if (res.status === 303 || ((res.status === 301 || res.status === 302) && method === 'POST')) {
             method = 'GET';
             body = undefined;
