@@ -124,6 +124,16 @@ export interface TabToolDef<Input extends z.ZodObject = z.ZodObject> extends Omi
 }
 
 /**
+ * The connected remote tab `tabId` among `connected` (RemoteTabs.list()).
+ * @throws ToolError tab_not_found when none has it (disconnected, closed, or never allowed).
+ */
+export function connectedTab(connected: readonly RemoteTabInfo[], tabId: number): RemoteTabInfo {
+  const tab = connected.find(t => t.tabId === tabId);
+  if (!tab) throw new ToolError('tab_not_found', `No connected tab ${tabId}.`, 'Call list_tabs: the user may have disconnected it, or closed it.');
+  return tab;
+}
+
+/**
  * A tab tool on a connection whose tabs are reached from inside their pages: the tool's `remote` handler on the tab
  * the call names (`tabId`, else the only connected tab).
  * @throws ToolError capability_unavailable (the tool has no `remote` handler), invalid_arguments (`expect`, or no
@@ -144,8 +154,7 @@ async function handleRemote<Input extends z.ZodObject>(def: TabToolDef<Input>, t
   const connected = tabs.list();
   let tab: RemoteTabInfo | undefined;
   if (tabId !== undefined) {
-    tab = connected.find(t => t.tabId === tabId);
-    if (!tab) throw new ToolError('tab_not_found', `No connected tab ${tabId}.`, 'Call list_tabs: the user may have disconnected it, or closed it.');
+    tab = connectedTab(connected, tabId);
   } else if (connected.length === 1) {
     tab = connected[0]!;
   } else {

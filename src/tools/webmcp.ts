@@ -23,7 +23,7 @@ import type { Tab } from '../session/tab.js';
 import { pollUntil, raceTimeout, sleep } from '../util/wait.js';
 import { pageReadError, stuckPageError } from './actionErrors.js';
 import { reportAction } from './actionReport.js';
-import { defineTabTool, defineTool } from './define.js';
+import { connectedTab, defineTabTool, defineTool } from './define.js';
 import { browserError, firstLine, toToolError, ToolError } from '../errors.js';
 import { tabIdField } from './schemas.js';
 import { WebMcpToolCache } from './webmcpCache.js';
@@ -33,7 +33,7 @@ import { polyfillSource, readDeclarations } from '../webmcp/polyfillSource.js';
 import { resolveSchemaRefs, type SchemaRefLeft } from '../webmcp/schemaRefs.js';
 import { CallTimeout, type CallReport, type SourceTool, type ToolAnnotations, type WebMcpSourceKind } from '../webmcp/source.js';
 import { callWebMcpTool, forgetWorld, listNativeTools, prepareWebMcpCalls, WebMcpPageError } from './webmcpCall.js';
-import { callRemoteTool, listRemoteTools, type RemoteWebMcpSource } from './webmcpRemote.js';
+import { callRemoteTool, listRemoteTools } from './webmcpRemote.js';
 import type { RemoteTabInfo, RemoteTabs } from '../browser/connection.js';
 import type { Session } from '../session/session.js';
 import type { ToolResponse } from './response.js';
@@ -158,12 +158,8 @@ function listedTool(info: WebMcpToolInfo): { info: WebMcpToolInfo; schema: unkno
   return { info, schema };
 }
 
-/** A tool of a userscript tab (./webmcpRemote.ts) as listed: where it comes from and the page's own schema. */
-interface RemoteTool {
-  info: WebMcpToolInfo;
-  schema: unknown;
-  source: RemoteWebMcpSource;
-}
+/** A tool of a userscript tab (./webmcpRemote.ts) as listed, with the page's own schema; `info.source` says where it comes from. */
+type RemoteTool = ReturnType<typeof listedTool>;
 
 /**
  * What listing a userscript tab finds (./webmcpRemote.ts), in TabListing's terms: its tools, the declarations the
@@ -176,7 +172,7 @@ async function remoteListing(session: Session, tabs: RemoteTabs, tab: RemoteTabI
   const origin = originOf(tab.url);
   const native = listing.source === 'native';
   const rejected = listing.declarations ? applyDeclarations(listing.tools, listing.declarations, native).map(r => ({ tabId: tab.tabId, origin, ...r })) : [];
-  const tools = listing.tools.map(tool => ({ ...listedTool({ tabId: tab.tabId, origin, ...tool, source: native ? 'native' : 'polyfill' }), source: listing.source }));
+  const tools = listing.tools.map(tool => listedTool({ tabId: tab.tabId, origin, ...tool, source: native ? 'native' : 'polyfill' }));
   const found = { tools, rejected, partial: listing.late ? [{ tabId: tab.tabId, reason: 'late' as const }] : [], more: listing.declarations?.more ?? 0 };
   // Kept for call_webmcp_tool, as a hint (./webmcpCache.ts): entries of tabs no longer connected go.
   const connected = new Set(tabs.list().map(t => t.tabId));
@@ -423,10 +419,7 @@ export const listWebmcpTools = defineTool({
  */
 function remoteTabsOf(remote: RemoteTabs, tabId: number | undefined): RemoteTabInfo[] {
   const connected = remote.list();
-  if (tabId === undefined) return connected;
-  const tab = connected.find(t => t.tabId === tabId);
-  if (!tab) throw new ToolError('tab_not_found', `No connected tab ${tabId}.`, 'Call list_tabs: the user may have disconnected it, or closed it.');
-  return [tab];
+  return tabId === undefined ? connected : [connectedTab(connected, tabId)];
 }
 
 /** The listing's lines on the frames whose tools it may miss (PartialFrameInfo): one per reason, naming the frames. */
@@ -561,15 +554,18 @@ export const callWebmcpTool = defineTabTool({
     const form = found.info.form;
     call.waiting?.({ kind: form && !form.autosubmit ? 'form_submit' : 'page_tool', tool: name, origin: found.info.origin, tabId: tab.tabId });
     const started = Date.now();
+    const report: CallReport = {};
     let result: unknown;
     try {
-      result = await callRemoteTool(tabs, tab, found.source, name, input, { timeoutMs: timeout, signal });
+      result = await callRemoteTool(tabs, tab, found.info.source === 'native' ? 'native' : 'polyfill', name, input, { timeoutMs: timeout, signal, report });
     } catch (error) {
       remoteCache.delete(tab.tabId); // whatever went wrong, list afresh next time
       if (error instanceof CallTimeout) throw callTimedOut(name, timeout, form);
       throw error;
     }
     reportResult(res, tab.tabId, found.info, result, Date.now() - started);
+    // The page's tool closed its window: the tab leaves list_tabs once its companion's channel ends.
+    if (report.windowClosed) res.set('tabClosed', true).text(`The tool closed tab ${tab.tabId}: call list_tabs for the tabs still connected.`);
   },
 });
 
