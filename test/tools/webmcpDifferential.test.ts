@@ -371,7 +371,13 @@ for (const mode of MODES) {
       popupId = tabs.find(t => !before.includes(t.tabId) && t.url.endsWith('/closer'))?.tabId ?? -1;
       return popupId >= 0;
     }, 20_000);
-    await until('the popup\'s tool', async () => (await list(mode, popupId, 'closer')).length === 1, 20_000);
+    let popupTools: unknown = [];
+    // What the popup's page says of itself, for the timeout's message (a crashed page lists no tools).
+    let popupPage: unknown;
+    await until(() => `the popup's tool (last listed: ${JSON.stringify(popupTools)}; the page: ${JSON.stringify(popupPage)})`, async () => {
+      popupPage = await evaluate(c, '({ href: location.href, readyState: document.readyState })', popupId).catch((error: Error) => error.message);
+      return (popupTools = await list(mode, popupId, 'closer')).length === 1;
+    }, 20_000);
     const res = await call<{ result: unknown; tabClosed?: boolean; tabId: number }>(c, 'call_webmcp_tool', { tabId: popupId, name: 'close_me' });
     assert.deepEqual([res.tabId, res.tabClosed], [popupId, true]);
     // The polyfill answers in the same evaluation, before the window goes; Chromium's native executeTool

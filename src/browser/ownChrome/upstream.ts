@@ -32,6 +32,21 @@ export const APPROVAL_PROMPT = 'Chrome is asking "Allow remote debugging?": clic
 /** How long one attach to a tab in scope may take before it is skipped (a discarded tab), in ms. */
 const ATTACH_TIMEOUT_MS = 5_000;
 
+/**
+ * How long a popup of a tab in scope that shows no document yet (`about:blank`, the initial empty document) may
+ * wait before it is attached anyway, in ms. A popup is attached once Chrome names the URL its first navigation
+ * committed (`Target.targetInfoChanged`): attaching while that navigation commits made Chrome 156 end the popup's
+ * renderer ("Terminating renderer for bad IPC message, reason 346"; Playwright then reports "Page crashed") on a
+ * slow machine (docs/own-browser.md, "What differs from the managed browser"). A popup that stays on about:blank
+ * (`window.open()` and `document.write`) is attached after this wait.
+ */
+const POPUP_ATTACH_WAIT_MS = 1_000;
+
+/** Whether Chrome names a document of the target's own: a URL other than the initial empty document's. */
+function hasDocument(info: TargetInfo): boolean {
+  return info.url !== '' && info.url !== 'about:blank';
+}
+
 /** The largest frame accepted from the browser, in bytes (full-page screenshots). */
 const MAX_FRAME_BYTES = 512 * 1024 * 1024;
 
@@ -67,6 +82,8 @@ export class OwnChromeUpstream implements CdpUpstream {
   private readonly scopeListeners = new Set<() => void>();
   /** True between the client's `Target.setAutoAttach` and its leaving: tabs entering scope are attached at once. */
   private clientActive = false;
+  /** Popups of tabs in scope not attached yet: they wait for their first document (POPUP_ATTACH_WAIT_MS). */
+  private readonly popupWaits = new Map<string, NodeJS.Timeout>();
   private closedReason: string | undefined;
   private readonly dropListeners = new Set<(reason: string) => void>();
 
@@ -217,6 +234,7 @@ export class OwnChromeUpstream implements CdpUpstream {
 
   clientClosed(): void {
     this.clientActive = false;
+    this.cancelPopupWaits();
     for (const [targetId, sessionId] of [...this.attached]) void this.detach(targetId, sessionId);
   }
 
@@ -277,6 +295,19 @@ export class OwnChromeUpstream implements CdpUpstream {
     }
   }
 
+  private cancelPopupWaits(): void {
+    for (const timer of this.popupWaits.values()) clearTimeout(timer);
+    this.popupWaits.clear();
+  }
+
+  /** Attaches a popup that waited for its first document (POPUP_ATTACH_WAIT_MS), once. */
+  private attachPopup(targetId: string): void {
+    if (!this.popupWaits.has(targetId)) return;
+    clearTimeout(this.popupWaits.get(targetId));
+    this.popupWaits.delete(targetId);
+    void this.attach(targetId);
+  }
+
   private async detach(targetId: string, sessionId: string): Promise<void> {
     this.attached.delete(targetId);
     // Chrome's Target.detachedFromTarget (root) tells the client the page is gone for it.
@@ -334,12 +365,17 @@ export class OwnChromeUpstream implements CdpUpstream {
         if (method === 'Target.targetCreated' && info.openerId && this.attached.has(info.openerId) && this.clientActive) {
           this.agents.add(info.targetId);
           this.scopeChanged();
-          void this.attach(info.targetId);
+          if (hasDocument(info)) void this.attach(info.targetId);
+          else this.popupWaits.set(info.targetId, setTimeout(() => this.attachPopup(info.targetId), POPUP_ATTACH_WAIT_MS));
+        } else if (this.popupWaits.has(info.targetId) && hasDocument(info)) {
+          this.attachPopup(info.targetId);
         }
         return;
       }
       case 'Target.targetDestroyed': {
         const targetId = String(params.targetId);
+        clearTimeout(this.popupWaits.get(targetId));
+        this.popupWaits.delete(targetId);
         this.targets.delete(targetId);
         this.left.clear(targetId);
         if (this.inScope(targetId)) {
@@ -370,6 +406,7 @@ export class OwnChromeUpstream implements CdpUpstream {
     if (this.closedReason) return;
     this.closedReason = reason;
     this.attached.clear();
+    this.cancelPopupWaits();
     for (const pending of this.pending.values()) pending.settle({ error: { code: -32000, message: `tabwright: the browser connection closed (${reason}) during ${pending.method}.` } });
     this.pending.clear();
     for (const listener of [...this.dropListeners]) listener(reason);
