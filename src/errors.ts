@@ -13,6 +13,7 @@ export const ERROR_TYPES = [
   'approval_denied',
   'approval_timeout',
   'tab_not_found',
+  'page_crashed',
   'stale_ref',
   'revision_mismatch',
   'expectation_failed',
@@ -107,6 +108,16 @@ export function toToolError(error: unknown): ToolError {
   }
   if (kinds.has('protocol_error')) return browserError(error, 'the call');
   return new ToolError('internal', firstLine(message), 'This is a tabwright bug if it repeats; run with TABWRIGHT_LOG=debug and report the log.');
+}
+
+/**
+ * `page_crashed`: the renderer of tab `tabId`'s page went away (out of memory, a browser bug, a killed process:
+ * Chrome shows "Aw, Snap!"). The page object is dead; reload_tab or navigate load the tab again in a new page under
+ * the same tab id (Session.replaceCrashed).
+ */
+export function pageCrashed(tabId: number): ToolError {
+  return new ToolError('page_crashed', `The page of tab ${tabId} crashed (its renderer went away: out of memory, or the browser ended it); nothing on it can be read or done.`,
+    `reload_tab {tabId: ${tabId}} loads it again (a new page under the same tab id), navigate {tabId: ${tabId}, url} loads another URL there, or close_tab {tabId: ${tabId}}.`);
 }
 
 /**

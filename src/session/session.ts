@@ -35,6 +35,8 @@ export class Session {
   private readonly tabOfPage = new WeakMap<Page, Tab>();
   private readonly dialogListeners = new Set<(tab: Tab) => void>();
   private nextTabId = 1;
+  /** The crashed tab whose id the next new page takes (replaceCrashed). */
+  private replacing: Tab | undefined;
   private activeId: number | undefined;
   private ctx: Promise<BrowserContext> | undefined;
   /** Aborted by close_browser (browserSignal). */
@@ -180,7 +182,11 @@ export class Session {
   }
 
   private async createTab(page: Page): Promise<Tab> {
-    const tab = new Tab(this.nextTabId++, page, this);
+    // The page replacing a crashed tab's (replaceCrashed) takes that tab's id.
+    const replacing = this.replacing;
+    this.replacing = undefined;
+    const tab = new Tab(replacing?.id ?? this.nextTabId++, page, this);
+    if (replacing) tab.openerTabId = replacing.openerTabId;
     const scripts = this.userscripts;
     if (scripts) tab.scriptOfStack = stack => scripts.scriptOfStack(stack);
     this.tabs.set(tab.id, tab);
@@ -191,7 +197,7 @@ export class Session {
     // Under --policy hardened every download is cancelled and reported refused (docs/policy.md).
     const refuse = this.config.policy.mode === 'hardened' ? '--policy hardened' : undefined;
     page.on('download', download => this.downloads.add(tab.id, download, tab.workspace ? join(tab.workspace, '.tabwright', 'downloads') : undefined, refuse));
-    const opener = await page.opener().catch(() => null);
+    const opener = replacing ? null : await page.opener().catch(() => null);
     if (opener) tab.openerTabId = (await this.register(opener)).id;
     await tab.attach();
     this.activeId ??= tab.id;
@@ -200,8 +206,12 @@ export class Session {
   }
 
   private forget(tab: Tab): void {
-    if (!this.tabs.has(tab.id)) return;
     tab.closed = true;
+    if (this.tabs.get(tab.id) !== tab) {
+      // A crashed tab's page closed after a new page took its id (replaceCrashed): only its refs go.
+      this.refs.dropDocument(tab.instanceId);
+      return;
+    }
     // A tab of the user's browser that left tabwright without closing (unshared): later calls on it are told so.
     const left = tab.targetId ? this.connection.leftScope?.(tab.targetId) : undefined;
     if (left) this.leftTabs.note(tab.id, left);
@@ -279,6 +289,29 @@ export class Session {
     if (!background || !active || active === tab) this.activeId = tab.id;
     else await active.page.bringToFront().catch(() => undefined);
     return tab;
+  }
+
+  /**
+   * Replaces the page of `tab`, whose renderer crashed (Tab.crashed), by a new page (about:blank) in the same browser
+   * context under the same tab id, then closes the crashed page. The new tab keeps the old one's opener and, if it
+   * was active, stays active. The caller loads what it wants into it. Should another page appear in the browser in
+   * the same instant (a popup), it may take the id instead: the returned tab's id is the one to report.
+   * @returns the new Tab. @throws what opening a page throws (e.g. browser_disconnected).
+   */
+  async replaceCrashed(tab: Tab): Promise<Tab> {
+    const context = tab.page.context();
+    this.replacing = tab;
+    let page: Page;
+    try {
+      page = this.userscripts ? await this.userscripts.creatingPage(() => context.newPage()) : await context.newPage();
+    } finally {
+      if (this.replacing === tab) this.replacing = undefined;
+    }
+    const fresh = await this.register(page);
+    fresh.replacedUrl = tab.page.url();
+    await tab.page.close().catch(() => undefined);
+    log.info(`tab ${tab.id}: the crashed page was replaced by a new one (tab ${fresh.id})`);
+    return fresh;
   }
 
   /**

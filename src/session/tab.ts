@@ -45,6 +45,8 @@ export interface TabInfo {
   popup?: boolean;
   /** The open dialog the page waits for; absent when none. */
   dialog?: DialogInfo;
+  /** True when the page crashed (its renderer went away): reload_tab or navigate load it again, close_tab closes it. */
+  crashed?: boolean;
   /** Userscripts that ran in the current document, in any frame; absent when none. */
   scripts?: RanScript[];
   /** Menu commands those scripts registered (GM_registerMenuCommand; run with run_menu_command); absent when none. */
@@ -85,6 +87,13 @@ export class Tab {
   revision = 1;
   openerTabId: number | undefined;
   closed = false;
+  /**
+   * True once the page's renderer went away (Playwright's `crash` event): tools other than reload_tab, navigate and
+   * close_tab answer page_crashed (src/tools/define.ts), and those two replace the page (Session.replaceCrashed).
+   */
+  crashed = false;
+  /** On a tab that replaced a crashed one (Session.replaceCrashed): the URL the crashed page showed, which reload_tab loads. */
+  replacedUrl: string | undefined;
   /** How many new windows the page asked for (window.open, target=_blank), counted from `Page.windowOpen`. */
   windowOpens = 0;
   /**
@@ -146,6 +155,10 @@ export class Tab {
       });
     });
     page.on('filechooser', chooser => this.fileChoosers.opened(chooser, this.instanceId));
+    // Playwright's Page.Events.Crash (the renderer went away): the page object answers nothing from now on.
+    page.on('crash', () => {
+      this.crashed = true;
+    });
     page.on('close', () => {
       this.closed = true;
       this.dialogs.clear();
@@ -264,6 +277,7 @@ export class Tab {
     const menuCommands = this.userscripts.menuCommands();
     return {
       tabId: this.id, url, title, active, instanceId: this.instanceId, revision: this.revision, openerTabId: this.openerTabId, popup: canAccessOpener || undefined, dialog,
+      crashed: this.crashed || undefined,
       scripts: scripts.length ? scripts : undefined, menuCommands: menuCommands.length ? menuCommands : undefined,
     };
   }

@@ -13,8 +13,10 @@ export const getConsoleContext = defineTabTool({
   effect: 'observe',
   launchesBrowser: true,
   target: 'tab',
-  // The buffer is read without touching the page, so an open dialog does not stand in the way.
+  // The buffer is read without touching the page, so an open dialog does not stand in the way, nor a crash (what the
+  // page logged before it crashed is what tells why).
   dialogOk: true,
+  crashed: 'as-is',
   input: z.object({
     tabId: tabIdField,
     level: z.enum(['debug', 'log', 'info', 'warning', 'error']).optional().describe('Minimum level (default debug: everything)'),

@@ -13,7 +13,7 @@ import { noDialog } from '../session/dialogs.js';
 import { tabOfRef } from '../session/refs.js';
 import type { Session } from '../session/session.js';
 import type { Tab } from '../session/tab.js';
-import { ToolError } from '../errors.js';
+import { pageCrashed, ToolError } from '../errors.js';
 import type { CallContext } from './context.js';
 import { checkExpect, expectField, type Expectations } from './expectSchema.js';
 import type { ToolResponse } from './response.js';
@@ -103,6 +103,12 @@ export interface TabToolDef<Input extends z.ZodObject = z.ZodObject> extends Omi
    * call fails with `dialog_open`.
    */
   dialogOk?: boolean;
+  /**
+   * What the tool does with a tab whose page crashed (Tab.crashed): `replace` (reload_tab, navigate) gets a new page
+   * under the same tab id first (Session.replaceCrashed), `as-is` (close_tab) gets the crashed tab. Default: the
+   * call fails with page_crashed, as does any call during which the page crashed.
+   */
+  crashed?: 'replace' | 'as-is';
   /**
    * Whether the call takes `expectRevision` (docs/actions.md, "Revision guards"). Default: every tool that can
    * change the page (effect other than `observe`).
@@ -264,7 +270,7 @@ export function defineTabTool<Input extends z.ZodObject>(def: TabToolDef<Input>)
       checkExpect(expect);
       const remote = ctx.session.connection.remoteTabs;
       if (remote) return await handleRemote(def, remote, input, ctx, res);
-      const tab = await resolveTab(def, input, ctx.session).catch((error: unknown) => {
+      const found = await resolveTab(def, input, ctx.session).catch((error: unknown) => {
         // A ref of a replaced document, with a revision expected: the guard's answer when its tab has moved on (or
         // is gone); a ref that is stale on the expected revision stays stale_ref (its candidates come with it).
         if (expectRevision !== undefined && error instanceof ToolError && error.type === 'stale_ref') {
@@ -275,11 +281,21 @@ export function defineTabTool<Input extends z.ZodObject>(def: TabToolDef<Input>)
         }
         throw error;
       });
+      let tab = found;
+      if (tab.crashed && def.crashed === undefined) throw pageCrashed(tab.id);
+      // The crashed page is gone for good (Playwright answers nothing on it): a new page takes the tab's id.
+      if (tab.crashed && def.crashed === 'replace') tab = await ctx.session.replaceCrashed(tab);
       res.actedOn = tab;
       res.revisionBefore = tab.revision;
       if (expectRevision !== undefined && tab.revision !== expectRevision) throw revisionMismatch(tab.id, expectRevision, tab.revision);
       tab.workspace = ctx.config.workspace; // files the tab writes meanwhile (downloads) go to this caller
-      await def.handle(tab, input, ctx, res);
+      try {
+        await def.handle(tab, input, ctx, res);
+      } catch (error) {
+        // Whatever the call hit on its way (a timeout, "Target crashed"), the page's crash is the cause to report.
+        if (tab.crashed && def.crashed !== 'as-is') throw pageCrashed(tab.id);
+        throw error;
+      }
     },
   };
 }

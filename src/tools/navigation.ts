@@ -169,6 +169,8 @@ export const navigate = defineTabTool({
   effect: 'interact',
   launchesBrowser: true,
   target: 'tab',
+  // A crashed page is replaced by a new one under the same tab id, which loads the URL (Session.replaceCrashed).
+  crashed: 'replace',
   input: z.object({
     tabId: tabIdField,
     url: navigateTarget.describe('Absolute URL to load, or "back" / "forward"'),
@@ -176,6 +178,8 @@ export const navigate = defineTabTool({
     timeoutMs: timeoutMsField(30_000),
   }),
   async handle(tab, { url, waitUntil, timeoutMs }, _ctx, res) {
+    if (tab.replacedUrl !== undefined) res.text(`The page of tab ${tab.id} had crashed: a new page took its place.`);
+    tab.replacedUrl = undefined;
     // A stuck script would hold the navigation (and any attempt to stop it) forever.
     await tab.stopIfStuck();
     const timeout = timeoutMs ?? 30_000;

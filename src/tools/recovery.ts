@@ -42,11 +42,11 @@ const REACHED: ReadonlySet<ErrorType> = new Set<ErrorType>(['input_not_applied',
 
 /**
  * Errors whose own words already say what happened to the page (the input did not stick, the result was too
- * large, the page failed to load): they only get `details.recovery`, their message and
- * hint stay. A failed navigation (the load went out, the tab shows the browser's error page) may be loaded again:
+ * large, the page failed to load, the page crashed: nothing is left to look at) they only get `details.recovery`,
+ * their message and hint stay. A failed navigation (the load went out, the tab shows the browser's error page) may be loaded again:
  * `retry: safe`.
  */
-const SAYS_ITSELF: ReadonlySet<ErrorType> = new Set<ErrorType>(['input_not_applied', 'result_too_large', 'navigation_failed']);
+const SAYS_ITSELF: ReadonlySet<ErrorType> = new Set<ErrorType>(['input_not_applied', 'result_too_large', 'navigation_failed', 'page_crashed']);
 
 /**
  * Whether the action of a failed call was dispatched: the error's own `details.dispatched` when its raiser knew

@@ -99,6 +99,7 @@ export const closeTab = defineTabTool({
   destructive: true,
   target: 'tab',
   dialogOk: true,
+  crashed: 'as-is',
   input: z.object({ tabId: tabIdRequired.describe('Tab to close (from list_tabs)') }),
   async handle(tab, { tabId }, { session }, res) {
     await session.closeTab(tab.id);
@@ -131,6 +132,8 @@ export const reloadTab = defineTabTool({
   effect: 'interact',
   launchesBrowser: true,
   target: 'tab',
+  // A crashed page is replaced by a new one that loads its URL (Session.replaceCrashed).
+  crashed: 'replace',
   input: z.object({ tabId: tabIdField, waitUntil: waitUntilField, timeoutMs: timeoutMsField(30_000) }),
   async handle(tab, { waitUntil, timeoutMs }, { session }, res) {
     // A stuck script would hold the reload (and any attempt to stop it) forever.
@@ -138,9 +141,15 @@ export const reloadTab = defineTabTool({
     const previous = tab.instanceId;
     const started = Date.now();
     const timeout = timeoutMs ?? 30_000;
+    const replaced = tab.replacedUrl;
+    tab.replacedUrl = undefined;
+    if (replaced !== undefined) res.text(`The page of tab ${tab.id} had crashed: a new page took its place and loads ${replaced}.`);
     let status;
     try {
-      status = await loadOrDialog(tab, tab.page.reload({ waitUntil: waitUntil ?? 'domcontentloaded', timeout }));
+      const load = replaced !== undefined && !/^(about:blank)?$/.test(replaced)
+        ? tab.page.goto(replaced, { waitUntil: waitUntil ?? 'domcontentloaded', timeout })
+        : tab.page.reload({ waitUntil: waitUntil ?? 'domcontentloaded', timeout });
+      status = await loadOrDialog(tab, load);
       res.set('status', status);
     } catch (error) {
       throw await pageLoadError(tab, error, 'reload the tab', timeout, previous);
@@ -167,6 +176,7 @@ export function tabLine(t: TabInfo): string {
   const parts = [`${t.active ? '*' : ' '} [${t.tabId}] ${t.title || '(no title)'} — ${t.url} (revision ${t.revision})`];
   if (t.popup) parts.push(t.openerTabId === undefined ? 'a popup (window.opener reaches its opener)' : `popup of tab ${t.openerTabId} (window.opener reaches it)`);
   else if (t.openerTabId !== undefined) parts.push(`opened by tab ${t.openerTabId}`);
+  if (t.crashed) parts.push(`page crashed (reload_tab {tabId: ${t.tabId}} loads it again; close_tab closes it)`);
   // A beforeunload dialog has no message of the page's (Chromium shows its own text): no empty quotes then.
   if (t.dialog) parts.push(`${t.dialog.type} dialog open${t.dialog.message ? `: "${t.dialog.message.slice(0, 200)}"` : ''} (handle_dialog {tabId: ${t.tabId}, accept})`);
   if (t.scripts?.length) parts.push(`scripts: ${t.scripts.map(s => s.name).join(', ')}`);

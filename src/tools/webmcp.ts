@@ -371,16 +371,21 @@ export const listWebmcpTools = defineTool({
     const policy = ConsentPolicy.load(ctx.config);
     const remote = session.connection.remoteTabs;
     // A userscript connection's tabs are listed from inside their pages (./webmcpRemote.ts).
-    const tabs: Array<{ id: number; list(): Promise<TabListing | RemoteTabListing> }> = remote
+    const tabs: Array<{ id: number; crashed?(): boolean; list(): Promise<TabListing | RemoteTabListing> }> = remote
       ? remoteTabsOf(remote, tabId).map(t => ({ id: t.tabId, list: () => remoteListing(session, remote, t, ctx.signal) }))
-      : (tabId !== undefined ? [await session.tab(tabId)] : session.openTabs()).map(tab => ({ id: tab.id, list: () => toolCache.refresh(tab, () => frameTools(tab, 5_000, mode, session.userscripts)) }));
+      : (tabId !== undefined ? [await session.tab(tabId)] : session.openTabs()).map(tab => ({ id: tab.id, crashed: () => tab.crashed, list: () => toolCache.refresh(tab, () => frameTools(tab, 5_000, mode, session.userscripts)) }));
     const tools: WebMcpToolInfo[] = [];
     const rejected: RejectedToolInfo[] = [];
     const partial: PartialFrameInfo[] = [];
     const schemas: unknown[] = [];
     let more = 0;
     const skipped: Array<{ tabId: number; reason: string }> = [];
+    const crashedReason = (id: number) => `its page crashed (reload_tab {tabId: ${id}} loads it again)`;
     for (const tab of tabs) {
+      if (tab.crashed?.()) {
+        skipped.push({ tabId: tab.id, reason: crashedReason(tab.id) });
+        continue;
+      }
       try {
         const found = await raceTimeout(tab.list(), { ms: 6_000, onTimeout: 'undefined' });
         if (!found) {
@@ -394,7 +399,7 @@ export const listWebmcpTools = defineTool({
         more += found.more;
       } catch (error) {
         if (error instanceof ToolError && error.type === 'capability_unavailable') throw error;
-        skipped.push({ tabId: tab.id, reason: firstLine(String(error)) });
+        skipped.push({ tabId: tab.id, reason: tab.crashed?.() ? crashedReason(tab.id) : firstLine(String(error)) });
       }
     }
     res.set('tools', tools);
