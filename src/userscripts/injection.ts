@@ -38,7 +38,7 @@ import { ToolError } from '../errors.js';
 import type { DeclaredPermission, ScriptAuthor, ScriptSource, StoredScript } from './types.js';
 import type { EngineMessage, ServerMessage } from './gmPage.js';
 import { tellEngine } from './engineHook.js';
-import { buildInitScript, type InitScript, type ScriptWithValues } from './injectionScript.js';
+import { buildInitScript, usesResources, type InitScript, type ScriptWithValues } from './injectionScript.js';
 import { allowUserScriptsHint, registrationMatches, type InjectionStatus } from './extensionScripts.js';
 import { usesPublicSuffix } from './match.js';
 import { GmServer } from './gmServer.js';
@@ -190,7 +190,7 @@ export class UserscriptInjector {
   private async rebuild(): Promise<void> {
     const ctx = this.ctx;
     if (!ctx || this.engine === undefined) return;
-    const scripts = this.source.enabledScripts().map(script => this.withValues(script));
+    const scripts = this.source.enabledScripts().map(script => ({ ...this.withValues(script), ...(usesResources(script) ? { resources: this.source.resources(script.id) } : {}) }));
     // The Public Suffix List adds ~130 KB to every document's init script: only while a `.tld` glob needs it.
     const needsPsl = scripts.some(({ script }) => [...script.metadata.include, ...script.metadata.exclude].some(usesPublicSuffix));
     const engine = needsPsl && existsSync(this.enginePslPath) ? (this.enginePsl ??= readFileSync(this.enginePslPath, 'utf8')) : this.engine;

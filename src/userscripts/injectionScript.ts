@@ -11,13 +11,25 @@
  * the script body, so a script may declare its own `let GM_log` or
  * `const document`, use a top-level `return`, or start with `'use strict'`.
  */
-import type { StoredScript } from './types.js';
+import type { StoredResource, StoredScript } from './types.js';
 import { SCRIPT_PARAMS } from './gmPage.js';
 
-/** One script and its current GM values (JSON texts by key). */
+/**
+ * One script and its current GM values (JSON texts by key), and its `@resource` data when it grants a resource
+ * function (usesResources): shipped base64 in its entry, so GM_getResourceText stays synchronous.
+ */
 export interface ScriptWithValues {
   script: StoredScript;
   values: Record<string, string>;
+  resources?: StoredResource[];
+}
+
+/** The grants that read `@resource` data: only scripts granting one carry it in the init script. */
+const RESOURCE_GRANTS = new Set(['GM_getResourceText', 'GM_getResourceURL', 'GM.getResourceText', 'GM.getResourceUrl']);
+
+/** Whether the script grants GM_getResourceText / GM_getResourceURL (either form), so its resources ship with it. */
+export function usesResources(script: StoredScript): boolean {
+  return script.metadata.grant.some(g => RESOURCE_GRANTS.has(g));
 }
 
 /** What the init script needs besides the scripts. */
@@ -54,10 +66,13 @@ export function requiredCode(script: StoredScript): string[] {
 }
 
 /** The source of one script's entry in `__TW_US__.scripts`. */
-function scriptEntry({ script, values }: ScriptWithValues): string {
+function scriptEntry({ script, values, resources }: ScriptWithValues): string {
   const body = [...requiredCode(script), script.code.replace(/^\uFEFF/, '')].join('\n;\n');
   const { requireCode: _inlined, ...meta } = script.metadata;
-  return `{id: ${literal(script.id)}, kind: ${literal(script.kind)}, meta: ${literal(meta)}, values: ${literal(values)},\n` +
+  const shipped = resources?.length && usesResources(script)
+    ? `, resources: ${literal(resources.map(r => ({ name: r.name, mime: r.mime, data: Buffer.from(r.bytes.buffer, r.bytes.byteOffset, r.bytes.byteLength).toString('base64') })))}`
+    : '';
+  return `{id: ${literal(script.id)}, kind: ${literal(script.kind)}, meta: ${literal(meta)}, values: ${literal(values)}${shipped},\n` +
     `fn: function (${SCRIPT_PARAMS.join(', ')}) { return (function () {\n${body}\n}).call(this); }}`;
 }
 
