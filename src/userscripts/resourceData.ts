@@ -46,23 +46,25 @@ const badData = (reason: string) => new ToolError('invalid_arguments', reason, '
 
 /**
  * Decodes a `data:` URL (RFC 2397 as the Fetch standard reads it): `data:[<type>][;base64],<data>`, the data
- * percent-decoded to bytes, then base64-decoded when marked so (whitespace ignored, `=` padding optional).
+ * percent-decoded to bytes, then base64-decoded when marked so (whitespace ignored, `=` padding optional); the type
+ * defaults to text/plain.
  * @throws ToolError invalid_arguments for a URL without a comma or with base64 that is not.
  */
-export function decodeDataUrl(url: string): { bytes: Uint8Array; contentType?: string } {
+export function decodeDataUrl(url: string): { bytes: Uint8Array; contentType: string } {
   const m = /^data:([^,]*),(.*)$/is.exec(url);
   if (!m) throw badData(`${url.slice(0, 60)} is not a data: URL (no comma).`);
   let type = m[1]!.trim();
   const base64 = /;\s*base64$/i.test(type);
   if (base64) type = type.replace(/;\s*base64$/i, '');
+  // RFC 2397: without a type, text/plain (the charset parameter alone does not name one).
+  const contentType = type.split(';')[0]!.trim() ? type : 'text/plain';
   const raw = percentDecode(m[2]!);
-  if (!base64) return type ? { bytes: raw, contentType: type } : { bytes: raw };
+  if (!base64) return { bytes: raw, contentType };
   const text = Buffer.from(raw).toString('latin1').replace(/[\t\n\f\r ]/g, '');
   if (!/^[A-Za-z0-9+/]*={0,2}$/.test(text) || text.replace(/=+$/, '').length % 4 === 1) {
     throw badData(`the base64 of ${url.slice(0, 60)}… is not base64.`);
   }
-  const bytes = Buffer.from(text, 'base64');
-  return type ? { bytes, contentType: type } : { bytes };
+  return { bytes: Buffer.from(text, 'base64'), contentType };
 }
 
 /** Percent-decoding to bytes (URL standard): `%XX` is a byte, anything else its UTF-8; a `%` without two hex digits stays. */
