@@ -81,7 +81,7 @@ export interface ScriptMetadata {
   /**
    * The code of each local `@require`, as read at save time relative to the
    * saved file (or the workspace, for inline code; src/userscripts/saves.ts), and of each remote one as fetched
-   * at its first save (`sha256` of its bytes; src/userscripts/remoteRequire.ts).
+   * at its first save (`sha256` of its bytes; src/userscripts/remoteFetch.ts).
    * Injection inlines it before the script body, in `require` order; a
    * `data:` URL is decoded at injection. Absent: nothing resolved.
    */
