@@ -23,7 +23,6 @@ import { scriptService } from '../userscripts/service.js';
 import { scriptSlug } from '../userscripts/slug.js';
 import { MANIFEST, scriptFileSuffix } from '../userscripts/sync.js';
 import type { StoredScript } from '../userscripts/types.js';
-import { MAX_SCRIPT_BYTES } from '../userscripts/validate.js';
 import { decodeScriptBytes, resolveWritablePath, writeFileAtomic } from '../userscripts/workspacePaths.js';
 
 /**

@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { call, callError, callRaw, connect, type Connected, evaluate, serverArgs, unlessConnection } from '../fixtures/mcp.js';
+import { call, callError, callRaw, connect, type Connected, evaluate, serverArgs, TEST_CONNECTION, unlessConnection } from '../fixtures/mcp.js';
 import { RawSession } from '../fixtures/raw.js';
 import { spawnSync } from 'node:child_process';
 import { parseToolsets } from '../../src/config.js';
@@ -227,6 +227,9 @@ const img = document.createElement('img'); img.id = 'logo'; img.src = GM_getReso
     assert.deepEqual(described.resources, saved.resources);
 
     const tab = await call<{ tabId: number }>(server.client, 'open_tab', { url: `${origin}/res-page` });
+    // The extension lane with "Allow User Scripts" on runs the scripts through chrome.userScripts: the same data must get there.
+    const path = (await call<{ userscripts?: { path: string } }>(server.client, 'get_bridge_status')).userscripts?.path;
+    if (TEST_CONNECTION === 'extension' && process.env.TABWRIGHT_TEST_USER_SCRIPTS === '1') assert.equal(path, 'chrome.userScripts');
     const page = await seen(tab.tabId);
     assert.equal(page.color, 'rgb(255, 0, 0)');
     assert.equal(page.logo, 1, 'the <img> whose src is GM_getResourceURL loads');
