@@ -12,16 +12,24 @@
  * `const document`, use a top-level `return`, or start with `'use strict'`.
  */
 import type { StoredResource, StoredScript } from './types.js';
-import { SCRIPT_PARAMS } from './gmPage.js';
+import { SCRIPT_PARAMS, type PageScript } from './gmPage.js';
+
+/** One `@resource` as the page gets it: name, MIME type, the bytes base64. */
+export type ShippedResource = NonNullable<PageScript['resources']>[number];
 
 /**
  * One script and its current GM values (JSON texts by key), and its `@resource` data when it grants a resource
- * function (usesResources): shipped base64 in its entry, so GM_getResourceText stays synchronous.
+ * function (usesResources): shipped in its entry, so GM_getResourceText stays synchronous.
  */
 export interface ScriptWithValues {
   script: StoredScript;
   values: Record<string, string>;
-  resources?: StoredResource[];
+  resources?: ShippedResource[];
+}
+
+/** The resources as the page gets them (base64 once: the injector keeps the result per script version). */
+export function shippedResources(resources: readonly StoredResource[]): ShippedResource[] {
+  return resources.map(r => ({ name: r.name, mime: r.mime, data: Buffer.from(r.bytes.buffer, r.bytes.byteOffset, r.bytes.byteLength).toString('base64') }));
 }
 
 /** The grants that read `@resource` data: only scripts granting one carry it in the init script. */
@@ -69,8 +77,9 @@ export function requiredCode(script: StoredScript): string[] {
 function scriptEntry({ script, values, resources }: ScriptWithValues): string {
   const body = [...requiredCode(script), script.code.replace(/^\uFEFF/, '')].join('\n;\n');
   const { requireCode: _inlined, ...meta } = script.metadata;
+  // Base64 needs no escaping: only the name and type go through literal() (megabytes of data would cost a scan each).
   const shipped = resources?.length && usesResources(script)
-    ? `, resources: ${literal(resources.map(r => ({ name: r.name, mime: r.mime, data: Buffer.from(r.bytes.buffer, r.bytes.byteOffset, r.bytes.byteLength).toString('base64') })))}`
+    ? `, resources: [${resources.map(r => `{name: ${literal(r.name)}, mime: ${literal(r.mime)}, data: "${r.data}"}`).join(', ')}]`
     : '';
   return `{id: ${literal(script.id)}, kind: ${literal(script.kind)}, meta: ${literal(meta)}, values: ${literal(values)}${shipped},\n` +
     `fn: function (${SCRIPT_PARAMS.join(', ')}) { return (function () {\n${body}\n}).call(this); }}`;
