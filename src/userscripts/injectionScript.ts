@@ -93,7 +93,12 @@ export interface InitScript {
   lines: Array<{ id: string; start: number; end: number }>;
 }
 
-const lineCount = (text: string) => text.split('\n').length - 1;
+/** The number of `\n` in text (without splitting it: an entry may carry megabytes of resource data). */
+function lineCount(text: string): number {
+  let n = 0;
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) n++;
+  return n;
+}
 
 /**
  * The whole init script for these scripts. `serial` makes its sourceURL
@@ -104,11 +109,13 @@ export function buildInitScript(scripts: ScriptWithValues[], opts: InitScriptOpt
   const agentScripts = scripts.some(s => s.script.kind === 'agentscript');
   let source = `(() => {\nconst __TW_US__ = {token: ${literal(opts.token)}, binding: ${literal(opts.binding)}, version: ${literal(opts.version)}, agentScripts: ${agentScripts},${opts.bridge ? ` bridge: ${literal(opts.bridge)},` : ''} scripts: [\n`;
   const lines: InitScript['lines'] = [];
+  let newlines = lineCount(source);
   scripts.forEach((entry, i) => {
     const text = scriptEntry(entry) + (i < scripts.length - 1 ? ',\n' : '');
-    const start = lineCount(source) + 1;
+    const start = newlines + 1;
     source += text;
-    lines.push({ id: entry.script.id, start, end: lineCount(source) + 1 });
+    newlines += lineCount(text);
+    lines.push({ id: entry.script.id, start, end: newlines + 1 });
   });
   const url = `tabwright-userscripts-${serial}.js`;
   source += `\n]};\n${opts.engine}\n})();\n//# sourceURL=${url}`;
