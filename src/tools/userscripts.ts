@@ -7,38 +7,34 @@
  * (the save pipeline of src/userscripts/saves.ts); import_script writes a
  * stored script *out* to a workspace file.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { Config } from '../config.js';
 import * as z from 'zod';
 import type { CallContext } from './context.js';
-import { fetchRequire } from '../userscripts/remoteRequire.js';
+import { fetchRemote } from '../userscripts/remoteFetch.js';
 import { hostDenial, hostDeniedError } from '../consent/policy.js';
 import { defineTool } from './define.js';
 import { ToolError } from '../errors.js';
 import { resolveUploadPaths } from './files.js';
-import { scriptSummary } from '../userscripts/resources.js';
+import { resourceSummaries, scriptSummary } from '../userscripts/resources.js';
 import { scriptNotFound } from '../userscripts/saves.js';
 import { scriptService } from '../userscripts/service.js';
 import { scriptSlug } from '../userscripts/slug.js';
 import { MANIFEST, scriptFileSuffix } from '../userscripts/sync.js';
 import type { StoredScript } from '../userscripts/types.js';
-import { MAX_SCRIPT_BYTES } from '../userscripts/validate.js';
 import { decodeScriptBytes, resolveWritablePath, writeFileAtomic } from '../userscripts/workspacePaths.js';
 
 /**
- * Reads local `@require` files relative to `baseDir`, under the same rules
- * as upload paths (inside the workspace or an allowed root, after symlinks;
- * a regular file), as UTF-8 without a BOM, at most MAX_SCRIPT_BYTES each.
- * The URL is percent-decoded (`my%20lib.js`).
+ * Reads local `@require` and `@resource` files relative to `baseDir`, under the same rules as upload paths (inside
+ * the workspace or an allowed root, after symlinks; a regular file), as bytes, at most `maxBytes` each
+ * (SaveRequest.readLocal). The URL is percent-decoded (`my%20lib.js`).
  */
-export function requireReader(baseDir: string, config: Pick<Config, 'workspace' | 'allowedRoots'>): (url: string) => string {
-  return url => {
+export function localReader(baseDir: string, config: Pick<Config, 'workspace' | 'allowedRoots'>): (url: string, maxBytes: number) => Uint8Array {
+  return (url, maxBytes) => {
     const [file] = resolveUploadPaths([resolve(baseDir, decodeURI(url))], config);
-    const bytes = readFileSync(file!);
-    if (bytes.length > MAX_SCRIPT_BYTES) throw new ToolError('invalid_arguments', `${url} is larger than ${MAX_SCRIPT_BYTES} bytes.`, 'Require a smaller file.');
-    // A BOM would land in the middle of the injected code: dropped.
-    return decodeScriptBytes(bytes, url).replace(/^\uFEFF/, '');
+    if (statSync(file!).size > maxBytes) throw new ToolError('invalid_arguments', `${url} is larger than ${maxBytes} bytes.`, 'Name a smaller file.');
+    return readFileSync(file!);
   };
 }
 
@@ -70,7 +66,7 @@ export const exportScript = defineTool({
     code: z.string().min(1).optional().describe('Script source, instead of path'),
     scriptId: scriptIdField.optional().describe('Update this script (default: create)'),
     expectedCodeHash: z.string().regex(/^[0-9a-f]{64}$/).optional().describe('codeHash the stored script must still have'),
-    refetch: z.boolean().optional().describe('Fetch remote @require libraries again (default: keep the copies pinned at the first save)'),
+    refetch: z.boolean().optional().describe('Fetch remote @require libraries and @resource files again (default: keep the copies pinned at the first save)'),
   }),
   async handle({ path, code, scriptId, expectedCodeHash, refetch }, ctx, res) {
     if ((path === undefined) === (code === undefined)) {
@@ -80,9 +76,10 @@ export const exportScript = defineTool({
     const source = file !== undefined ? decodeScriptBytes(readFileSync(file), path!) : code!;
     const result = await service(ctx).saves.save({
       code: source,
-      readRequire: requireReader(file !== undefined ? dirname(file) : ctx.config.workspace, ctx.config),
-      // The host rules of the policy hold for the libraries a script names, as for every page request (docs/policy.md).
-      fetchRequire: (url, signal) => fetchRequire(url, target => {
+      readLocal: localReader(file !== undefined ? dirname(file) : ctx.config.workspace, ctx.config),
+      // The host rules of the policy hold for the libraries and resources a script names, as for every page request
+      // (docs/policy.md).
+      fetchRemote: (url, signal) => fetchRemote(url, target => {
         const denial = hostDenial(ctx.config.policy, target);
         if (denial) throw hostDeniedError(denial, ctx.config.policy);
       }, signal),
@@ -116,6 +113,11 @@ export const exportScript = defineTool({
     if (remote.length) {
       res.set('remoteRequires', remote.map(r => ({ url: r.url, sha256: r.sha256, bytes: Buffer.byteLength(r.code) })));
       res.text(`Remote @require pinned (${refetch ? 'fetched again' : 'fetched at the first save, kept until refetch: true'}): ${remote.map(r => `${r.url} sha256 ${r.sha256!.slice(0, 12)}…`).join(', ')}.`);
+    }
+    const resources = service(ctx).store.resources(s.id);
+    if (resources.length) {
+      res.set('resources', resourceSummaries(resources));
+      res.text(`@resource kept (remote ones ${refetch ? 'fetched again' : 'fetched at the first save, kept until refetch: true'}): ${resources.map(r => `${r.name} ${r.mime} ${r.bytes.byteLength} bytes sha256 ${r.sha256.slice(0, 12)}…`).join(', ')}.`);
     }
   },
 });
@@ -213,7 +215,7 @@ export const syncScripts = defineTool({
   }),
   async handle({ directory }, ctx, res) {
     const dir = resolveWritablePath(directory, ctx.config);
-    const files = await service(ctx).sync.syncTo(dir, requireReader(dir, ctx.config));
+    const files = await service(ctx).sync.syncTo(dir, localReader(dir, ctx.config));
     res.merge({ directory: dir, manifest: join(dir, MANIFEST), files, watching: true });
     res.text(`Wrote ${files.length} script file${files.length === 1 ? '' : 's'} to ${dir}; watching it for edits.`);
   },

@@ -35,6 +35,11 @@ export interface PageScript {
   meta: ScriptMetadata;
   /** Current GM values, as JSON texts by key (GM_getValue is synchronous). */
   values: Record<string, string>;
+  /**
+   * Its `@resource` data (base64) with MIME types, for GM_getResourceText / GM_getResourceURL: present only when the
+   * script grants one of them (./injectionScript.ts).
+   */
+  resources?: Array<{ name: string; mime: string; data: string }>;
   /** The script's wrapper (see injectionScript.ts, `SCRIPT_PARAMS`). */
   fn: (this: unknown, ...args: unknown[]) => unknown;
 }
@@ -93,7 +98,8 @@ export type ServerMessage =
 export const SCRIPT_PARAMS = [
   'GM_info', 'GM_getValue', 'GM_setValue', 'GM_deleteValue', 'GM_listValues', 'GM_addStyle', 'GM_addElement', 'GM_log',
   'GM_registerMenuCommand', 'GM_setClipboard', 'GM_xmlhttpRequest', 'GM_openInTab', 'GM_download', 'GM_notification',
-  'GM_addValueChangeListener', 'GM_removeValueChangeListener', 'GM', 'unsafeWindow', 'document', 'navigator',
+  'GM_addValueChangeListener', 'GM_removeValueChangeListener', 'GM_getResourceText', 'GM_getResourceURL', 'GM',
+  'unsafeWindow', 'document', 'navigator',
 ] as const;
 
 /** The global the server calls to reach the engine. */
@@ -121,6 +127,11 @@ export function startUserscripts(config: PageConfig, matches: (meta: ScriptMetad
   const doc = document;
   const nav = navigator;
   const setTimeoutFn = setTimeout;
+  const atobFn = atob;
+  const charCodeAt = String.prototype.charCodeAt;
+  const Bytes = Uint8Array;
+  const Decoder = TextDecoder;
+  const decode = TextDecoder.prototype.decode;
   let raw = g[config.binding] as ((token: string, msg: EngineMessage) => Promise<unknown>) | undefined;
   try {
     // Also on the extension's path: the context still has the binding (exposed for the CDP path).
@@ -489,6 +500,29 @@ export function startUserscripts(config: PageConfig, matches: (meta: ScriptMetad
       return given ?? menuSeq;
     };
     const setClipboard = (data: string): Promise<void> => send({ t: 'clip', id, text: String(data) }).then(() => undefined);
+    // @resource (docs/userscripts.md, "GM API"): the data shipped with the script; an unknown name gives undefined, as
+    // in Violentmonkey. Looked up with an index loop over a null-prototype map built now: a page script may have
+    // replaced Array.prototype's iterator or methods by the time a document-idle script runs.
+    const resources = create(null) as Record<string, { mime: string; data: string; text?: string }>;
+    const shipped = script.resources ?? [];
+    for (let i = 0; i < shipped.length; i++) resources[shipped[i]!.name] = { mime: shipped[i]!.mime, data: shipped[i]!.data };
+    const getResourceText = (name: string): string | undefined => {
+      const r = resources[String(name)];
+      if (!r) return undefined;
+      if (r.text === undefined) {
+        const binary = atobFn(r.data);
+        const bytes = new Bytes(binary.length);
+        for (let i = 0; i < binary.length; i++) bytes[i] = apply(charCodeAt, binary, [i]) as number;
+        r.text = apply(decode, new Decoder('utf-8'), [bytes]) as string;
+      }
+      return r.text;
+    };
+    // Always a data: URL (Violentmonkey's `isBlobUrl` second argument is accepted and ignored): it needs no object URL
+    // that outlives the document, and loads in an <img> or <link> under any world.
+    const getResourceURL = (name: string): string | undefined => {
+      const r = resources[String(name)];
+      return r ? `data:${r.mime};base64,${r.data}` : undefined;
+    };
 
     // No prototype: a setter a page script put on Object.prototype must not see the functions as they are stored.
     const gm = create(null) as Record<string, unknown>;
@@ -519,6 +553,12 @@ export function startUserscripts(config: PageConfig, matches: (meta: ScriptMetad
     offer('notification', (t: unknown, a?: unknown, b?: unknown, c?: unknown) => void net.notification(t, a, b, c), net.notification);
     offer('addValueChangeListener', addValueChangeListener);
     offer('removeValueChangeListener', removeValueChangeListener);
+    offer('getResourceText', getResourceText);
+    // Greasemonkey 4 spells the promise form GM.getResourceUrl.
+    if (granted('getResourceURL') || granted('getResourceUrl')) {
+      all.GM_getResourceURL = getResourceURL;
+      gm.getResourceUrl = (name: string) => Promise.resolve(getResourceURL(name));
+    }
     const hasGrants = grants.size > 0;
     let scriptDoc: unknown = doc;
     let scriptNav: unknown = nav;

@@ -10,10 +10,10 @@
 export const PROVIDED_GRANTS: readonly string[] = [
   'GM_info', 'GM_getValue', 'GM_setValue', 'GM_deleteValue', 'GM_listValues', 'GM_addStyle', 'GM_addElement', 'GM_log',
   'GM_registerMenuCommand', 'GM_setClipboard', 'GM_xmlhttpRequest', 'GM_openInTab', 'GM_download', 'GM_notification',
-  'GM_addValueChangeListener', 'GM_removeValueChangeListener', 'unsafeWindow',
+  'GM_addValueChangeListener', 'GM_removeValueChangeListener', 'GM_getResourceText', 'GM_getResourceURL', 'unsafeWindow',
   'GM.info', 'GM.getValue', 'GM.setValue', 'GM.deleteValue', 'GM.listValues', 'GM.addStyle', 'GM.addElement', 'GM.log',
   'GM.registerMenuCommand', 'GM.setClipboard', 'GM.xmlHttpRequest', 'GM.openInTab', 'GM.download', 'GM.notification',
-  'GM.addValueChangeListener', 'GM.removeValueChangeListener',
+  'GM.addValueChangeListener', 'GM.removeValueChangeListener', 'GM.getResourceText', 'GM.getResourceUrl',
 ];
 
 const PROVIDED = new Set(PROVIDED_GRANTS);

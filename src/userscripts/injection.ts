@@ -38,7 +38,7 @@ import { ToolError } from '../errors.js';
 import type { DeclaredPermission, ScriptAuthor, ScriptSource, StoredScript } from './types.js';
 import type { EngineMessage, ServerMessage } from './gmPage.js';
 import { tellEngine } from './engineHook.js';
-import { buildInitScript, type InitScript, type ScriptWithValues } from './injectionScript.js';
+import { buildInitScript, shippedResources, usesResources, type InitScript, type ScriptWithValues, type ShippedResource } from './injectionScript.js';
 import { allowUserScriptsHint, registrationMatches, type InjectionStatus } from './extensionScripts.js';
 import { usesPublicSuffix } from './match.js';
 import { GmServer } from './gmServer.js';
@@ -77,6 +77,8 @@ export class UserscriptInjector {
   private enginePsl: string | undefined;
   private readonly nativeOwners = new WeakMap<Frame, NativeOwners>();
   private serial = 0;
+  /** Each script's shipped `@resource` data and the version it was read at (resourcesOf). */
+  private readonly shipped = new Map<string, { version: string; resources: ShippedResource[] }>();
   /** Recent init scripts by sourceURL, for `scriptOfStack`. */
   private readonly builds = new Map<string, InitScript>();
   /** The connection's chrome.userScripts (the extension), when it has one. */
@@ -190,7 +192,8 @@ export class UserscriptInjector {
   private async rebuild(): Promise<void> {
     const ctx = this.ctx;
     if (!ctx || this.engine === undefined) return;
-    const scripts = this.source.enabledScripts().map(script => this.withValues(script));
+    const scripts = this.source.enabledScripts().map(script => ({ ...this.withValues(script), ...(usesResources(script) ? { resources: this.resourcesOf(script) } : {}) }));
+    for (const id of this.shipped.keys()) if (!scripts.some(s => s.script.id === id && s.resources)) this.shipped.delete(id);
     // The Public Suffix List adds ~130 KB to every document's init script: only while a `.tld` glob needs it.
     const needsPsl = scripts.some(({ script }) => [...script.metadata.include, ...script.metadata.exclude].some(usesPublicSuffix));
     const engine = needsPsl && existsSync(this.enginePslPath) ? (this.enginePsl ??= readFileSync(this.enginePslPath, 'utf8')) : this.engine;
@@ -249,6 +252,19 @@ export class UserscriptInjector {
     this.builds.set(built.url, built);
     // Documents may still run older builds: keep the last few line maps.
     for (const url of [...this.builds.keys()].slice(0, -16)) this.builds.delete(url);
+  }
+
+  /**
+   * A script's `@resource` data as the page gets it, read from the store and encoded once per version of the script
+   * (its resources change only with a commit, which sets `updatedAt`): every GM value write rebuilds the init script.
+   */
+  private resourcesOf(script: StoredScript): ShippedResource[] {
+    const version = `${script.updatedAt}:${script.codeHash}`;
+    const cached = this.shipped.get(script.id);
+    if (cached?.version === version) return cached.resources;
+    const resources = shippedResources(this.source.resources(script.id));
+    this.shipped.set(script.id, { version, resources });
+    return resources;
   }
 
   private withValues(script: StoredScript): ScriptWithValues {

@@ -11,13 +11,33 @@
  * the script body, so a script may declare its own `let GM_log` or
  * `const document`, use a top-level `return`, or start with `'use strict'`.
  */
-import type { StoredScript } from './types.js';
-import { SCRIPT_PARAMS } from './gmPage.js';
+import type { StoredResource, StoredScript } from './types.js';
+import { SCRIPT_PARAMS, type PageScript } from './gmPage.js';
 
-/** One script and its current GM values (JSON texts by key). */
+/** One `@resource` as the page gets it: name, MIME type, the bytes base64. */
+export type ShippedResource = NonNullable<PageScript['resources']>[number];
+
+/**
+ * One script and its current GM values (JSON texts by key), and its `@resource` data when it grants a resource
+ * function (usesResources): shipped in its entry, so GM_getResourceText stays synchronous.
+ */
 export interface ScriptWithValues {
   script: StoredScript;
   values: Record<string, string>;
+  resources?: ShippedResource[];
+}
+
+/** The resources as the page gets them (base64 once: the injector keeps the result per script version). */
+export function shippedResources(resources: readonly StoredResource[]): ShippedResource[] {
+  return resources.map(r => ({ name: r.name, mime: r.mime, data: Buffer.from(r.bytes.buffer, r.bytes.byteOffset, r.bytes.byteLength).toString('base64') }));
+}
+
+/** The grants that read `@resource` data: only scripts granting one carry it in the init script. */
+const RESOURCE_GRANTS = new Set(['GM_getResourceText', 'GM_getResourceURL', 'GM.getResourceText', 'GM.getResourceUrl']);
+
+/** Whether the script grants GM_getResourceText / GM_getResourceURL (either form), so its resources ship with it. */
+export function usesResources(script: StoredScript): boolean {
+  return script.metadata.grant.some(g => RESOURCE_GRANTS.has(g));
 }
 
 /** What the init script needs besides the scripts. */
@@ -54,10 +74,14 @@ export function requiredCode(script: StoredScript): string[] {
 }
 
 /** The source of one script's entry in `__TW_US__.scripts`. */
-function scriptEntry({ script, values }: ScriptWithValues): string {
+function scriptEntry({ script, values, resources }: ScriptWithValues): string {
   const body = [...requiredCode(script), script.code.replace(/^\uFEFF/, '')].join('\n;\n');
   const { requireCode: _inlined, ...meta } = script.metadata;
-  return `{id: ${literal(script.id)}, kind: ${literal(script.kind)}, meta: ${literal(meta)}, values: ${literal(values)},\n` +
+  // Base64 needs no escaping: only the name and type go through literal() (megabytes of data would cost a scan each).
+  const shipped = resources?.length && usesResources(script)
+    ? `, resources: [${resources.map(r => `{name: ${literal(r.name)}, mime: ${literal(r.mime)}, data: "${r.data}"}`).join(', ')}]`
+    : '';
+  return `{id: ${literal(script.id)}, kind: ${literal(script.kind)}, meta: ${literal(meta)}, values: ${literal(values)}${shipped},\n` +
     `fn: function (${SCRIPT_PARAMS.join(', ')}) { return (function () {\n${body}\n}).call(this); }}`;
 }
 
@@ -69,7 +93,12 @@ export interface InitScript {
   lines: Array<{ id: string; start: number; end: number }>;
 }
 
-const lineCount = (text: string) => text.split('\n').length - 1;
+/** The number of `\n` in text (without splitting it: an entry may carry megabytes of resource data). */
+function lineCount(text: string): number {
+  let n = 0;
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) n++;
+  return n;
+}
 
 /**
  * The whole init script for these scripts. `serial` makes its sourceURL
@@ -80,11 +109,13 @@ export function buildInitScript(scripts: ScriptWithValues[], opts: InitScriptOpt
   const agentScripts = scripts.some(s => s.script.kind === 'agentscript');
   let source = `(() => {\nconst __TW_US__ = {token: ${literal(opts.token)}, binding: ${literal(opts.binding)}, version: ${literal(opts.version)}, agentScripts: ${agentScripts},${opts.bridge ? ` bridge: ${literal(opts.bridge)},` : ''} scripts: [\n`;
   const lines: InitScript['lines'] = [];
+  let newlines = lineCount(source);
   scripts.forEach((entry, i) => {
     const text = scriptEntry(entry) + (i < scripts.length - 1 ? ',\n' : '');
-    const start = lineCount(source) + 1;
+    const start = newlines + 1;
     source += text;
-    lines.push({ id: entry.script.id, start, end: lineCount(source) + 1 });
+    newlines += lineCount(text);
+    lines.push({ id: entry.script.id, start, end: newlines + 1 });
   });
   const url = `tabwright-userscripts-${serial}.js`;
   source += `\n]};\n${opts.engine}\n})();\n//# sourceURL=${url}`;

@@ -79,7 +79,7 @@ function diag(severity: Diagnostic['severity'], code: string, message: string, l
   return { severity, code, message, line, column };
 }
 
-/** A remote URL (`http:`/`https:`/protocol-relative): tabwright does not fetch code from the network. */
+/** A remote URL (`http:`/`https:`/protocol-relative): fetched at save time (./remoteFetch.ts), never at injection. */
 function isRemote(value: string): boolean {
   return /^(https?:)?\/\//i.test(value);
 }
@@ -114,8 +114,7 @@ function emptyMetadata(kind: ScriptKind): ScriptMetadata {
  * `duplicate_key` (warning), `unknown_key` (warning; the value is kept in
  * `extra`), `unsupported_run_at` (warning, `document-body` runs as
  * `document-end`, other manager-specific values as `document-idle`),
- * `remote_resource` (error: only local paths and `data:` URLs; a remote
- * `@require` is fetched at save time, ./remoteRequire.ts), `webmcp_in_userscript` (error), `duplicate_webmcp` (error),
+ * `webmcp_in_userscript` (error), `duplicate_webmcp` (error),
  * `invalid_tool_name` (error), `invalid_permission` (error).
  */
 export function parseMetadata(code: string): ParsedMetadata {
@@ -228,7 +227,7 @@ export function parseMetadata(code: string): ParsedMetadata {
         if (host && !/[\s/?#@]/.test(host)) meta.connect!.push(host);
         else if (!host || host === value.toLowerCase()) warn('malformed_key', `\`@connect ${value}\` is not one host (\`// @connect api.example.com\`, \`self\`, \`localhost\`, \`*\`); the line is ignored.`);
       } else if (key === 'require') {
-        // http(s) and protocol-relative URLs are fetched once at save time and pinned (./remoteRequire.ts).
+        // http(s) and protocol-relative URLs are fetched once at save time and pinned (./remoteFetch.ts).
         if (isRemote(value)) meta.require.push(value);
         else if (otherScheme(value)) err('malformed_key', `\`@require ${value}\`: use an http(s) URL, a relative path beside the script or a \`data:\` URL.`);
         else meta.require.push(value);
@@ -245,8 +244,8 @@ export function parseMetadata(code: string): ParsedMetadata {
       if (!rm) { err('malformed_key', '`@resource` needs a name and a value: `// @resource logo images/logo.png`.'); continue; }
       const res: ResourceDeclaration = { name: rm[1]!, value: rm[2]! };
       if (meta.resource.some(r => r.name === res.name)) { err('malformed_key', `\`@resource ${res.name}\` is declared twice.`); continue; }
-      if (isRemote(res.value)) err('remote_resource', `\`@resource ${res.name} ${res.value}\`: tabwright does not fetch resources from the network; use a relative path beside the script or a \`data:\` URL.`);
-      else if (otherScheme(res.value)) err('malformed_key', `\`@resource ${res.name} ${res.value}\`: use a relative path beside the script or a \`data:\` URL.`);
+      // Like @require: http(s) and protocol-relative URLs are fetched once at save time and pinned (./remoteFetch.ts).
+      if (!isRemote(res.value) && otherScheme(res.value)) err('malformed_key', `\`@resource ${res.name} ${res.value}\`: use an http(s) URL, a relative path beside the script or a \`data:\` URL.`);
       else meta.resource.push(res);
       continue;
     }

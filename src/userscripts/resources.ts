@@ -5,14 +5,15 @@
  * - `tabwright://scripts`: JSON list of every script (scriptSummary);
  * - `tabwright://scripts/{scriptId}`: the source (text/javascript, byte-exact)
  *   and a JSON document with the summary and the parsed metadata (with
- *   `requireCode`, the local `@require` files read at save time);
+ *   `requireCode`, the `@require` code resolved at save time) and `resources` (each `@resource` as resolved at
+ *   save time: name, url, mime, sha256, bytes, without the data);
  * - `tabwright://conventions`, `tabwright://userscript-conventions`,
  *   `tabwright://agentscript-conventions`: the handbooks (handbooks.ts, read from handbooks/*.md).
  */
 import type { Config } from '../config.js';
 import { HANDBOOKS, handbook } from './handbooks.js';
 import { scriptService } from './service.js';
-import type { StoredScript } from './types.js';
+import type { StoredResource, StoredScript } from './types.js';
 
 /** One content block of a resource read. */
 export interface ResourceText {
@@ -49,6 +50,11 @@ export function scriptSummary(s: StoredScript) {
   };
 }
 
+/** What the script tools and resources say about a script's `@resource` data: no bytes, a long data: URL cut. */
+export function resourceSummaries(resources: readonly StoredResource[]) {
+  return resources.map(r => ({ name: r.name, url: r.url.length > 200 ? `${r.url.slice(0, 200)}…` : r.url, mime: r.mime, sha256: r.sha256, bytes: r.bytes.byteLength }));
+}
+
 /**
  * Reads a script resource; undefined for a URI that names nothing (an
  * unknown script ID, an unknown path).
@@ -66,6 +72,6 @@ export function readScriptResource(uri: string, config: Pick<Config, 'dataDir' |
   if (!script) return undefined;
   return [
     { uri, mimeType: 'text/javascript', text: script.code },
-    { uri, mimeType: 'application/json', text: JSON.stringify({ ...scriptSummary(script), metadata: script.metadata }, null, 2) },
+    { uri, mimeType: 'application/json', text: JSON.stringify({ ...scriptSummary(script), metadata: script.metadata, resources: resourceSummaries(store.resources(script.id)) }, null, 2) },
   ];
 }

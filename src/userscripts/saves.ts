@@ -21,14 +21,16 @@
  * most.
  */
 import { randomUUID } from 'node:crypto';
-import { isRemoteRequire } from './remoteRequire.js';
 import { writeSync } from 'node:fs';
 import { logger } from '../log.js';
 import { ToolError } from '../errors.js';
 import { parseMetadata, scriptIdentity } from './metadata.js';
+import { formatBytes, isRemoteUrl, requireText, sha256Of, type RemoteBody } from './remoteFetch.js';
+import { decodeDataUrl, RESOURCE_MAX_BYTES, RESOURCES_TOTAL_MAX_BYTES, resourceMime } from './resourceData.js';
 import { CommitConflict, codeHashOf, newScriptId, type ScriptStore } from './store.js';
-import type { Diagnostic, ScriptAuthor, ScriptMetadata, StoredScript } from './types.js';
-import { validateScript } from './validate.js';
+import type { Diagnostic, ResourceDeclaration, ScriptAuthor, ScriptMetadata, StoredResource, StoredScript } from './types.js';
+import { MAX_SCRIPT_BYTES, validateScript } from './validate.js';
+import { decodeScriptBytes } from './workspacePaths.js';
 
 const log = logger('saves');
 
@@ -77,20 +79,19 @@ export interface SaveRequest {
   /** The caller's cancellation. */
   signal: AbortSignal;
   /**
-   * Reads the code of a local `@require` (a path relative to the script's
-   * file, or to the workspace for inline code); throws a ToolError when it
-   * cannot (outside the roots, missing, not UTF-8). Absent: local @require
-   * values are rejected. `data:` URLs are left to injection. The code read
-   * is kept as `metadata.requireCode`.
+   * Reads the bytes of a local `@require` or `@resource` (a path relative to the script's file, or to the workspace
+   * for inline code), at most `maxBytes`; throws a ToolError when it cannot (outside the roots, missing, larger).
+   * Absent: local values are rejected. A library read is decoded as UTF-8 (without a BOM) and kept as
+   * `metadata.requireCode`; a resource kept as bytes. `data:` @require URLs are left to injection.
    */
-  readRequire?(url: string): string;
+  readLocal?(url: string, maxBytes: number): Uint8Array;
   /**
-   * Fetches a remote `@require` (http(s); ./remoteRequire.ts fetchRequire under the server's host rules). Absent:
-   * remote @require values are rejected. A library the script already holds from an earlier save is kept as it was
+   * Fetches a remote `@require` or `@resource` (http(s); ./remoteFetch.ts fetchRemote under the server's host rules).
+   * Absent: remote values are rejected. What the script already holds from an earlier save is kept as it was
    * pinned, without a fetch, unless `refetch`.
    */
-  fetchRequire?(url: string, signal: AbortSignal): Promise<{ code: string; sha256: string }>;
-  /** Fetch every remote `@require` again instead of keeping the pinned copies. */
+  fetchRemote?(url: string, signal: AbortSignal): Promise<RemoteBody>;
+  /** Fetch every remote `@require` and `@resource` again instead of keeping the pinned copies. */
   refetch?: boolean;
   /** Reports each stage as it starts (MCP progress). */
   progress?(done: number, total: number, message: string): Promise<void> | void;
@@ -250,10 +251,12 @@ export class Saves {
       if (other && other.id !== scriptId) throw identityConflict(other, operationId);
       // Local @require files are read now and remote ones fetched (or kept as pinned by an earlier save), all kept in
       // the metadata (`requireCode`): injection never reads files or goes to the network.
+      // Resources likewise, as bytes in the store's script_resources (written by the same commit).
       const pinned = existing?.metadata.requireCode ?? this.store.get(scriptId)?.metadata.requireCode ?? [];
       const requireCode = await resolveRequires(metadata.require, req, operationId, pinned, signal);
+      const resources = await resolveResources(metadata.resource, req, operationId, this.store.resources(scriptId), signal);
       const stored: ScriptMetadata = requireCode.length ? { ...metadata, requireCode } : metadata;
-      return { id: scriptId, kind: metadata.kind, name: metadata.name.normalize('NFC'), namespace: metadata.namespace.normalize('NFC'), identity, code: req.code, metadata: stored, author: req.author };
+      return { id: scriptId, kind: metadata.kind, name: metadata.name.normalize('NFC'), namespace: metadata.namespace.normalize('NFC'), identity, code: req.code, metadata: stored, author: req.author, resources };
     });
 
     const script = await stage('persist', () => {
@@ -350,8 +353,8 @@ function turn(previous: Promise<unknown>, signal: AbortSignal, stopped: () => To
 }
 
 /**
- * The code of each `@require`: a local one read through `req.readRequire`, a remote one taken from `pinned` (what
- * the script held before this save) unless `req.refetch`, else fetched through `req.fetchRequire`.
+ * The code of each `@require`: a local one read through `req.readLocal`, a remote one taken from `pinned` (what
+ * the script held before this save) unless `req.refetch`, else fetched through `req.fetchRemote`.
  * @throws ToolError script_rejected with a `require_unreadable` diagnostic on the @require line.
  */
 async function resolveRequires(urls: readonly string[], req: SaveRequest, operationId: string, pinned: NonNullable<ScriptMetadata['requireCode']>, signal: AbortSignal): Promise<NonNullable<ScriptMetadata['requireCode']>> {
@@ -359,29 +362,77 @@ async function resolveRequires(urls: readonly string[], req: SaveRequest, operat
   for (const url of urls) {
     if (/^data:/i.test(url)) continue;
     try {
-      if (isRemoteRequire(url)) {
+      if (isRemoteUrl(url)) {
         const kept = req.refetch ? undefined : pinned.find(r => r.url === url && r.sha256);
         if (kept) out.push(kept);
-        else if (!req.fetchRequire) throw new Error('remote libraries cannot be fetched for this save');
-        else out.push({ url, ...(await req.fetchRequire(url, signal)) });
+        else if (!req.fetchRemote) throw new Error('remote libraries cannot be fetched for this save');
+        else {
+          const { bytes } = await req.fetchRemote(url, signal);
+          out.push({ url, code: requireText(bytes, url), sha256: sha256Of(bytes) });
+        }
         continue;
       }
-      if (!req.readRequire) throw new Error('local files cannot be read for this save');
-      out.push({ url, code: req.readRequire(url) });
+      if (!req.readLocal) throw new Error('local files cannot be read for this save');
+      // A BOM would land in the middle of the injected code: dropped.
+      out.push({ url, code: decodeScriptBytes(req.readLocal(url, MAX_SCRIPT_BYTES), url).replace(/^\uFEFF/, '') });
     } catch (error) {
       if (signal.aborted) throw error; // the save's own cancellation or deadline, reported as such by its caller
-      const reason = error instanceof Error ? error.message : String(error);
-      const lines = req.code.split(/\r\n|\r|\n/);
-      const index = lines.findIndex(l => /^\s*\/\/\s*@require\s/.test(l) && l.includes(url));
-      const line = index >= 0 ? index + 1 : 1;
-      const column = index >= 0 ? lines[index]!.indexOf(url) + 1 : 1;
-      const diagnostic: Diagnostic = { severity: 'error', code: 'require_unreadable', message: `@require ${url}: ${reason}`, line, column };
-      throw new ToolError('script_rejected', `The script has 1 error: ${line}:${column} require_unreadable: ${diagnostic.message}`,
-        'A local @require is a path relative to the script file (or the workspace for inline code), inside the workspace; a remote one an http(s) URL the server can fetch (at most 2 MiB of UTF-8, within the policy\'s host rules); or inline it as a data: URL.',
-        { diagnostics: [diagnostic], operationId });
+      throw unreadableAt(req.code, 'require', url, error, operationId,
+        'A local @require is a path relative to the script file (or the workspace for inline code), inside the workspace; a remote one an http(s) URL the server can fetch (at most 2 MiB of UTF-8, within the policy\'s host rules); or inline it as a data: URL.');
     }
   }
   return out;
+}
+
+/**
+ * The data of each `@resource`, in header order: a remote one taken from `pinned` (what the script held before this
+ * save, same name and URL) unless `req.refetch`, else fetched through `req.fetchRemote`; a `data:` URL decoded; a
+ * local path read through `req.readLocal`. Each at most RESOURCE_MAX_BYTES, all together RESOURCES_TOTAL_MAX_BYTES.
+ * @throws ToolError script_rejected with a `resource_unreadable` diagnostic on the @resource line.
+ */
+async function resolveResources(declared: readonly ResourceDeclaration[], req: SaveRequest, operationId: string, pinned: readonly StoredResource[], signal: AbortSignal): Promise<StoredResource[]> {
+  const out: StoredResource[] = [];
+  let total = 0;
+  for (const { name, value } of declared) {
+    try {
+      const made = (bytes: Uint8Array, contentType?: string): StoredResource => ({ name, url: value, mime: resourceMime(contentType, value), sha256: sha256Of(bytes), bytes });
+      let resource: StoredResource;
+      if (isRemoteUrl(value)) {
+        const kept = req.refetch ? undefined : pinned.find(r => r.name === name && r.url === value);
+        if (kept) resource = kept;
+        else if (!req.fetchRemote) throw new Error('remote resources cannot be fetched for this save');
+        else {
+          const body = await req.fetchRemote(value, signal);
+          resource = made(body.bytes, body.contentType);
+        }
+      } else if (/^data:/i.test(value)) {
+        const data = decodeDataUrl(value);
+        resource = made(data.bytes, data.contentType);
+      } else if (!req.readLocal) throw new Error('local files cannot be read for this save');
+      else resource = made(req.readLocal(value, RESOURCE_MAX_BYTES));
+      if (resource.bytes.byteLength > RESOURCE_MAX_BYTES) throw new Error(`it is larger than ${formatBytes(RESOURCE_MAX_BYTES)}.`);
+      total += resource.bytes.byteLength;
+      if (total > RESOURCES_TOTAL_MAX_BYTES) throw new Error(`the script's resources together are larger than ${formatBytes(RESOURCES_TOTAL_MAX_BYTES)}.`);
+      out.push(resource);
+    } catch (error) {
+      if (signal.aborted) throw error;
+      throw unreadableAt(req.code, 'resource', value, error, operationId,
+        `A @resource is an http(s) URL the server can fetch (a 2xx answer of at most ${formatBytes(RESOURCE_MAX_BYTES)}, within the policy's host rules), a path relative to the script file (or the workspace for inline code) inside the workspace, or a data: URL; a script's resources together at most ${formatBytes(RESOURCES_TOTAL_MAX_BYTES)}.`);
+    }
+  }
+  return out;
+}
+
+/** script_rejected for a `@require` or `@resource` value that could not be resolved, on its header line, with the reason. */
+function unreadableAt(code: string, key: 'require' | 'resource', value: string, error: unknown, operationId: string, hint: string): ToolError {
+  const reason = error instanceof Error ? error.message : String(error);
+  const lines = code.split(/\r\n|\r|\n/);
+  const keyAt = new RegExp(`^\\s*//\\s*@${key}\\s`);
+  const index = lines.findIndex(l => keyAt.test(l) && l.includes(value));
+  const line = index >= 0 ? index + 1 : 1;
+  const column = index >= 0 ? lines[index]!.indexOf(value) + 1 : 1;
+  const diagnostic: Diagnostic = { severity: 'error', code: `${key}_unreadable`, message: `@${key} ${value}: ${reason}`, line, column };
+  return new ToolError('script_rejected', `The script has 1 error: ${line}:${column} ${diagnostic.code}: ${diagnostic.message}`, hint, { diagnostics: [diagnostic], operationId });
 }
 
 /** script_not_found for an ID the store does not hold. */

@@ -8,11 +8,17 @@
  *   code), enabled, author (`agent` | `human`), metadata (JSON), created /
  *   updated (epoch ms);
  * - `script_values`: per-script GM values (key → JSON text);
+ * - `script_resources`: each script's `@resource` data as its last save resolved it (name, url, mime, sha256,
+ *   bytes BLOB, position in the header), replaced in the commit's transaction;
  * - `receipts`: save receipts (operationId, scriptId, status `pending` |
  *   `committed` | `not_committed`, codeHash, time). A `committed` receipt is
  *   written in the same transaction as the code it commits, so a receipt
  *   and the code it names can never disagree, even after kill -9. The
  *   newest RECEIPTS_PER_SCRIPT receipts of each script are kept.
+ *
+ * The schema is `CREATE … IF NOT EXISTS`, run at every open: a table added in a later version (`script_resources`)
+ * is created in an older database the first time a newer tabwright opens it; the rows of older tables stay as they
+ * are (a script saved before has no resources until its next save resolves them).
  *
  * The database opens on first use (startup stays fast: better-sqlite3 is
  * loaded then, not at import). Implements ScriptSource (types.ts).
@@ -23,7 +29,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { logger } from '../log.js';
-import type { ScriptAuthor, ScriptKind, ScriptMetadata, ScriptSource, StoredScript } from './types.js';
+import type { ScriptAuthor, ScriptKind, ScriptMetadata, ScriptSource, StoredResource, StoredScript } from './types.js';
 
 const log = logger('store');
 
@@ -64,6 +70,8 @@ export interface ScriptWrite {
   code: string;
   metadata: ScriptMetadata;
   author: ScriptAuthor;
+  /** The script's resources, in `@resource` order: they replace the stored ones. */
+  resources: StoredResource[];
 }
 
 interface ScriptRow {
@@ -101,6 +109,16 @@ CREATE TABLE IF NOT EXISTS script_values (
   key TEXT NOT NULL,
   value TEXT NOT NULL,
   PRIMARY KEY (script_id, key)
+);
+CREATE TABLE IF NOT EXISTS script_resources (
+  script_id TEXT NOT NULL,
+  name TEXT NOT NULL,
+  position INTEGER NOT NULL,
+  url TEXT NOT NULL,
+  mime TEXT NOT NULL,
+  sha256 TEXT NOT NULL,
+  bytes BLOB NOT NULL,
+  PRIMARY KEY (script_id, name)
 );
 CREATE TABLE IF NOT EXISTS receipts (
   operation_id TEXT PRIMARY KEY,
@@ -219,6 +237,9 @@ export class ScriptStore implements ScriptSource {
         db.prepare(`UPDATE scripts SET kind = ?, name = ?, namespace = ?, identity = ?, code = ?, code_hash = ?, author = ?, metadata = ?, updated = ? WHERE id = ?`)
           .run(write.kind, write.name, write.namespace, write.identity, write.code, hash, write.author, JSON.stringify(write.metadata), now, write.id);
       }
+      db.prepare('DELETE FROM script_resources WHERE script_id = ?').run(write.id);
+      const insert = db.prepare('INSERT INTO script_resources (script_id, name, position, url, mime, sha256, bytes) VALUES (?, ?, ?, ?, ?, ?, ?)');
+      write.resources.forEach((r, i) => insert.run(write.id, r.name, i, r.url, r.mime, r.sha256, Buffer.from(r.bytes.buffer, r.bytes.byteOffset, r.bytes.byteLength)));
       this.putReceipt({ operationId, scriptId: write.id, status: 'committed', codeHash: hash, time: now });
       beforeCommit?.();
     });
@@ -262,11 +283,19 @@ export class ScriptStore implements ScriptSource {
     return row && toReceipt(row);
   }
 
-  /** Deletes a script and its GM values (receipts stay, so a status query still answers). False when there is none. */
+  /** The script's resources in `@resource` order (bytes as Buffers); [] for none, or no such script. */
+  resources(scriptId: string): StoredResource[] {
+    if (!this.database && !existsSync(this.path)) return [];
+    const rows = this.db.prepare('SELECT name, url, mime, sha256, bytes FROM script_resources WHERE script_id = ? ORDER BY position').all(scriptId) as StoredResource[];
+    return rows;
+  }
+
+  /** Deletes a script, its GM values and resources (receipts stay, so a status query still answers). False when there is none. */
   delete(id: string): boolean {
     const db = this.db;
     const changed = db.transaction(() => {
       db.prepare('DELETE FROM script_values WHERE script_id = ?').run(id);
+      db.prepare('DELETE FROM script_resources WHERE script_id = ?').run(id);
       return db.prepare('DELETE FROM scripts WHERE id = ?').run(id).changes > 0;
     })();
     if (changed) this.notify();

@@ -86,8 +86,8 @@ function writeManifest(directory: string, manifest: Manifest): void {
 
 interface Watched {
   watcher: FSWatcher;
-  /** Reads a local `@require` of a file in this folder (SaveRequest.readRequire). */
-  readRequire(url: string): string;
+  /** Reads a local `@require` or `@resource` of a file in this folder (SaveRequest.readLocal). */
+  readLocal(url: string, maxBytes: number): Uint8Array;
   /** File events are handled one at a time per folder (the manifest is shared). */
   queue: Promise<void>;
 }
@@ -104,7 +104,7 @@ export class ScriptSync {
    * with the manifest, then watches it.
    * @returns the files written, in script order.
    */
-  async syncTo(directory: string, readRequire: (url: string) => string): Promise<SyncedFile[]> {
+  async syncTo(directory: string, readLocal: (url: string, maxBytes: number) => Uint8Array): Promise<SyncedFile[]> {
     const scripts = this.saves.store.list();
     const slugs = uniqueSlugs(scripts.map(s => s.name));
     // A sync maps exactly the files it writes; files of earlier syncs stay on disk, unmapped.
@@ -115,7 +115,7 @@ export class ScriptSync {
       manifest.files[entry.file] = { scriptId: entry.scriptId, codeHash: entry.codeHash };
     }
     writeManifest(directory, manifest);
-    await this.watch(directory, readRequire);
+    await this.watch(directory, readLocal);
     return files;
   }
 
@@ -134,7 +134,7 @@ export class ScriptSync {
     for (const w of this.watched.values()) await w.queue;
   }
 
-  private async watch(directory: string, readRequire: (url: string) => string): Promise<void> {
+  private async watch(directory: string, readLocal: (url: string, maxBytes: number) => Uint8Array): Promise<void> {
     if (this.watched.has(directory)) return;
     const { watch } = await import('chokidar');
     const watcher = watch(directory, {
@@ -143,10 +143,10 @@ export class ScriptSync {
       awaitWriteFinish: { stabilityThreshold: SETTLE_MS, pollInterval: 50 },
       ignored: (path: string, stats?: { isFile(): boolean }) => Boolean(stats?.isFile()) && !isScriptFile(basename(path)),
     });
-    const entry: Watched = { watcher, readRequire, queue: Promise.resolve() };
+    const entry: Watched = { watcher, readLocal, queue: Promise.resolve() };
     const onFile = (path: string) => {
       if (!isScriptFile(basename(path))) return;
-      entry.queue = entry.queue.then(() => this.exportFile(directory, basename(path), entry.readRequire)).catch(error => log.warn('file sync failed:', error));
+      entry.queue = entry.queue.then(() => this.exportFile(directory, basename(path), entry.readLocal)).catch(error => log.warn('file sync failed:', error));
     };
     watcher.on('add', onFile);
     watcher.on('change', onFile);
@@ -157,7 +157,7 @@ export class ScriptSync {
   }
 
   /** Exports one changed file of a sync folder (see the file comment). */
-  private async exportFile(directory: string, file: string, readRequire: (url: string) => string): Promise<void> {
+  private async exportFile(directory: string, file: string, readLocal: (url: string, maxBytes: number) => Uint8Array): Promise<void> {
     let code: string;
     try {
       code = decodeScriptBytes(readFileSync(join(directory, file)), file);
@@ -183,7 +183,7 @@ export class ScriptSync {
         expectedCodeHash: current ? known!.codeHash : undefined,
         author: 'agent',
         signal: new AbortController().signal,
-        readRequire,
+        readLocal,
       });
       manifest.files[file] = { scriptId: result.script.id, codeHash: result.script.codeHash };
       writeManifest(directory, manifest);

@@ -21,10 +21,25 @@ export interface WebMcpDeclaration {
   line: number;
 }
 
-/** `@resource <name> <value>`: value is a local path (relative to the script's file) or a `data:` URL. */
+/**
+ * `@resource <name> <value>`: value is an http(s) or protocol-relative URL (fetched at save time), a local path
+ * (relative to the script's file) or a `data:` URL.
+ */
 export interface ResourceDeclaration {
   name: string;
   value: string;
+}
+
+/**
+ * One `@resource` as a save resolved it (src/userscripts/saves.ts; kept in the store's `script_resources`): `url` is
+ * the declared value, `mime` the type the page gets (./resourceData.ts resourceMime), `sha256` hex of `bytes`.
+ */
+export interface StoredResource {
+  name: string;
+  url: string;
+  mime: string;
+  sha256: string;
+  bytes: Uint8Array;
 }
 
 /**
@@ -66,7 +81,7 @@ export interface ScriptMetadata {
   /**
    * The code of each local `@require`, as read at save time relative to the
    * saved file (or the workspace, for inline code; src/userscripts/saves.ts), and of each remote one as fetched
-   * at its first save (`sha256` of its bytes; src/userscripts/remoteRequire.ts).
+   * at its first save (`sha256` of its bytes; src/userscripts/remoteFetch.ts).
    * Injection inlines it before the script body, in `require` order; a
    * `data:` URL is decoded at injection. Absent: nothing resolved.
    */
@@ -76,7 +91,7 @@ export interface ScriptMetadata {
 /** A validation finding. `line`/`column` are 1-based positions in the script source. */
 export interface Diagnostic {
   severity: 'error' | 'warning';
-  /** Stable code, e.g. `syntax_error`, `unknown_key`, `invalid_match_pattern`, `remote_resource`, `webmcp_mismatch`. */
+  /** Stable code, e.g. `syntax_error`, `unknown_key`, `invalid_match_pattern`, `webmcp_mismatch`. */
   code: string;
   message: string;
   line: number;
@@ -113,5 +128,7 @@ export interface ScriptSource {
   setValue(scriptId: string, key: string, value: unknown): void;
   deleteValue(scriptId: string, key: string): void;
   listValues(scriptId: string): string[];
+  /** The script's resources in `@resource` order, as its last save resolved them (none before a save resolved them). */
+  resources(scriptId: string): StoredResource[];
   onChange(listener: () => void): () => void;
 }

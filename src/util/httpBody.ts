@@ -2,7 +2,7 @@
  * Reading an HTTP body under limits: a request's, for every local listener (the daemon, the dashboard, the userscript
  * broker), at most `maxBytes` (a declared Content-Length over it is refused before reading; a streamed body is
  * counted) and complete within `timeoutMs` of the call; and a `fetch` response's, for the requests tabwright makes
- * for scripts (GM_xmlhttpRequest, remote @require). Each caller words the failure its own way.
+ * for scripts (GM_xmlhttpRequest, remote @require and @resource). Each caller words the failure its own way.
  */
 import type { IncomingMessage } from 'node:http';
 

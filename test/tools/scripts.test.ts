@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { call, callError, callRaw, connect, type Connected, serverArgs } from '../fixtures/mcp.js';
+import { call, callError, callRaw, connect, type Connected, evaluate, serverArgs, TEST_CONNECTION, unlessConnection } from '../fixtures/mcp.js';
 import { RawSession } from '../fixtures/raw.js';
 import { spawnSync } from 'node:child_process';
 import { parseToolsets } from '../../src/config.js';
@@ -174,6 +174,128 @@ test('a remote @require is fetched at the first save and pinned by hash: kept on
       assert.match(sc.error.message, why);
     }
   } finally {
+    await site.close();
+  }
+});
+
+/** A 1×1 PNG. */
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
+
+interface ResourceInfo { name: string; url: string; mime: string; sha256: string; bytes: number }
+type Rejected = { error: { type: string; message: string }; diagnostics: Array<{ code: string; line: number; column: number }> };
+
+test('@resource: remote CSS and PNG, a local file and a data: URL are kept at save; GM_getResourceText / GM_getResourceURL (and GM.*) read them in the page; pinned until refetch', async () => {
+  const { mkdirSync } = await import('node:fs');
+  const { startSite } = await import('../fixtures/site.js');
+  const site = await startSite();
+  let color = 'rgb(255, 0, 0)';
+  site.route('/res/style.css', (_req, res) => { res.writeHead(200, { 'content-type': 'text/css; charset=utf-8' }).end(`#t { color: ${color}; }`); });
+  // No Content-Type: the type comes from the extension.
+  site.route('/res/logo.png', (_req, res) => { res.writeHead(200).end(PNG); });
+  site.route('/res/huge.png', (_req, res) => { res.writeHead(200, { 'content-type': 'image/png' }).end(Buffer.alloc(3 * 1024 * 1024)); });
+  site.route('/res/big.bin', (_req, res) => { res.writeHead(200).end(Buffer.alloc(1536 * 1024)); });
+  site.page('/res-page', '<!doctype html><title>Resources</title><p id="t">styled</p>');
+  const origin = site.origin;
+  mkdirSync(join(server.workspace, 'res', 'notes'), { recursive: true });
+  writeFileSync(join(server.workspace, 'res', 'notes', 'note.txt'), 'a note, é\n');
+  const header = (name: string, resources: string[], body: string) => ['// ==UserScript==', `// @name ${name}`, '// @namespace https://example.test',
+    `// @match ${origin}/res-page`, ...resources.map(r => `// @resource ${r}`), '// @grant GM_getResourceText', '// @grant GM_getResourceURL',
+    '// @grant GM.getResourceText', '// @grant GM.getResourceUrl', '// @grant GM_addStyle', '// ==/UserScript==', body, ''].join('\n');
+  const body = `GM_addStyle(GM_getResourceText('css'));
+const img = document.createElement('img'); img.id = 'logo'; img.src = GM_getResourceURL('logo'); document.body.append(img);
+(async () => { document.body.dataset.result = JSON.stringify({ note: GM_getResourceText('note'), inline: GM_getResourceText('inline'),
+  unknownText: GM_getResourceText('nope') === undefined, unknownUrl: GM_getResourceURL('nope') === undefined, unknownPromise: (await GM.getResourceUrl('nope')) === undefined,
+  promiseText: await GM.getResourceText('inline'), logoUrl: GM_getResourceURL('logo').slice(0, 22), promiseUrl: (await GM.getResourceUrl('logo')) === GM_getResourceURL('logo') }); })();`;
+  const declared = ['css ' + origin + '/res/style.css', 'logo ' + origin + '/res/logo.png', 'note notes/note.txt', 'inline data:text/plain;charset=utf-8,h%C3%A9llo'];
+  const seen = async (tabId: number) => evaluate<{ color: string; logo: number; result: Record<string, unknown> }>(server.client, `
+    for (let i = 0; i < 100 && !document.body.dataset.result; i++) await new Promise(r => setTimeout(r, 50));
+    const img = document.getElementById('logo'); if (img && !img.complete) await new Promise(r => img.addEventListener('load', r, { once: true }));
+    return { color: getComputedStyle(document.getElementById('t')).color, logo: img ? img.naturalWidth : -1, result: JSON.parse(document.body.dataset.result || '{}') };`, tabId);
+  try {
+    writeFileSync(join(server.workspace, 'res', 'res.user.js'), header('Resources', declared, body));
+    const first = await callRaw(server.client, 'export_script', { path: 'res/res.user.js' });
+    const saved = first.structuredContent as Saved & { resources: ResourceInfo[] };
+    const css = `#t { color: rgb(255, 0, 0); }`;
+    assert.deepEqual(saved.resources.map(r => [r.name, r.mime, r.bytes, r.sha256]), [
+      ['css', 'text/css', css.length, sha(css)],
+      ['logo', 'image/png', PNG.length, sha(PNG)],
+      ['note', 'text/plain', Buffer.byteLength('a note, é\n'), sha('a note, é\n')],
+      ['inline', 'text/plain', Buffer.byteLength('héllo'), sha('héllo')],
+    ]);
+    assert.match(first.content.map(c => c.text).join('\n'), /@resource kept \(remote ones fetched at the first save, kept until refetch: true\): css text\/css \d+ bytes sha256 [0-9a-f]{12}…/);
+    const described = JSON.parse(((await server.client.readResource({ uri: `tabwright://scripts/${saved.scriptId}` })).contents[1] as { text: string }).text) as { resources: ResourceInfo[] };
+    assert.deepEqual(described.resources, saved.resources);
+
+    const tab = await call<{ tabId: number }>(server.client, 'open_tab', { url: `${origin}/res-page` });
+    // The extension lane with "Allow User Scripts" on runs the scripts through chrome.userScripts: the same data must get there.
+    const path = (await call<{ userscripts?: { path: string } }>(server.client, 'get_bridge_status')).userscripts?.path;
+    if (TEST_CONNECTION === 'extension' && process.env.TABWRIGHT_TEST_USER_SCRIPTS === '1') assert.equal(path, 'chrome.userScripts');
+    const page = await seen(tab.tabId);
+    assert.equal(page.color, 'rgb(255, 0, 0)');
+    assert.equal(page.logo, 1, 'the <img> whose src is GM_getResourceURL loads');
+    assert.deepEqual(page.result, { note: 'a note, é\n', inline: 'héllo', unknownText: true, unknownUrl: true, unknownPromise: true, promiseText: 'héllo', logoUrl: 'data:image/png;base64,', promiseUrl: true });
+
+    // Upstream changed; an edited copy keeps the pinned CSS; refetch takes the new one.
+    color = 'rgb(0, 0, 255)';
+    const edited = header('Resources', declared, `${body}\n// edited`);
+    const kept = await call<Saved & { resources: ResourceInfo[] }>(server.client, 'export_script', { code: edited.replace('notes/note.txt', 'res/notes/note.txt') });
+    assert.equal(kept.resources[0]!.sha256, sha(css));
+    await call(server.client, 'navigate', { tabId: tab.tabId, url: `${origin}/res-page` });
+    assert.equal((await seen(tab.tabId)).color, 'rgb(255, 0, 0)');
+    const again = await call<Saved & { resources: ResourceInfo[] }>(server.client, 'export_script', { code: edited.replace('notes/note.txt', 'res/notes/note.txt'), refetch: true });
+    assert.equal(again.scriptId, saved.scriptId);
+    assert.equal(again.resources[0]!.sha256, sha('#t { color: rgb(0, 0, 255); }'));
+    await call(server.client, 'navigate', { tabId: tab.tabId, url: `${origin}/res-page` });
+    assert.equal((await seen(tab.tabId)).color, 'rgb(0, 0, 255)');
+    await call(server.client, 'close_tab', { tabId: tab.tabId });
+
+    // What cannot be resolved rejects the save on its @resource line, saying why; nothing is written: the stored
+    // script keeps its code and its resources.
+    const cases: Array<[string, RegExp]> = [
+      [`${origin}/res/missing.css`, /HTTP 404/],
+      [`${origin}/res/huge.png`, /larger than 2 MiB/],
+      ['data:image/png;base64,@@@@', /not base64/],
+      ['notes/absent.txt', /absent\.txt does not exist/],
+    ];
+    for (const [value, why] of cases) {
+      const failed = await callRaw(server.client, 'export_script', { code: header('Resources', [...declared.slice(0, 2), `extra ${value}`], body) });
+      const sc = failed.structuredContent as Rejected;
+      assert.equal(sc.error.type, 'script_rejected', value);
+      assert.deepEqual(sc.diagnostics.map(d => [d.code, d.line, d.column]), [['resource_unreadable', 7, 20]], value);
+      assert.match(sc.error.message, why);
+    }
+    const total = await callRaw(server.client, 'export_script', { code: header('Resources', ['a ' + origin + '/res/big.bin', 'b ' + origin + '/res/big.bin?2', 'c ' + origin + '/res/big.bin?3'], body) });
+    const totalSc = total.structuredContent as Rejected;
+    assert.deepEqual(totalSc.diagnostics.map(d => [d.code, d.line]), [['resource_unreadable', 7]]);
+    assert.match(totalSc.error.message, /together are larger than 4 MiB/);
+    const stored = JSON.parse(((await server.client.readResource({ uri: `tabwright://scripts/${saved.scriptId}` })).contents[1] as { text: string }).text) as { codeHash: string; resources: ResourceInfo[] };
+    assert.equal(stored.codeHash, again.codeHash);
+    assert.deepEqual(stored.resources, again.resources);
+    await call(server.client, 'delete_script', { scriptId: saved.scriptId });
+  } finally {
+    await site.close();
+  }
+});
+
+test('@resource: a host the policy denies, directly or by a redirect, rejects the save', unlessConnection(['extension'], 'the extension connection refuses policy flags at start (docs/policy.md)'), async () => {
+  const { startSite } = await import('../fixtures/site.js');
+  const site = await startSite();
+  const other = site.origin.replace('127.0.0.1', 'localhost');
+  site.route('/res/style.css', (_req, res) => { res.writeHead(200, { 'content-type': 'text/css' }).end('p { color: red; }'); });
+  site.route('/res/away.css', (_req, res) => { res.writeHead(302, { location: `${other}/res/style.css` }).end(); });
+  const denied = await connect({ args: ['--toolsets', 'all', '--deny-host', 'localhost'] });
+  try {
+    for (const url of [`${other}/res/style.css`, `${site.origin}/res/away.css`]) {
+      const code = ['// ==UserScript==', '// @name Denied', '// @namespace https://example.test', '// @match https://example.test/*',
+        `// @resource css ${url}`, '// @grant GM_getResourceText', '// ==/UserScript==', 'GM_getResourceText("css");', ''].join('\n');
+      const sc = (await callRaw(denied.client, 'export_script', { code })).structuredContent as Rejected;
+      assert.equal(sc.error.type, 'script_rejected', url);
+      assert.deepEqual(sc.diagnostics.map(d => [d.code, d.line, d.column]), [['resource_unreadable', 5, 18]], url);
+      assert.match(sc.error.message, /policy denies host localhost:\d+: it matches --deny-host localhost/);
+    }
+    assert.deepEqual((await call<{ scripts: unknown[] }>(denied.client, 'list_scripts')).scripts, []);
+  } finally {
+    await denied.close();
     await site.close();
   }
 });

@@ -3,7 +3,7 @@
 // errors with their script.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildInitScript, dataUrlCode, requiredCode } from '../../src/userscripts/injectionScript.js';
+import { buildInitScript, dataUrlCode, requiredCode, shippedResources } from '../../src/userscripts/injectionScript.js';
 import { parseMetadata } from '../../src/userscripts/metadata.js';
 import type { StoredScript } from '../../src/userscripts/types.js';
 
@@ -42,4 +42,17 @@ test('the line map names the script whose code sits on a line; the source ends w
   // The required code is inlined once; the metadata shipped to the page leaves it out.
   assert.equal(built.source.split('fromRequire();').length, 2);
   assert.equal(built.source.includes('"requireCode"'), false);
+});
+
+test('@resource data ships, base64 with its type, only in the entry of a script that grants a resource function', () => {
+  const head = (name: string, grant: string) => ['// ==UserScript==', `// @name ${name}`, '// @namespace t', '// @match http://127.0.0.1/*', '// @resource css data:,x', `// @grant ${grant}`, '// ==/UserScript==', 'main();'].join('\n');
+  const resources = shippedResources([{ name: 'css', url: 'data:,x', mime: 'text/css', sha256: '', bytes: Buffer.from('p { color: red }') }]);
+  const b64 = Buffer.from('p { color: red }').toString('base64');
+  for (const grant of ['GM_getResourceText', 'GM_getResourceURL', 'GM.getResourceText', 'GM.getResourceUrl']) {
+    const built = buildInitScript([{ script: stored('r', head('R', grant)), values: {}, resources }], { engine: '', token: 't', binding: 'b', version: '1' });
+    assert.ok(built.source.includes(`resources: [{name: "css", mime: "text/css", data: "${b64}"}]`), grant);
+  }
+  const other = buildInitScript([{ script: stored('o', head('O', 'GM_addStyle')), values: {}, resources }], { engine: '', token: 't', binding: 'b', version: '1' });
+  assert.ok(!other.source.includes(b64));
+  assert.ok(!other.source.includes('resources: ['));
 });

@@ -5,11 +5,13 @@
  */
 import { createHash } from 'node:crypto';
 import { parseMetadata } from '../../src/userscripts/metadata.js';
-import type { ScriptAuthor, ScriptSource, StoredScript } from '../../src/userscripts/types.js';
+import type { ScriptAuthor, ScriptSource, StoredResource, StoredScript } from '../../src/userscripts/types.js';
 
 export class MemorySource implements ScriptSource {
   readonly scripts = new Map<string, StoredScript>();
   readonly values = new Map<string, Map<string, unknown>>();
+  /** Resources by script id, as a save would have resolved them. */
+  readonly resourceData = new Map<string, StoredResource[]>();
   private readonly listeners = new Set<() => void>();
   private seq = 0;
 
@@ -53,6 +55,10 @@ export class MemorySource implements ScriptSource {
 
   deleteValue(scriptId: string, key: string): void {
     this.values.get(scriptId)?.delete(key);
+  }
+
+  resources(scriptId: string): StoredResource[] {
+    return this.resourceData.get(scriptId) ?? [];
   }
 
   listValues(scriptId: string): string[] {

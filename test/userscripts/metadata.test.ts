@@ -175,11 +175,14 @@ test('header problems are diagnostics with 1-based line and column', () => {
     [head('// @run-at document-body'), [{ severity: 'warning', code: 'unsupported_run_at', line: 3, column: 12 }]],
     [head('// @run-at whenever'), [{ severity: 'error', code: 'malformed_key', line: 3, column: 12 }]],
     [head('// @grant GM_getValue GM_setValue'), [{ severity: 'error', code: 'malformed_key', line: 3, column: 11 }]],
-    // Remote libraries are fetched at save time (src/userscripts/remoteRequire.ts): no diagnostic.
+    // Remote libraries are fetched at save time (src/userscripts/remoteFetch.ts): no diagnostic.
     [head('// @require https://cdn.example.com/jquery.js'), []],
     [head('// @require //cdn.example.com/jquery.js'), []],
     [head('// @require file:///etc/passwd'), [{ severity: 'error', code: 'malformed_key', line: 3, column: 13 }]],
-    [head('// @resource logo http://example.com/logo.png'), [{ severity: 'error', code: 'remote_resource', line: 3, column: 14 }]],
+    // So are remote resources; other schemes are refused.
+    [head('// @resource logo http://example.com/logo.png'), []],
+    [head('// @resource css //cdn.example.com/style.css'), []],
+    [head('// @resource logo file:///etc/logo.png'), [{ severity: 'error', code: 'malformed_key', line: 3, column: 14 }]],
     [head('// @resource logo'), [{ severity: 'error', code: 'malformed_key', line: 3, column: 14 }]],
     [head('// @webmcp search allow'), [{ severity: 'error', code: 'webmcp_in_userscript', line: 3, column: 12 }]],
     [head('// @connect example.com', '// @connect self', '// @connect *'), []],

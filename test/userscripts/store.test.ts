@@ -1,11 +1,13 @@
 // The script store and save pipeline, in process:
 // the SQLite file, byte-exact code, identity and hash conflicts, serialized saves,
 // the commit-time hash check, receipts (in memory and durable), the deadline and
-// cancellation before persist, GM values, authorship and change notifications.
+// cancellation before persist, GM values, authorship and change notifications, @resource data (kept with the
+// commit, replaced by the next, gone with the script) and an older database gaining the resources table.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Saves, OPERATION_LIMIT, type SaveRequest } from '../../src/userscripts/saves.js';
@@ -154,7 +156,7 @@ test('the commit checks the hash again inside its transaction', async () => {
   const { store, saves } = fresh();
   const v1 = script('Commit');
   const { script: s } = await saves.save(req(v1));
-  const write = { id: s.id, kind: s.kind, name: s.name, namespace: s.namespace, identity: `${s.namespace} :: ${s.name}`, code: 'x', metadata: s.metadata, author: 'agent' as const };
+  const write = { id: s.id, kind: s.kind, name: s.name, namespace: s.namespace, identity: `${s.namespace} :: ${s.name}`, code: 'x', metadata: s.metadata, author: 'agent' as const, resources: [] };
   assert.throws(() => store.commit(write, { create: false, hash: sha('something else') }, 'op-x', () => undefined),
     (e: unknown) => e instanceof CommitConflict && e.reason === 'hash' && e.currentHash === sha(v1));
   assert.equal(store.get(s.id)!.code, v1);
@@ -278,5 +280,64 @@ test('GM values, authorship, toggling, deleting, and change notifications', asyn
   off();
   store.notify();
   assert.equal(changes, 4);
+  store.close();
+});
+
+/** A userscript declaring these `@resource` lines and granting GM_getResourceText. */
+function withResources(name: string, resources: string[]): string {
+  return ['// ==UserScript==', `// @name ${name}`, '// @namespace https://example.test', '// @match https://example.test/*',
+    ...resources.map(r => `// @resource ${r}`), '// @grant GM_getResourceText', '// ==/UserScript==', 'GM_getResourceText("a");', ''].join('\n');
+}
+
+test('@resource data is written by the commit, in header order, replaced by the next save, and deleted with the script; a failing resource writes nothing', async () => {
+  const { store, saves } = fresh();
+  const files = join(dir, 'resource-files');
+  mkdirSync(files, { recursive: true });
+  writeFileSync(join(files, 'logo.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');
+  const readLocal = (url: string, maxBytes: number) => {
+    const bytes = readFileSync(join(files, url));
+    assert.equal(maxBytes, 2 * 1024 * 1024);
+    return bytes;
+  };
+  const v1 = withResources('Res', ['b data:;base64,aGk=', 'a logo.svg']);
+  const { script: s } = await saves.save(req(v1, { readLocal }));
+  assert.deepEqual(store.resources(s.id).map(r => [r.name, r.url, r.mime, Buffer.from(r.bytes).toString(), r.sha256]), [
+    ['b', 'data:;base64,aGk=', 'text/plain', 'hi', sha('hi')],
+    ['a', 'logo.svg', 'image/svg+xml', '<svg xmlns="http://www.w3.org/2000/svg"/>', sha('<svg xmlns="http://www.w3.org/2000/svg"/>')],
+  ]);
+  // A save whose resource cannot be resolved changes nothing: code and resources stay as committed.
+  const broken = await rejects(saves.save(req(withResources('Res', ['a data:text/css;base64,!!']), { scriptId: s.id, readLocal })));
+  assert.equal(broken.type, 'script_rejected');
+  assert.deepEqual((broken.details as { diagnostics: Array<{ code: string }> }).diagnostics.map(d => d.code), ['resource_unreadable']);
+  assert.equal(store.get(s.id)!.code, v1);
+  assert.equal(store.resources(s.id).length, 2);
+  // Without a reader, a local resource cannot be resolved (sync folders give theirs).
+  assert.equal((await rejects(saves.save(req(withResources('Res 2', ['a logo.svg']))))).type, 'script_rejected');
+  await saves.save(req(withResources('Res', ['a data:text/css,p%7Bcolor:red%7D']), { scriptId: s.id }));
+  assert.deepEqual(store.resources(s.id).map(r => [r.name, r.mime, Buffer.from(r.bytes).toString()]), [['a', 'text/css', 'p{color:red}']]);
+  assert.equal(store.delete(s.id), true);
+  assert.deepEqual(store.resources(s.id), []);
+  store.close();
+});
+
+test('a database from before @resource data (no script_resources table) opens, keeps its scripts and gains the table', async () => {
+  const path = join(dir, 'old', 'scripts.db');
+  mkdirSync(join(dir, 'old'));
+  const Database = createRequire(import.meta.url)('better-sqlite3') as typeof import('better-sqlite3');
+  const old = new Database(path);
+  old.exec(`CREATE TABLE scripts (id TEXT PRIMARY KEY, kind TEXT NOT NULL, name TEXT NOT NULL, namespace TEXT NOT NULL, identity TEXT NOT NULL UNIQUE,
+    code TEXT NOT NULL, code_hash TEXT NOT NULL, enabled INTEGER NOT NULL DEFAULT 1, author TEXT NOT NULL, metadata TEXT NOT NULL, created INTEGER NOT NULL, updated INTEGER NOT NULL);
+    CREATE TABLE script_values (script_id TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (script_id, key));
+    CREATE TABLE receipts (operation_id TEXT PRIMARY KEY, script_id TEXT NOT NULL, status TEXT NOT NULL, code_hash TEXT, time INTEGER NOT NULL);`);
+  const code = withResources('Old', ['a data:,x']);
+  const { metadata } = (await import('../../src/userscripts/metadata.js')).parseMetadata(code);
+  old.prepare('INSERT INTO scripts VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?, 1, 1)').run('s_old', 'userscript', 'Old', 'https://example.test', 'https://example.test :: Old', code, sha(code), 'agent', JSON.stringify(metadata));
+  old.close();
+  const store = new ScriptStore(path);
+  const saves = new Saves(store, { deadlineMs: 90_000 });
+  assert.equal(store.get('s_old')!.code, code);
+  assert.deepEqual(store.resources('s_old'), []); // resolved at its next save
+  await saves.save(req(code, { scriptId: 's_old' }));
+  assert.deepEqual(store.resources('s_old').map(r => [r.name, Buffer.from(r.bytes).toString()]), [['a', 'x']]);
   store.close();
 });

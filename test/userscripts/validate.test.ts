@@ -15,9 +15,9 @@ const brief = (code: string, opts?: { maxBytes?: number }) => validateScript(cod
 
 test('PROVIDED_GRANTS is exactly the GM API docs/userscripts.md documents', () => {
   assert.deepEqual([...PROVIDED_GRANTS].sort(), [
-    'GM.addElement', 'GM.addStyle', 'GM.addValueChangeListener', 'GM.deleteValue', 'GM.download', 'GM.getValue', 'GM.info', 'GM.listValues', 'GM.log',
+    'GM.addElement', 'GM.addStyle', 'GM.addValueChangeListener', 'GM.deleteValue', 'GM.download', 'GM.getResourceText', 'GM.getResourceUrl', 'GM.getValue', 'GM.info', 'GM.listValues', 'GM.log',
     'GM.notification', 'GM.openInTab', 'GM.registerMenuCommand', 'GM.removeValueChangeListener', 'GM.setClipboard', 'GM.setValue', 'GM.xmlHttpRequest',
-    'GM_addElement', 'GM_addStyle', 'GM_addValueChangeListener', 'GM_deleteValue', 'GM_download', 'GM_getValue', 'GM_info', 'GM_listValues', 'GM_log',
+    'GM_addElement', 'GM_addStyle', 'GM_addValueChangeListener', 'GM_deleteValue', 'GM_download', 'GM_getResourceText', 'GM_getResourceURL', 'GM_getValue', 'GM_info', 'GM_listValues', 'GM_log',
     'GM_notification', 'GM_openInTab', 'GM_registerMenuCommand', 'GM_removeValueChangeListener', 'GM_setClipboard', 'GM_setValue', 'GM_xmlhttpRequest',
     'unsafeWindow',
   ]);
