@@ -18,12 +18,24 @@ import { defineTool } from './define.js';
 import { ToolError } from '../errors.js';
 import { resolveUploadPaths } from './files.js';
 import { resourceSummaries, scriptSummary } from '../userscripts/resources.js';
-import { scriptNotFound } from '../userscripts/saves.js';
+import { scriptNotFound, type SaveRequest } from '../userscripts/saves.js';
 import { scriptService } from '../userscripts/service.js';
 import { scriptSlug } from '../userscripts/slug.js';
 import { MANIFEST, scriptFileSuffix } from '../userscripts/sync.js';
 import type { StoredScript } from '../userscripts/types.js';
 import { decodeScriptBytes, resolveWritablePath, writeFileAtomic } from '../userscripts/workspacePaths.js';
+
+/**
+ * Fetches a remote `@require` or `@resource` at save time (SaveRequest.fetchRemote): the host rules of the policy hold
+ * for the libraries and resources a script names, as for every page request (docs/policy.md), on each redirect too.
+ * @throws ToolError policy_denied_host (from hostDeniedError) for a host the rules refuse; what fetchRemote throws.
+ */
+function remoteFetcher(config: Config): NonNullable<SaveRequest['fetchRemote']> {
+  return (url, signal) => fetchRemote(url, target => {
+    const denial = hostDenial(config.policy, target);
+    if (denial) throw hostDeniedError(denial, config.policy);
+  }, signal);
+}
 
 /**
  * Reads local `@require` and `@resource` files relative to `baseDir`, under the same rules as upload paths (inside
@@ -77,12 +89,7 @@ export const exportScript = defineTool({
     const result = await service(ctx).saves.save({
       code: source,
       readLocal: localReader(file !== undefined ? dirname(file) : ctx.config.workspace, ctx.config),
-      // The host rules of the policy hold for the libraries and resources a script names, as for every page request
-      // (docs/policy.md).
-      fetchRemote: (url, signal) => fetchRemote(url, target => {
-        const denial = hostDenial(ctx.config.policy, target);
-        if (denial) throw hostDeniedError(denial, ctx.config.policy);
-      }, signal),
+      fetchRemote: remoteFetcher(ctx.config),
       refetch,
       scriptId,
       expectedCodeHash,
@@ -215,7 +222,8 @@ export const syncScripts = defineTool({
   }),
   async handle({ directory }, ctx, res) {
     const dir = resolveWritablePath(directory, ctx.config);
-    const files = await service(ctx).sync.syncTo(dir, localReader(dir, ctx.config));
+    // A file saved in the folder later gets its libraries and resources as export_script does.
+    const files = await service(ctx).sync.syncTo(dir, { readLocal: localReader(dir, ctx.config), fetchRemote: remoteFetcher(ctx.config) });
     res.merge({ directory: dir, manifest: join(dir, MANIFEST), files, watching: true });
     res.text(`Wrote ${files.length} script file${files.length === 1 ? '' : 's'} to ${dir}; watching it for edits.`);
   },

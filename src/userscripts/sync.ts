@@ -17,7 +17,7 @@ import { basename, join } from 'node:path';
 import type { FSWatcher } from 'chokidar';
 import { logger } from '../log.js';
 import { ToolError } from '../errors.js';
-import type { Saves } from './saves.js';
+import type { SaveRequest, Saves } from './saves.js';
 import { uniqueSlugs } from './slug.js';
 import { codeHashOf } from './store.js';
 import type { StoredScript } from './types.js';
@@ -84,10 +84,15 @@ function writeManifest(directory: string, manifest: Manifest): void {
   writeFileAtomic(join(directory, MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`);
 }
 
+/**
+ * How the saves of a folder's files reach what their headers name: a local `@require` or `@resource` of a file in
+ * the folder (SaveRequest.readLocal), a remote one under the server's host rules (SaveRequest.fetchRemote).
+ */
+export type FolderAccess = Required<Pick<SaveRequest, 'readLocal' | 'fetchRemote'>>;
+
 interface Watched {
   watcher: FSWatcher;
-  /** Reads a local `@require` or `@resource` of a file in this folder (SaveRequest.readLocal). */
-  readLocal(url: string, maxBytes: number): Uint8Array;
+  access: FolderAccess;
   /** File events are handled one at a time per folder (the manifest is shared). */
   queue: Promise<void>;
 }
@@ -104,7 +109,7 @@ export class ScriptSync {
    * with the manifest, then watches it.
    * @returns the files written, in script order.
    */
-  async syncTo(directory: string, readLocal: (url: string, maxBytes: number) => Uint8Array): Promise<SyncedFile[]> {
+  async syncTo(directory: string, access: FolderAccess): Promise<SyncedFile[]> {
     const scripts = this.saves.store.list();
     const slugs = uniqueSlugs(scripts.map(s => s.name));
     // A sync maps exactly the files it writes; files of earlier syncs stay on disk, unmapped.
@@ -115,7 +120,7 @@ export class ScriptSync {
       manifest.files[entry.file] = { scriptId: entry.scriptId, codeHash: entry.codeHash };
     }
     writeManifest(directory, manifest);
-    await this.watch(directory, readLocal);
+    await this.watch(directory, access);
     return files;
   }
 
@@ -134,7 +139,7 @@ export class ScriptSync {
     for (const w of this.watched.values()) await w.queue;
   }
 
-  private async watch(directory: string, readLocal: (url: string, maxBytes: number) => Uint8Array): Promise<void> {
+  private async watch(directory: string, access: FolderAccess): Promise<void> {
     if (this.watched.has(directory)) return;
     const { watch } = await import('chokidar');
     const watcher = watch(directory, {
@@ -143,10 +148,10 @@ export class ScriptSync {
       awaitWriteFinish: { stabilityThreshold: SETTLE_MS, pollInterval: 50 },
       ignored: (path: string, stats?: { isFile(): boolean }) => Boolean(stats?.isFile()) && !isScriptFile(basename(path)),
     });
-    const entry: Watched = { watcher, readLocal, queue: Promise.resolve() };
+    const entry: Watched = { watcher, access, queue: Promise.resolve() };
     const onFile = (path: string) => {
       if (!isScriptFile(basename(path))) return;
-      entry.queue = entry.queue.then(() => this.exportFile(directory, basename(path), entry.readLocal)).catch(error => log.warn('file sync failed:', error));
+      entry.queue = entry.queue.then(() => this.exportFile(directory, basename(path), entry.access)).catch(error => log.warn('file sync failed:', error));
     };
     watcher.on('add', onFile);
     watcher.on('change', onFile);
@@ -157,7 +162,7 @@ export class ScriptSync {
   }
 
   /** Exports one changed file of a sync folder (see the file comment). */
-  private async exportFile(directory: string, file: string, readLocal: (url: string, maxBytes: number) => Uint8Array): Promise<void> {
+  private async exportFile(directory: string, file: string, access: FolderAccess): Promise<void> {
     let code: string;
     try {
       code = decodeScriptBytes(readFileSync(join(directory, file)), file);
@@ -183,7 +188,7 @@ export class ScriptSync {
         expectedCodeHash: current ? known!.codeHash : undefined,
         author: 'agent',
         signal: new AbortController().signal,
-        readLocal,
+        ...access,
       });
       manifest.files[file] = { scriptId: result.script.id, codeHash: result.script.codeHash };
       writeManifest(directory, manifest);

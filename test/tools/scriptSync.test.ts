@@ -101,3 +101,22 @@ test('a new file in the folder creates a script and joins the manifest', async (
   await until('the manifest entry', () => manifest().files['brand-new.user.js']?.scriptId === created.scriptId, 15_000);
   assert.equal(manifest().files['brand-new.user.js']!.codeHash, sha(code));
 });
+
+test('a new file whose header names a remote @require and @resource is saved with both fetched and pinned, as export_script does', async () => {
+  tw.site.page('/sync-lib.js', 'window.syncedLib = 1;');
+  tw.site.page('/sync-style.css', 'body { color: rgb(1, 2, 3); }');
+  const code = ['// ==UserScript==', '// @name Remote Synced', '// @namespace https://example.test', '// @match https://example.test/*',
+    `// @require ${tw.origin}/sync-lib.js`, `// @resource css ${tw.origin}/sync-style.css`, '// @grant GM_getResourceText', '// ==/UserScript==', 'GM_getResourceText("css");', ''].join('\n');
+  writeFileSync(join(dir, 'remote-synced.user.js'), code);
+  const created = await until(() => `the new script (sync errors: ${JSON.stringify(status)})`, async () => {
+    status = await call<SyncStatus>(tw.client, 'get_bridge_status');
+    return (await call<Listed>(tw.client, 'list_scripts')).scripts.find(s => s.name === 'Remote Synced');
+  }, 15_000);
+  // The files change on the server: saving the same code again keeps what the folder's save pinned (no fetch).
+  tw.site.page('/sync-lib.js', 'window.syncedLib = 2;');
+  tw.site.page('/sync-style.css', 'body { color: red; }');
+  const again = await call<{ remoteRequires: Array<{ url: string; sha256: string }>; resources: Array<{ name: string; sha256: string }> }>(tw.client, 'export_script', { code, scriptId: created.scriptId, expectedCodeHash: sha(code) });
+  assert.deepEqual(again.remoteRequires.map(r => [r.url, r.sha256]), [[`${tw.origin}/sync-lib.js`, sha('window.syncedLib = 1;')]]);
+  assert.deepEqual(again.resources.map(r => [r.name, r.sha256]), [['css', sha('body { color: rgb(1, 2, 3); }')]]);
+});
+let status: SyncStatus | undefined;
