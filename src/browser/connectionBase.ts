@@ -19,7 +19,7 @@ export abstract class ConnectionBase {
   protected closing = false;
   /** A release() in progress: a call that needs the browser meanwhile opens it again once it is done. */
   private releasing: Promise<BrowserRelease> | undefined;
-  /** When the browser last went away on its own (ms since the epoch; 0: never): `disconnectedSince` of the remote kinds. */
+  /** When the browser last went away on its own (ms since the epoch; 0: never): `disconnectedSince` of each kind. */
   protected lastDrop = 0;
   private readonly listeners = new Set<() => void>();
 
@@ -57,7 +57,8 @@ export abstract class ConnectionBase {
   }
 
   /**
-   * The connection to a browser tabwright does not own went away: while closing, only forgets the context; else
+   * The browser went away on its own (a remote one's connection dropped, a launched one's process ended): while
+   * closing, only forgets the context; else
    * records when (`lastDrop`), then as disconnected().
    */
   protected dropped(): void {

@@ -63,6 +63,8 @@ export class Session {
     connection.onDisconnect(() => {
       for (const tab of this.tabs.values()) this.forget(tab);
       this.ctx = undefined;
+      // Calls still running on the browser (a wait, a page tool) end now instead of waiting on pages that are gone.
+      this.abortBrowserCalls('the browser went away');
     });
   }
 
@@ -355,9 +357,7 @@ export class Session {
     this.activeId = undefined;
     this.closedAt = Date.now();
     // Calls still running (a wait on a page that went away, a pending page tool) stop now, whatever they wait for.
-    const calls = this.browserCalls;
-    this.browserCalls = new AbortController();
-    calls.abort(new Error('close_browser left the browser'));
+    this.abortBrowserCalls('close_browser left the browser');
     return { release, tabCount };
   }
 
@@ -368,6 +368,13 @@ export class Session {
    */
   get browserSignal(): AbortSignal {
     return this.browserCalls.signal;
+  }
+
+  /** Aborts browserSignal (the calls in flight on the browser) and starts a fresh one for the calls to come. */
+  private abortBrowserCalls(why: string): void {
+    const calls = this.browserCalls;
+    this.browserCalls = new AbortController();
+    calls.abort(new Error(why));
   }
 
   /** True when close_browser ran at or after `since` (ms since the epoch): a call that started then and failed says so. */

@@ -125,8 +125,11 @@ export async function invokeTool(tool: AnyTool, args: unknown, call: CallContext
     const connection = call.session.connection;
     // Playwright may reject the call a moment before it reports the drop: give a "closed" failure half a second to be explained.
     if (toolError.type === 'tab_not_found' && connection.disconnectedSince && !connection.disconnectedSince(started)) await sleep(500);
-    if (!['invalid_arguments', 'cancelled', 'browser_unavailable'].includes(toolError.type) && connection.disconnectedSince?.(started)) {
-      toolError = new ToolError('browser_disconnected', `The connection to the browser${connection.endpoint ? ` at ${connection.endpoint}` : ''} dropped during the call.`, 'Call again: the next call attaches again (tabs get new tabIds; list_tabs shows them).');
+    // A call the drop itself ended (Session.browserSignal aborts on it) reads as cancelled until here.
+    if (!['invalid_arguments', 'browser_unavailable'].includes(toolError.type) && connection.disconnectedSince?.(started)) {
+      toolError = connection.kind === 'launch'
+        ? new ToolError('browser_disconnected', 'The browser tabwright launched went away during the call (its process ended: killed, crashed, or closed).', 'Call again: the next call starts a fresh browser (tabs get new tabIds; list_tabs shows them).')
+        : new ToolError('browser_disconnected', `The connection to the browser${connection.endpoint ? ` at ${connection.endpoint}` : ''} dropped during the call.`, 'Call again: the next call attaches again (tabs get new tabIds; list_tabs shows them).');
     }
     // close_browser (of this session) closed or left the browser while this call ran on it (and aborted its signal).
     if (tool.name !== 'close_browser' && toolError.type !== 'invalid_arguments' && call.session.closedBrowserSince(started)) {

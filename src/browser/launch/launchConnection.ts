@@ -130,10 +130,16 @@ export class LaunchConnection extends ConnectionBase implements BrowserConnectio
     return ctx;
   }
 
+  /** The browser went away on its own (its process ended: killed, crashed, closed by the person): recorded as a drop. */
   private closed(ctx: BrowserContext): void {
     if (this.ctx !== ctx) return;
     log.info('browser closed');
-    this.disconnected();
+    this.dropped();
+  }
+
+  /** True when the launched browser went away on its own at or after `since` (ms since the epoch). */
+  disconnectedSince(since: number): boolean {
+    return this.lastDrop >= since;
   }
 
   async close(): Promise<void> {
