@@ -92,6 +92,11 @@ export class Tab {
    * close_tab answer page_crashed (src/tools/define.ts), and those two replace the page (Session.replaceCrashed).
    */
   crashed = false;
+  private readonly crashes = new AbortController();
+  /** Aborts when the page crashes: a wait on the page (wait_for) joins it to its call's signal and ends then. */
+  get crashSignal(): AbortSignal {
+    return this.crashes.signal;
+  }
   /** On a tab that replaced a crashed one (Session.replaceCrashed): the URL the crashed page showed, which reload_tab loads. */
   replacedUrl: string | undefined;
   /** How many new windows the page asked for (window.open, target=_blank), counted from `Page.windowOpen`. */
@@ -158,6 +163,7 @@ export class Tab {
     // Playwright's Page.Events.Crash (the renderer went away): the page object answers nothing from now on.
     page.on('crash', () => {
       this.crashed = true;
+      this.crashes.abort(new Error(`the page of tab ${this.id} crashed`));
     });
     page.on('close', () => {
       this.closed = true;

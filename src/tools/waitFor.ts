@@ -319,7 +319,9 @@ export const waitFor = defineTabTool({
   async handle(tab, args, ctx, res) {
     const kind = kindOf(args);
     const timeoutMs = Math.round((args.timeoutSec ?? WAIT_FOR_DEFAULT_SEC) * 1000);
-    const w: Wait = { session: ctx.session, tab, timeoutMs, signal: ctx.signal, started: Date.now() };
+    // A page that crashes ends the wait at once (page_crashed, src/tools/define.ts), not at its timeout.
+    const signal = AbortSignal.any([ctx.signal, tab.crashSignal]);
+    const w: Wait = { session: ctx.session, tab, timeoutMs, signal, started: Date.now() };
     const state: State = args.state ?? 'visible';
     let held: Held;
     switch (kind) {
@@ -340,7 +342,7 @@ export const waitFor = defineTabTool({
         held = await waitForLoadState(w, args.loadState!);
         break;
       case 'timeSec':
-        await sleep(args.timeSec! * 1000, ctx.signal);
+        await sleep(args.timeSec! * 1000, signal);
         held = { said: `Waited ${secs(args.timeSec! * 1000)}`, fields: {} };
         break;
     }

@@ -11,6 +11,7 @@ const tw = useServer({
   pages: {
     '/a': '<!doctype html><title>A</title><button onclick="this.textContent = \'Clicked\'">Go</button><script>console.log("before the crash")</script>',
     '/b': '<!doctype html><title>B</title><h1>Page B</h1>',
+    '/later': '<!doctype html><title>Later</title><script>setTimeout(() => { const kept = []; for (;;) kept.push(new Array(1e5).fill(Math.random())); }, 1500)</script>',
   },
   args: ['--browser-arg', '--js-flags=--max-old-space-size=16'],
 });
@@ -81,4 +82,13 @@ test('navigate loads another URL into a crashed tab; close_tab closes one', asyn
   assert.equal(closed.closedTabId, second.tabId);
   const left = (await call<{ tabs: TabInfo[] }>(tw.client, 'list_tabs')).tabs.map(t => t.tabId);
   assert.equal(left.includes(second.tabId), false);
+});
+
+test('a wait on a page that crashes meanwhile ends then with page_crashed, not at its timeout', async () => {
+  const { tabId } = await call<{ tabId: number }>(tw.client, 'open_tab', { url: `${tw.origin}/later` });
+  const started = Date.now();
+  const error = await callError(tw.client, 'wait_for', { tabId, text: 'never shown', timeoutSec: 60 });
+  assert.equal(error.type, 'page_crashed', JSON.stringify(error));
+  assert.ok(Date.now() - started < 30_000, `the wait took ${Date.now() - started} ms`);
+  await call(tw.client, 'close_tab', { tabId });
 });
