@@ -123,8 +123,9 @@ export async function invokeTool(tool: AnyTool, args: unknown, call: CallContext
       : toToolError(error);
     // A remote browser that dropped during the call is why it failed.
     const connection = call.session.connection;
-    // Playwright may reject the call a moment before it reports the drop: give a "closed" failure half a second to be explained.
-    if (toolError.type === 'tab_not_found' && connection.disconnectedSince && !connection.disconnectedSince(started)) await sleep(500);
+    // Playwright may reject the call a moment before it reports the drop: give a "closed" failure of the browser's
+    // (not a tabId that was never open, a ToolError of ours) half a second to be explained.
+    if (!(error instanceof ToolError) && toolError.type === 'tab_not_found' && connection.disconnectedSince && !connection.disconnectedSince(started)) await sleep(500);
     // A call the drop itself ended (Session.browserSignal aborts on it) reads as cancelled until here.
     if (!['invalid_arguments', 'browser_unavailable'].includes(toolError.type) && connection.disconnectedSince?.(started)) {
       toolError = connection.kind === 'launch'
