@@ -112,11 +112,12 @@ export function toToolError(error: unknown): ToolError {
 
 /**
  * `page_crashed`: the renderer of tab `tabId`'s page went away (out of memory, a browser bug, a killed process:
- * Chrome shows "Aw, Snap!"). The page object is dead; reload_tab or navigate load the tab again in a new page under
+ * Chrome shows "Aw, Snap!"); `during`: while the call ran (its message says its action may or may not have reached
+ * the page). The page object is dead; reload_tab or navigate load the tab again in a new page under
  * the same tab id (Session.replaceCrashed).
  */
-export function pageCrashed(tabId: number): ToolError {
-  return new ToolError('page_crashed', `The page of tab ${tabId} crashed (its renderer went away: out of memory, or the browser ended it); nothing on it can be read or done.`,
+export function pageCrashed(tabId: number, during = false): ToolError {
+  return new ToolError('page_crashed', `The page of tab ${tabId} crashed${during ? ' during the call (whether its action reached the page first is not known)' : ''} (its renderer went away: out of memory, or the browser ended it); nothing on it can be read or done.`,
     `reload_tab {tabId: ${tabId}} loads it again (a new page under the same tab id), navigate {tabId: ${tabId}, url} loads another URL there, or close_tab {tabId: ${tabId}}.`);
 }
 

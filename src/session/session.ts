@@ -188,7 +188,11 @@ export class Session {
     const replacing = this.replacing;
     this.replacing = undefined;
     const tab = new Tab(replacing?.id ?? this.nextTabId++, page, this);
-    if (replacing) tab.openerTabId = replacing.openerTabId;
+    if (replacing) {
+      tab.openerTabId = replacing.openerTabId;
+      // Revisions only go up in a tab: the new page's first document comes after the crashed one's.
+      tab.revision = replacing.revision;
+    }
     const scripts = this.userscripts;
     if (scripts) tab.scriptOfStack = stack => scripts.scriptOfStack(stack);
     this.tabs.set(tab.id, tab);
@@ -295,8 +299,8 @@ export class Session {
 
   /**
    * Replaces the page of `tab`, whose renderer crashed (Tab.crashed), by a new page (about:blank) in the same browser
-   * context under the same tab id, then closes the crashed page. The new tab keeps the old one's opener and, if it
-   * was active, stays active. The caller loads what it wants into it. Should another page appear in the browser in
+   * context under the same tab id, then closes the crashed page. The new tab keeps the old one's opener and revision
+   * (the next document it loads is the revision after) and, if it was active, stays active. The caller loads what it wants into it. Should another page appear in the browser in
    * the same instant (a popup), it may take the id instead: the returned tab's id is the one to report.
    * @returns the new Tab. @throws what opening a page throws (e.g. browser_disconnected).
    */

@@ -283,17 +283,18 @@ export function defineTabTool<Input extends z.ZodObject>(def: TabToolDef<Input>)
       });
       let tab = found;
       if (tab.crashed && def.crashed === undefined) throw pageCrashed(tab.id);
-      // The crashed page is gone for good (Playwright answers nothing on it): a new page takes the tab's id.
-      if (tab.crashed && def.crashed === 'replace') tab = await ctx.session.replaceCrashed(tab);
       res.actedOn = tab;
       res.revisionBefore = tab.revision;
       if (expectRevision !== undefined && tab.revision !== expectRevision) throw revisionMismatch(tab.id, expectRevision, tab.revision);
+      // The crashed page is gone for good (Playwright answers nothing on it): a new page takes the tab's id, after
+      // the revision guard (which the crashed page's revision answers), and goes on from that revision.
+      if (tab.crashed && def.crashed === 'replace') res.actedOn = tab = await ctx.session.replaceCrashed(tab);
       tab.workspace = ctx.config.workspace; // files the tab writes meanwhile (downloads) go to this caller
       try {
         await def.handle(tab, input, ctx, res);
       } catch (error) {
         // Whatever the call hit on its way (a timeout, "Target crashed"), the page's crash is the cause to report.
-        if (tab.crashed && def.crashed !== 'as-is') throw pageCrashed(tab.id);
+        if (tab.crashed && def.crashed !== 'as-is') throw pageCrashed(tab.id, true);
         throw error;
       }
     },

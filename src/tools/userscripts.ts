@@ -124,7 +124,7 @@ export const exportScript = defineTool({
     const resources = service(ctx).store.resources(s.id);
     if (resources.length) {
       res.set('resources', resourceSummaries(resources));
-      res.text(`@resource kept (remote ones ${refetch ? 'fetched again' : 'fetched at the first save, kept until refetch: true'}): ${resources.map(r => `${r.name} ${r.mime} ${r.bytes.byteLength} bytes sha256 ${r.sha256.slice(0, 12)}…`).join(', ')}.`);
+      res.text(`@resource stored (remote ones ${refetch ? 'fetched again' : 'fetched at the first save and pinned until refetch: true'}): ${resources.map(r => `${r.name} ${r.mime} ${r.bytes.byteLength} bytes sha256 ${r.sha256.slice(0, 12)}…`).join(', ')}.`);
     }
   },
 });

@@ -30,7 +30,7 @@ async function crashTab(path: string): Promise<{ tabId: number; during: { type: 
 test('the call the crash ends, and each later call on the tab, is page_crashed with the ways out', async () => {
   const { tabId, during } = await crashTab('/a');
   assert.equal(during.type, 'page_crashed', JSON.stringify(during));
-  assert.match(during.message, new RegExp(`The page of tab ${tabId} crashed`));
+  assert.match(during.message, new RegExp(`The page of tab ${tabId} crashed during the call \\(whether its action reached the page first is not known\\)`));
   assert.match(during.hint, new RegExp(`reload_tab \\{tabId: ${tabId}\\}`));
   for (const [name, args] of [['get_page_context', { tabId }], ['take_screenshot', { tabId }], ['execute', { tabId, code: '1' }], ['get_text', { tabId }]] as const) {
     const started = Date.now();
@@ -54,13 +54,18 @@ test('the call the crash ends, and each later call on the tab, is page_crashed w
   await call(tw.client, 'close_tab', { tabId: other.tabId });
 });
 
-test('reload_tab loads a crashed page again in a new page under the same tab id; its refs and clicks work', async () => {
+test('reload_tab loads a crashed page again in a new page under the same tab id, the revision after the crashed one; its refs and clicks work', async () => {
   const { tabId } = await crashTab('/a');
-  const reloaded = await callRaw(tw.client, 'reload_tab', { tabId });
+  const crashedRevision = (await call<{ tabs: TabInfo[] }>(tw.client, 'list_tabs')).tabs.find(t => t.tabId === tabId)!.revision;
+  // The revision guard answers for the crashed page, before anything is replaced.
+  const stale = await callError(tw.client, 'reload_tab', { tabId, expectRevision: crashedRevision - 1 });
+  assert.equal(stale.type, 'revision_mismatch', JSON.stringify(stale));
+  assert.equal((await call<{ tabs: TabInfo[] }>(tw.client, 'list_tabs')).tabs.find(t => t.tabId === tabId)?.crashed, true, 'nothing was done');
+  const reloaded = await callRaw(tw.client, 'reload_tab', { tabId, expectRevision: crashedRevision });
   const text = reloaded.content.map(c => c.text).join('\n');
   assert.match(text, new RegExp(`The page of tab ${tabId} had crashed: a new page took its place and loads ${tw.origin}/a\\.`));
-  const fields = reloaded.structuredContent as { tabId: number; url: string; status: number };
-  assert.deepEqual([fields.tabId, fields.url, fields.status], [tabId, `${tw.origin}/a`, 200]);
+  const fields = reloaded.structuredContent as { tabId: number; url: string; status: number; revision: number };
+  assert.deepEqual([fields.tabId, fields.url, fields.status, fields.revision], [tabId, `${tw.origin}/a`, 200, crashedRevision + 1]);
   const listed = (await call<{ tabs: TabInfo[] }>(tw.client, 'list_tabs')).tabs.filter(t => t.tabId === tabId);
   assert.deepEqual(listed.map(t => [t.url, t.crashed]), [[`${tw.origin}/a`, undefined]]);
   const { snapshot } = await call<{ snapshot: string }>(tw.client, 'get_page_context', { tabId });

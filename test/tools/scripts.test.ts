@@ -222,7 +222,7 @@ const img = document.createElement('img'); img.id = 'logo'; img.src = GM_getReso
       ['note', 'text/plain', Buffer.byteLength('a note, é\n'), sha('a note, é\n')],
       ['inline', 'text/plain', Buffer.byteLength('héllo'), sha('héllo')],
     ]);
-    assert.match(first.content.map(c => c.text).join('\n'), /@resource kept \(remote ones fetched at the first save, kept until refetch: true\): css text\/css \d+ bytes sha256 [0-9a-f]{12}…/);
+    assert.match(first.content.map(c => c.text).join('\n'), /@resource stored \(remote ones fetched at the first save and pinned until refetch: true\): css text\/css \d+ bytes sha256 [0-9a-f]{12}…/);
     const described = JSON.parse(((await server.client.readResource({ uri: `tabwright://scripts/${saved.scriptId}` })).contents[1] as { text: string }).text) as { resources: ResourceInfo[] };
     assert.deepEqual(described.resources, saved.resources);
 
