@@ -5,7 +5,7 @@
  */
 import { ToolError } from '../errors.js';
 
-export type Capability = 'trustedInput' | 'screenshot' | 'snapshot' | 'evaluate' | 'webmcp' | 'userscripts' | 'console' | 'network' | 'shareTabs';
+export type Capability = 'trustedInput' | 'screenshot' | 'snapshot' | 'evaluate' | 'webmcp' | 'userscriptManager' | 'console' | 'network' | 'shareTabs';
 
 /**
  * `cdp`: a browser attached over the DevTools protocol; `playwright-server`: a Playwright server's browser;
@@ -67,8 +67,9 @@ export const CAPABILITY_DECLARATIONS: Readonly<Record<ReportedCapability, Record
         ? `a draft web API: native in the browser tabwright launches (its WebMCP feature, unless --webmcp polyfill), else tabwright's polyfill`
         : `a draft web API: native only where the browser has its WebMCP feature on (tabwright cannot switch it on here), else tabwright's polyfill`,
     }]))),
-  // Names a userscript manager's own API; tabwright's userscript store runs on every kind (docs/userscripts.md).
-  userscripts: states(Object.fromEntries(ALL_KINDS.filter(k => k !== 'userscript').map(kind => [kind, off(`a userscript manager's own API (the userscript kind); tabwright's own scripts tools work here`)]))),
+  // A userscript manager's own API (Tampermonkey's, Violentmonkey's): only the userscript kind runs inside one.
+  // tabwright's own userscripts (the scripts tools, injection) run on every kind (docs/userscripts.md).
+  userscriptManager: states(Object.fromEntries(ALL_KINDS.filter(k => k !== 'userscript').map(kind => [kind, off(`the API of a userscript manager such as Tampermonkey, reached only by the userscript connection kind; tabwright's own userscripts (the scripts tools) do work here`)]))),
   console: states({ userscript: off(`${USERSCRIPT} and sees only what it wraps of the console`) }),
   network: states({ userscript: off(`${USERSCRIPT} and cannot see the browser's network traffic`) }),
   shareTabs: states({
@@ -97,7 +98,7 @@ export const CAPABILITY_DECLARATIONS: Readonly<Record<ReportedCapability, Record
 };
 
 /** The capabilities tools declare in `needs` (the others are reported only). */
-const NEEDED: readonly Capability[] = ['trustedInput', 'screenshot', 'snapshot', 'evaluate', 'webmcp', 'userscripts', 'console', 'network', 'shareTabs'];
+const NEEDED: readonly Capability[] = ['trustedInput', 'screenshot', 'snapshot', 'evaluate', 'webmcp', 'userscriptManager', 'console', 'network', 'shareTabs'];
 
 /** Which connection kinds offer which capability: those not `unavailable` there. */
 export const CAPABILITIES_BY_KIND: Record<ConnectionKind, readonly Capability[]> = Object.fromEntries(

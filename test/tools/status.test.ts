@@ -42,7 +42,7 @@ const LAUNCH_MANIFEST = {
   snapshot: { status: 'available' },
   evaluate: { status: 'available' },
   webmcp: { status: 'experimental', reason: 'a draft web API: native in the browser tabwright launches (its WebMCP feature, unless --webmcp polyfill), else tabwright\'s polyfill' },
-  userscripts: { status: 'unavailable', reason: 'a userscript manager\'s own API (the userscript kind); tabwright\'s own scripts tools work here' },
+  userscriptManager: { status: 'unavailable', reason: 'the API of a userscript manager such as Tampermonkey, reached only by the userscript connection kind; tabwright\'s own userscripts (the scripts tools) do work here' },
   console: { status: 'available' },
   network: { status: 'available' },
   shareTabs: { status: 'unavailable', reason: 'tabwright opened every tab of the browser it launched: there is nothing to share' },
@@ -149,9 +149,9 @@ test('get_bridge_status and list_tabs are advertised as read-only', async () => 
 test('the capability manifest: every capability with its status on this connection, the flat list its available and experimental ones', async () => {
   const status = await call<Status>(tw.client, 'get_bridge_status');
   const manifest = status.capabilityManifest;
-  assert.deepEqual(Object.keys(manifest), ['trustedInput', 'screenshot', 'snapshot', 'evaluate', 'webmcp', 'userscripts', 'console', 'network', 'shareTabs', 'downloads', 'viewportEmulation', 'stopStuckScript']);
+  assert.deepEqual(Object.keys(manifest), ['trustedInput', 'screenshot', 'snapshot', 'evaluate', 'webmcp', 'userscriptManager', 'console', 'network', 'shareTabs', 'downloads', 'viewportEmulation', 'stopStuckScript']);
   // The flat list (kept for compatibility) is the manifest's needed capabilities that are not unavailable.
-  const needed = ['trustedInput', 'screenshot', 'snapshot', 'evaluate', 'webmcp', 'userscripts', 'console', 'network', 'shareTabs'];
+  const needed = ['trustedInput', 'screenshot', 'snapshot', 'evaluate', 'webmcp', 'userscriptManager', 'console', 'network', 'shareTabs'];
   assert.deepEqual(status.capabilities, needed.filter(name => manifest[name]!.status !== 'unavailable'));
   for (const [name, state] of Object.entries(manifest)) {
     assert.ok(['available', 'unavailable', 'experimental'].includes(state.status), name);
