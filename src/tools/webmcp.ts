@@ -309,16 +309,23 @@ const validatorsBySchema = new WeakMap<object, ValidateFunction | null>();
 function validatorFor(schema: object): ValidateFunction | null {
   const known = validatorsBySchema.get(schema);
   if (known !== undefined) return known;
-  const key = JSON.stringify(schema);
-  let validate: ValidateFunction | null | undefined = validators.get(key);
-  if (!validate) {
-    try {
+  let validate: ValidateFunction | null | undefined;
+  try {
+    // Both throw for a schema nested deeper than the stack goes (a RangeError): such a schema is not used either.
+    const key = JSON.stringify(schema);
+    validate = validators.get(key);
+    if (!validate) {
       validate = getAjv().compile(schema);
-      if (validators.size > 500) validators.clear();
+      if (validators.size > 500) {
+        validators.clear();
+        // ajv keeps every schema it compiled (by object and by $id): drop them with ours, or pages that list ever
+        // new schemas grow the server without bound.
+        getAjv().removeSchema();
+      }
       validators.set(key, validate);
-    } catch {
-      validate = null;
     }
+  } catch {
+    validate = null;
   }
   validatorsBySchema.set(schema, validate);
   return validate;
