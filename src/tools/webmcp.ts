@@ -333,12 +333,22 @@ function validatorFor(schema: object): ValidateFunction | null {
 
 /**
  * Validates `args` against a tool's inputSchema.
- * @throws ToolError invalid_arguments listing what is wrong (paths and rules, not values).
+ * @throws ToolError invalid_arguments listing what is wrong (paths and rules, not values), or saying the arguments
+ *   nest too deeply to check.
  */
 export function validateArguments(toolName: string, schema: unknown, args: unknown): void {
   if (!schema || typeof schema !== 'object') return;
   const validate = validatorFor(schema);
-  if (!validate || validate(args)) return;
+  if (!validate) return;
+  let valid: boolean;
+  try {
+    valid = validate(args) as boolean;
+  } catch (error) {
+    // A recursive schema walks arguments as deep as they nest: past the stack, the check cannot be made.
+    if (!(error instanceof RangeError)) throw error;
+    throw new ToolError('invalid_arguments', `Arguments for WebMCP tool "${toolName}" nest too deeply to be checked against its inputSchema.`, 'Send arguments nested a few hundred levels at most.');
+  }
+  if (valid) return;
   const problems = (validate.errors ?? []).slice(0, 10).map(e => `${e.instancePath || '(arguments)'} ${e.message ?? 'is invalid'}`);
   throw new ToolError('invalid_arguments', `Arguments for WebMCP tool "${toolName}" do not match its inputSchema: ${problems.join('; ')}.`, 'Call list_webmcp_tools for the schema and send arguments that match it.');
 }
