@@ -2,7 +2,7 @@
  * The fuzzing harness of the reliability suite (docs/reliability.md): runs
  * one fast-check property per target with a known seed, and, when
  * TABWRIGHT_RELIABILITY_OUT names a directory, writes the target's numbers
- * there as `<target>.json` (what src/docs/reliabilityDoc.ts renders).
+ * there as `<target>.json` (src/docs/reliabilityDoc.ts FuzzResult, which that file renders).
  *
  * - TABWRIGHT_FUZZ_RUNS: inputs per in-process target (default 10,000; the long form 1,000,000).
  * - TABWRIGHT_FUZZ_LIVE_RUNS: inputs per live target (a real server process): default RUNS / 50.
@@ -12,28 +12,11 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
+import type { FuzzResult } from '../../src/docs/reliabilityDoc.js';
 
 export const RUNS = Math.max(1, Number(process.env.TABWRIGHT_FUZZ_RUNS) || 10_000);
 export const LIVE_RUNS = Math.max(1, Number(process.env.TABWRIGHT_FUZZ_LIVE_RUNS) || Math.ceil(RUNS / 50));
 const SEED = process.env.TABWRIGHT_FUZZ_SEED !== undefined ? Number(process.env.TABWRIGHT_FUZZ_SEED) : (Date.now() ^ (process.pid << 16)) | 0;
-
-/** One target's numbers, as written to TABWRIGHT_RELIABILITY_OUT/<target>.json. */
-export interface FuzzResult {
-  target: string;
-  /** What is fuzzed and what every input must get. */
-  what: string;
-  /** `in-process` (the real parser, called directly) or `live` (over a real socket or pipe: a server process, or a listener in this one). */
-  kind: 'in-process' | 'live';
-  inputs: number;
-  failures: number;
-  seed: number;
-  ms: number;
-  /** The shrunk failing input, as fast-check prints it. */
-  counterexample?: string;
-  /** Extra measurements (e.g. the server's RSS before and after, in MB). */
-  notes?: Record<string, number | string>;
-  at: string;
-}
 
 /** Writes `result` when TABWRIGHT_RELIABILITY_OUT is set. */
 export function record(result: FuzzResult): void {

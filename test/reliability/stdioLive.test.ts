@@ -38,17 +38,21 @@ const message = fc.record({
   method,
   params: fc.oneof(fc.dictionary(fc.constantFrom('name', 'arguments', 'cursor', 'level', 'requestId', '_meta', 'protocolVersion', 'x'), fc.oneof(awkward, fc.jsonValue({ maxDepth: 3 })), { maxKeys: 4 }), fc.jsonValue({ maxDepth: 1 })),
   hasId: fc.boolean(),
+  /** An id JSON-RPC does not allow (only strings, numbers and null are ids). */
+  badId: fc.option(fc.constantFrom<unknown>({}, [], true, false, [1], { id: 1 }, null), { freq: 6 }),
 }, { requiredKeys: ['hasId'] });
 
 type Frame = { bytes: Buffer; ids: string[] };
 let serial = 0;
 /** One message as JSON, its id (if any) made unique so its response can be awaited. */
-function build(m: { hasId: boolean } & Record<string, unknown>): { json: unknown; id?: string } {
-  const { hasId, ...rest } = m;
+function build(m: { hasId: boolean; badId?: unknown } & Record<string, unknown>): { json: unknown; id?: string } {
+  const { hasId, badId, ...rest } = m;
   if (rest.method === 'tools/call' && typeof rest.params === 'object' && rest.params) (rest.params as Record<string, unknown>).name = 'no_such_tool';
   if (!hasId) return { json: rest };
+  if (badId !== undefined) return { json: { ...rest, id: badId } };
   const id = `f${++serial}`;
-  return { json: { ...rest, id }, id };
+  // Answered: a request of JSON-RPC 2.0 with a string method (anything else is answered with id null, or not at all).
+  return { json: { ...rest, id }, ...(rest.jsonrpc === '2.0' && typeof rest.method === 'string' ? { id } : {}) };
 }
 function framed(body: Buffer, contentLength: boolean): Buffer {
   return contentLength ? Buffer.concat([Buffer.from(`Content-Length: ${body.length}\r\n\r\n`), body]) : Buffer.concat([body, Buffer.from('\n')]);
@@ -58,11 +62,12 @@ const frame: fc.Arbitrary<() => Frame> = fc.oneof(
   fc.tuple(message, fc.boolean()).map(([m, cl]) => () => {
     const { json, id } = build(m);
     const text = JSON.stringify(json);
-    return { bytes: framed(Buffer.from(cl ? text : text.replace(/\n/g, '\\n'), 'utf8'), cl), ids: id && (m as { jsonrpc?: unknown }).jsonrpc === '2.0' && typeof m.method === 'string' ? [id] : [] };
+    return { bytes: framed(Buffer.from(cl ? text : text.replace(/\n/g, '\\n'), 'utf8'), cl), ids: id ? [id] : [] };
   }),
   fc.tuple(fc.array(message, { minLength: 0, maxLength: 4 }), fc.boolean()).map(([ms, cl]) => () => {
     const built = ms.map(build);
-    return { bytes: framed(Buffer.from(JSON.stringify(built.map(b => b.json))), cl), ids: [] };
+    // Every request of the batch is answered (in the batch's one reply), whatever its other members are.
+    return { bytes: framed(Buffer.from(JSON.stringify(built.map(b => b.json))), cl), ids: built.flatMap(b => (b.id ? [b.id] : [])) };
   }),
   fc.tuple(fc.integer({ min: 1000, max: 200_000 }), fc.constantFrom('[', '{"a":'), fc.boolean()).map(([depth, open, cl]) => () => {
     const close = open === '[' ? ']' : '}';
@@ -88,7 +93,7 @@ function typed(msg: { result?: unknown; error?: { code: unknown; message: unknow
 test('stdio server: any whole frame is answered (typed), stdout stays JSON-RPC, a ping after it answers, RSS bounded', async () => {
   const rssBefore = rssMb(raw.pid);
   let rssAfter = rssBefore;
-  await fuzz('stdio-server-live', 'Whole frames to a real `tabwright mcp` over stdin (messages with wrong field types and awkward strings, batches, nesting to 200,000 levels, invalid UTF-8, header blocks without a length, lines just over 4 MiB): each request with an id gets a typed response, stdout stays JSON-RPC, a ping after each answers within 10 s',
+  await fuzz('stdio-server-live', 'Whole frames to a real `tabwright mcp` over stdin (messages with wrong field types, ids JSON-RPC does not allow and awkward strings, batches, nesting to 200,000 levels, invalid UTF-8, header blocks without a length, lines just over 4 MiB): each request with an id gets a typed response, stdout stays JSON-RPC, a ping after each answers within 10 s',
     fc.asyncProperty(frame, async make => {
       const { bytes, ids } = make();
       await new Promise<void>((resolve, reject) => raw.child.stdin.write(bytes, e => (e ? reject(e) : resolve())));
@@ -107,4 +112,11 @@ test('stdio server: any whole frame is answered (typed), stdout stays JSON-RPC, 
   const tools = await raw.request('tools/list', undefined, 30_000);
   assert.ok(Array.isArray((tools.result as { tools?: unknown[] }).tools));
   assert.ok(rssAfter - rssBefore < STDIO_RSS_BOUND_MB, `RSS grew from ${rssBefore.toFixed(0)} to ${rssAfter.toFixed(0)} MB`);
+});
+
+test('a batch member whose id is not a string or number is answered in the batch, and its other requests too (the batch waited forever)', async () => {
+  await raw.write('[{"jsonrpc":"2.0","id":{},"method":"ping"},{"jsonrpc":"2.0","id":"batch-ok","method":"ping"},{"jsonrpc":"2.0","id":true,"method":"ping"}]\n');
+  assert.deepEqual((await raw.response('batch-ok', 10_000)).result, {});
+  const batch = raw.batches.find(b => b.some(m => m.id === 'batch-ok'))!;
+  assert.deepEqual(batch.map(m => [m.id, m.error?.code ?? 'result']), [[null, -32600], ['batch-ok', 'result'], [null, -32600]]);
 });
