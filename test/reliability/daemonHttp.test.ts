@@ -91,16 +91,22 @@ function exchange(port: number, bytes: Buffer): Promise<Buffer> {
   });
 }
 
-/** A header value of any bytes but CR and LF (those would make it another header). */
-const headerText = fc.string({ unit: fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }), maxLength: 30 }).map(s => s.replace(/[\r\n]/g, ''));
+/**
+ * A header value: mostly printable text (what reaches the daemon's own checks), sometimes any characters but CR and
+ * LF (Node's parser refuses control characters with a bare 400 before the daemon sees the request).
+ */
+const headerText = fc.oneof(
+  { weight: 20, arbitrary: fc.string({ maxLength: 30 }) },
+  { weight: 1, arbitrary: fc.string({ unit: fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }), maxLength: 30 }).map(s => s.replace(/[\r\n]/g, '')) },
+);
 
 test('daemon: any HTTP request gets a status within 10 s, never 500, and a JSON error names its type; the daemon stays up', async () => {
   const { port, token } = daemon.endpoint;
   const request = fc.record({
-    method: fc.oneof(fc.constantFrom('GET', 'POST', 'PUT', 'DELETE', 'OPTIONS', 'HEAD', 'PATCH'), fc.stringMatching(/^[A-Z]{1,8}$/)),
+    method: fc.oneof({ weight: 6, arbitrary: fc.constantFrom('GET', 'POST', 'POST', 'POST', 'PUT', 'DELETE', 'OPTIONS', 'HEAD', 'PATCH') }, { weight: 1, arbitrary: fc.stringMatching(/^[A-Z]{1,8}$/) }),
     path: fc.oneof(
       fc.constantFrom('/v1/status', '/v1/tools/no_such_tool', '/v1/tools/Nope', '/v1/tools/', '/v1/consent/0123456789abcdef0123456789abcdef', '/v1/consent', '/v1/consent/x', '/mcp', '/', '/v1/status?x=1', '//v1/status', '/v1/tools/no_such_tool/../status', '/%00', '*'),
-      fc.webPath(),
+      fc.webPath().map(p => (p.startsWith('/') ? p : `/${p}`)),
     ),
     host: fc.oneof({ weight: 4, arbitrary: fc.constantFrom(`127.0.0.1:${port}`, `localhost:${port}`) }, { weight: 1, arbitrary: fc.constantFrom(undefined, 'evil.test', `127.0.0.1:${port + 1}`) }, { weight: 1, arbitrary: headerText }),
     origin: fc.oneof({ weight: 4, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.constantFrom('null', 'http://evil.test', `http://127.0.0.1:${port}`) }, { weight: 1, arbitrary: headerText }),
@@ -113,12 +119,12 @@ test('daemon: any HTTP request gets a status within 10 s, never 500, and a JSON 
       fc.constantFrom('{"jsonrpc":"2.0","id":1,"method":"tools/list"}', '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}', '[{"jsonrpc":"2.0"}]', '{"answer":"once"}', '{"answer":1}').map(s => Buffer.from(s)),
       fc.integer({ min: 1000, max: 50_000 }).map(d => Buffer.from(`{"a":${'['.repeat(d)}${']'.repeat(d)}}`)),
     ),
-    length: fc.constantFrom('exact', 'exact', 'none', 'short', 'long', 'junk', 'twice', 'chunked'),
-    extra: fc.array(fc.tuple(fc.constantFrom('accept', 'content-type', 'mcp-session-id', 'mcp-protocol-version', 'x-tabwright-progress', 'authorization', 'expect', 'transfer-encoding'), headerText), { maxLength: 3 }),
+    length: fc.constantFrom('exact', 'exact', 'exact', 'none', 'short', 'long', 'junk', 'twice', 'chunked'),
+    extra: fc.array(fc.tuple(fc.constantFrom('accept', 'content-type', 'mcp-session-id', 'mcp-protocol-version', 'x-tabwright-progress', 'authorization', 'expect'), headerText), { maxLength: 2 }),
   }).filter(r => !(r.path.startsWith('/v1/shutdown')));
   const rssBefore = rssMb(daemon.proc.pid);
   let rssAfter = rssBefore;
-  const statuses = new Map<number, number>();
+  const statuses = new Map<string, number>();
   await fuzz('daemon-http-live', 'Raw HTTP requests to a real daemon on 127.0.0.1 (any method, routes and web paths, Host/Origin/token/workspace headers of any text, Content-Length exact, missing, short, long, junk or twice, chunked, bodies of any bytes and nesting to 50,000 levels): a status within 10 s, never 500, a JSON error body naming a docs/daemon.md type, the daemon up afterwards',
     fc.asyncProperty(request, async r => {
       const head = [`${r.method} ${r.path} HTTP/1.1`];
@@ -126,7 +132,7 @@ test('daemon: any HTTP request gets a status within 10 s, never 500, and a JSON 
       if (r.origin !== undefined) head.push(`Origin: ${r.origin}`);
       if (r.token !== undefined) head.push(`x-tabwright-token: ${r.token}`);
       if (r.workspace !== undefined) head.push(`x-tabwright-workspace: ${r.workspace}`);
-      for (const [k, v] of r.extra) if (k !== 'transfer-encoding') head.push(`${k}: ${v}`);
+      for (const [k, v] of r.extra) head.push(`${k}: ${v}`);
       let body = r.body;
       const n = body.length;
       if (r.length === 'exact') head.push(`Content-Length: ${n}`);
@@ -143,19 +149,22 @@ test('daemon: any HTTP request gets a status within 10 s, never 500, and a JSON 
       const text = reply.toString('latin1');
       const status = Number(/^HTTP\/1\.1 (\d{3}) /.exec(text)?.[1]);
       assert.ok(status >= 100 && status < 600, `no status line within 10 s for ${head.join(' | ').slice(0, 300)}: ${JSON.stringify(text.slice(0, 200))}`);
-      statuses.set(status, (statuses.get(status) ?? 0) + 1);
       assert.notEqual(status, 500, text.slice(0, 500));
       const split = text.indexOf('\r\n\r\n');
+      let type = '';
       if (/^content-type: application\/json/im.test(text.slice(0, split)) && status >= 400 && !r.path.startsWith('/mcp') && r.method !== 'HEAD') {
         const json = JSON.parse(Buffer.from(text.slice(split + 4), 'latin1').toString('utf8')) as { error?: { type?: string } };
-        assert.ok(TYPES.has(json.error?.type ?? ''), `HTTP ${status} with ${JSON.stringify(json).slice(0, 200)}`);
+        type = json.error?.type ?? '';
+        assert.ok(TYPES.has(type), `HTTP ${status} with ${JSON.stringify(json).slice(0, 200)}`);
       }
+      const seen = `${status}${type ? ` ${type}` : ''}`;
+      statuses.set(seen, (statuses.get(seen) ?? 0) + 1);
       assert.equal(daemon.proc.exitCode, null, `the daemon exited: ${daemon.stderr().slice(-2000)}`);
     }), {
       kind: 'live',
       notes: () => {
         rssAfter = rssMb(daemon.proc.pid);
-        return { rssBeforeMb: Math.round(rssBefore), rssAfterMb: Math.round(rssAfter), rssBoundMb: DAEMON_RSS_BOUND_MB, statuses: [...statuses].sort((a, b) => a[0] - b[0]).map(([s, c]) => `${s}×${c}`).join(' ') };
+        return { rssBeforeMb: Math.round(rssBefore), rssAfterMb: Math.round(rssAfter), rssBoundMb: DAEMON_RSS_BOUND_MB, answers: [...statuses].sort((a, b) => a[0].localeCompare(b[0])).map(([s, c]) => `${s} ×${c}`).join('; ') };
       },
     });
   assert.equal((await daemon.request({ method: 'GET', path: '/v1/status', workspace: null })).status, 200);
