@@ -19,7 +19,7 @@ import { parseArguments } from '../../src/daemon/body.js';
 import { checkHostAndOrigin, checkToken } from '../../src/daemon/guard.js';
 import { DAEMON_ERROR_TYPES, DaemonError } from '../../src/daemon/httpErrors.js';
 import { startDaemon, type Daemon } from '../fixtures/daemon.js';
-import { fuzz, rssMb } from './fuzz.js';
+import { LIVE_RUNS, fuzz, rssMb } from './fuzz.js';
 
 /** How far the daemon's RSS may grow over the whole run, in MB. */
 const DAEMON_RSS_BOUND_MB = 150;
@@ -124,9 +124,13 @@ test('daemon: any HTTP request gets a status within 10 s, never 500, and a JSON 
   }).filter(r => !(r.path.startsWith('/v1/shutdown')));
   const rssBefore = rssMb(daemon.proc.pid);
   let rssAfter = rssBefore;
+  // RSS halfway too: growth that goes on in the second half is a leak, growth that stops there is warm-up.
+  let rssMid = rssBefore;
+  let tried = 0;
   const statuses = new Map<string, number>();
   await fuzz('daemon-http-live', 'Raw HTTP requests to a real daemon on 127.0.0.1 (any method, routes and web paths, Host/Origin/token/workspace headers of any text, Content-Length exact, missing, short, long, junk or twice, chunked, bodies of any bytes and nesting to 50,000 levels): a status within 10 s, never 500, a JSON error body naming a docs/daemon.md type, the daemon up afterwards',
     fc.asyncProperty(request, async r => {
+      if (++tried === Math.ceil(LIVE_RUNS / 2)) rssMid = rssMb(daemon.proc.pid);
       const head = [`${r.method} ${r.path} HTTP/1.1`];
       if (r.host !== undefined) head.push(`Host: ${r.host}`);
       if (r.origin !== undefined) head.push(`Origin: ${r.origin}`);
@@ -164,7 +168,7 @@ test('daemon: any HTTP request gets a status within 10 s, never 500, and a JSON 
       kind: 'live',
       notes: () => {
         rssAfter = rssMb(daemon.proc.pid);
-        return { rssBeforeMb: Math.round(rssBefore), rssAfterMb: Math.round(rssAfter), rssBoundMb: DAEMON_RSS_BOUND_MB, answers: [...statuses].sort((a, b) => a[0].localeCompare(b[0])).map(([s, c]) => `${s} ×${c}`).join('; ') };
+        return { rssBeforeMb: Math.round(rssBefore), rssMidMb: Math.round(rssMid), rssAfterMb: Math.round(rssAfter), rssBoundMb: DAEMON_RSS_BOUND_MB, answers: [...statuses].sort((a, b) => a[0].localeCompare(b[0])).map(([s, c]) => `${s} ×${c}`).join('; ') };
       },
     });
   assert.equal((await daemon.request({ method: 'GET', path: '/v1/status', workspace: null })).status, 200);
