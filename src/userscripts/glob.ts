@@ -5,15 +5,18 @@
  * in its stars on a URL it does not match, and matching runs in the server
  * on every navigation: `*a*a*a*…*b` (30 stars) held the process for minutes.
  * This matcher fills one row of booleans per pattern token instead (the
- * dynamic-programming wildcard match), so its time is bounded by the lengths.
+ * dynamic-programming wildcard match; a token is a star, a `.tld` or a run of
+ * literal characters), so its time is bounded by the tokens times the URL.
  *
  * Tokens: `*` is any run of characters, `.tld` (where the caller enables it)
  * is one or more `.label`s (labels without `.`, `/`, `:`) that together are a
  * public suffix, and every other character is itself.
  */
 
-/** A token of a compiled glob: a literal character (its UTF-16 code unit), any run, or a public suffix. */
-type Token = number | 'star' | 'tld';
+/** A token of a compiled glob: a run of literal characters, any run, or a public suffix. */
+type Token = string | { kind: 'star' } | { kind: 'tld' };
+const STAR = { kind: 'star' } as const;
+const TLD = { kind: 'tld' } as const;
 
 /** `.tld` in a glob, where it means a public suffix: before `/`, `:` or the end. */
 export const TLD_IN_GLOB = /\.tld(?=[/:]|$)/;
@@ -39,14 +42,12 @@ export function compileGlob(pattern: string, options: GlobOptions = {}): Glob {
   const tokens: Token[] = [];
   const pieces = options.publicSuffix ? pattern.split(new RegExp(TLD_IN_GLOB.source, 'g')) : [pattern];
   pieces.forEach((piece, i) => {
-    if (i > 0) tokens.push('tld');
+    if (i > 0) tokens.push(TLD);
     const text = options.ignoreCase ? piece.toLowerCase() : piece;
-    for (let j = 0; j < text.length; j++) {
-      const c = text.charCodeAt(j);
-      if (c === 0x2a /* * */) {
-        if (tokens[tokens.length - 1] !== 'star') tokens.push('star'); // `**` is `*`
-      } else tokens.push(c);
-    }
+    text.split('*').forEach((literal, j) => {
+      if (j > 0 && tokens[tokens.length - 1] !== STAR) tokens.push(STAR); // `**` is `*`
+      if (literal) tokens.push(literal);
+    });
   });
   const suffixOk = options.publicSuffix;
   return {
@@ -60,10 +61,12 @@ export function compileGlob(pattern: string, options: GlobOptions = {}): Glob {
       for (let t = tokens.length - 1; t >= 0; t--) {
         const token = tokens[t]!;
         row.fill(0);
-        if (token === 'star') {
+        if (typeof token === 'string') {
+          for (let s = 0; s + token.length <= n; s++) row[s] = next[s + token.length] && text.startsWith(token, s) ? 1 : 0;
+        } else if (token.kind === 'star') {
           row[n] = next[n]!;
           for (let s = n - 1; s >= 0; s--) row[s] = next[s]! | row[s + 1]!;
-        } else if (token === 'tld') {
+        } else {
           for (let s = 0; s < n; s++) {
             if (text.charCodeAt(s) !== DOT) continue;
             // `(\.[^./:]+)+` from s: every end after at least one label character is a candidate.
@@ -77,8 +80,6 @@ export function compileGlob(pattern: string, options: GlobOptions = {}): Glob {
               if (e === n || c === SLASH || c === COLON || (c === DOT && prev === DOT)) break;
             }
           }
-        } else {
-          for (let s = 0; s < n; s++) row[s] = text.charCodeAt(s) === token ? next[s + 1]! : 0;
         }
         [next, row] = [row, next];
       }

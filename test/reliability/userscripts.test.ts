@@ -108,4 +108,9 @@ test('a glob of 30 stars that does not match answers at once (it held the server
   assert.deepEqual(verdicts, [false, false, false]);
   assert.ok(ms < MATCH_BOUND_MS, `took ${ms.toFixed(0)} ms`);
   assert.equal(includePatternMatches(glob, `${target}b`), true);
+  // A long literal run is one token, compared in place: a 1 MB @include costs what its stars cost.
+  const long = `*://x.test/${'a'.repeat(1 << 20)}*`;
+  const [long1, longMs] = timed(() => includePatternMatches(long, target));
+  assert.equal(long1, false);
+  assert.ok(longMs < MATCH_BOUND_MS, `took ${longMs.toFixed(0)} ms`);
 });
