@@ -334,7 +334,7 @@ function validatorFor(schema: object): ValidateFunction | null {
 /**
  * Validates `args` against a tool's inputSchema.
  * @throws ToolError invalid_arguments listing what is wrong (paths and rules, not values), or saying the arguments
- *   nest too deeply to check.
+ *   nest too deeply to check or cannot be compared.
  */
 export function validateArguments(toolName: string, schema: unknown, args: unknown): void {
   if (!schema || typeof schema !== 'object') return;
@@ -344,9 +344,10 @@ export function validateArguments(toolName: string, schema: unknown, args: unkno
   try {
     valid = validate(args) as boolean;
   } catch (error) {
-    // A recursive schema walks arguments as deep as they nest: past the stack, the check cannot be made.
-    if (!(error instanceof RangeError)) throw error;
-    throw new ToolError('invalid_arguments', `Arguments for WebMCP tool "${toolName}" nest too deeply to be checked against its inputSchema.`, 'Send arguments nested a few hundred levels at most.');
+    // A recursive schema walks arguments as deep as they nest: past the stack, the check cannot be made. ajv's
+    // equality (enum, const, uniqueItems) calls an object's own `valueOf`: `{"valueOf": false}` makes it throw.
+    if (error instanceof RangeError) throw new ToolError('invalid_arguments', `Arguments for WebMCP tool "${toolName}" nest too deeply to be checked against its inputSchema.`, 'Send arguments nested a few hundred levels at most.');
+    throw new ToolError('invalid_arguments', `Arguments for WebMCP tool "${toolName}" cannot be checked against its inputSchema: ${(error as Error).message}.`, 'Send plain JSON values; an object with its own valueOf or toString that is not a function cannot be compared.');
   }
   if (valid) return;
   const problems = (validate.errors ?? []).slice(0, 10).map(e => `${e.instancePath || '(arguments)'} ${e.message ?? 'is invalid'}`);

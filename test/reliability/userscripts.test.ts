@@ -114,3 +114,13 @@ test('a glob of 30 stars that does not match answers at once (it held the server
   assert.equal(long1, false);
   assert.ok(longMs < MATCH_BOUND_MS, `took ${longMs.toFixed(0)} ms`);
 });
+
+test('a metadata key named like an Object.prototype member is a key of its own (`@valueOf` threw)', () => {
+  const code = '// ==UserScript==\n// @name x\n// @valueOf 1\n// @constructor 2\n// @__proto__ 3\n// @name:__proto__ n\n// @description:toString\n// ==/UserScript==\n';
+  const { metadata } = parseMetadata(code);
+  assert.deepEqual(Object.entries(metadata!.extra!).filter(([k]) => k !== '__proto__'), [['valueOf', ['1']], ['constructor', ['2']]]);
+  assert.equal(Object.getPrototypeOf(metadata!.extra), Object.prototype);
+  assert.deepEqual(Object.entries(metadata!.localized.name!), [['__proto__', 'n']]);
+  assert.deepEqual(Object.entries(metadata!.localized.description!), [['toString', '']]);
+  assert.equal(validateScript(code).metadata?.name, 'x');
+});

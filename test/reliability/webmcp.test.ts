@@ -78,3 +78,10 @@ test('a schema nested past the stack is served as it is (size), arguments agains
   for (let i = 0; i < 100_000; i++) args = { a: args };
   assert.throws(() => validateArguments('recursive', { type: 'object', additionalProperties: { $ref: '#' } }, args), (e: unknown) => e instanceof ToolError && e.type === 'invalid_arguments' && /nest too deeply/.test(e.message));
 });
+
+test('arguments with an own valueOf that is not a function are invalid_arguments (ajv\'s equality threw a TypeError)', () => {
+  for (const schema of [{ enum: [{ a: 1 }] }, { const: { a: 1 } }, { type: 'array', uniqueItems: true }]) {
+    const args = schema.type === 'array' ? [{ valueOf: false }, { valueOf: false }] : { valueOf: false };
+    assert.throws(() => validateArguments('eq', schema, args), (e: unknown) => e instanceof ToolError && e.type === 'invalid_arguments', JSON.stringify(schema));
+  }
+});
