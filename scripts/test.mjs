@@ -7,6 +7,7 @@
 // (TABWRIGHT_TEST_CONNECTION, docs/attach.md):
 // `npm test -- --connection cdp test/tools test/smoke`.
 // `--times FILE` writes each file's duration (ms) and counts to FILE as JSON.
+// TABWRIGHT_TEST_TIMEOUT_MS: the per-test timeout (default 300000; the reliability suite's long form raises it).
 // A failed file runs once more, alone, and counts as flaky if it then passes (TABWRIGHT_TEST_RETRY=0: no retry).
 import { spawn } from 'node:child_process';
 import { readdirSync, writeFileSync } from 'node:fs';
@@ -64,7 +65,7 @@ if (!files.length) {
 function runFile(file) {
   return new Promise(resolve => {
     const started = Date.now();
-    const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', '--test-timeout=300000', file], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', `--test-timeout=${Number(env.TABWRIGHT_TEST_TIMEOUT_MS) || 300000}`, file], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     child.stdout.on('data', chunk => (out += chunk));
     child.stderr.on('data', chunk => (out += chunk));

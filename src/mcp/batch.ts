@@ -43,7 +43,9 @@ export class BatchFraming {
     const batch: Batch = { order: [], replies: new Map() };
     const messages: unknown[] = [];
     parsed.forEach((msg, i) => {
-      if (!isObject(msg) || msg.jsonrpc !== '2.0') {
+      // JSON-RPC 2.0 ("4 Request object"): an id is a string, a number or null. A member with another id is answered
+      // in the batch's reply: passed on, its rejection would name id null and the batch would wait for it forever.
+      if (!isObject(msg) || msg.jsonrpc !== '2.0' || !(msg.id === undefined || msg.id === null || typeof msg.id === 'string' || typeof msg.id === 'number')) {
         const k = `invalid#${i}`;
         batch.order.push(k);
         batch.replies.set(k, invalidRequest('Invalid Request'));

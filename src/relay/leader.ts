@@ -16,7 +16,7 @@ import type { LocalDispatcher } from '../dispatch/dispatcher.js';
 import { logger } from '../log.js';
 import { ToolError, type ToolErrorData } from '../errors.js';
 import { removeLeaderFile, writeLeaderFile } from './leaderFile.js';
-import { advertised, compareVersions, MAX_FRAME_BYTES, parseFrame, RELAY_PROTOCOL, type FollowerFrame, type LeaderFrame } from './protocol.js';
+import { advertised, compareVersions, MAX_FRAME_BYTES, parseFollowerFrame, RELAY_PROTOCOL, type FollowerFrame, type LeaderFrame } from './protocol.js';
 import { versionMismatch } from './errors.js';
 import { extensionBridgeOf } from '../browser/extension/extensionConnection.js';
 import { LINK_PATH } from '../browser/extension/protocol.js';
@@ -121,14 +121,14 @@ export class RelayLeader {
     const timer = setTimeout(() => socket.terminate(), HELLO_TIMEOUT_MS);
     socket.once('message', data => {
       clearTimeout(timer);
-      const hello = parseFrame<FollowerFrame>(data);
+      const hello = parseFollowerFrame(data);
       const send = (frame: LeaderFrame) => socket.send(JSON.stringify(frame));
       const refuse = (error: ToolErrorData, retry: boolean) => {
         send({ t: 'refused', error, retry });
         socket.close(4000 + (retry ? 1 : 2), error.type);
       };
       if (!hello || hello.t !== 'hello' || typeof hello.token !== 'string' || !sameSecret(hello.token, this.token)) {
-        refuse({ type: 'browser_unavailable', message: 'The relay handshake failed: wrong or missing token.', hint: 'Only tabwright processes of the same user with the same config dir can join.' }, true);
+        refuse({ type: 'browser_unavailable', message: 'The relay handshake failed: no well-formed hello with the right token.', hint: 'Only tabwright processes of the same user with the same config dir can join.' }, true);
         return;
       }
       if (this.closing) {
@@ -156,7 +156,7 @@ export class RelayLeader {
       this.peers.add(peer);
       log.info(`follower pid ${hello.pid} (tabwright ${hello.version}) joined; ${this.peers.size} follower(s)`);
       send({ t: 'welcome', version: mine.version, relayProtocol: mine.relayProtocol, pid: process.pid, browser: browserSettings(this.local.config) });
-      socket.on('message', raw => this.onFrame(peer, parseFrame<FollowerFrame>(raw)));
+      socket.on('message', raw => this.onFrame(peer, parseFollowerFrame(raw)));
       socket.on('close', () => {
         this.peers.delete(peer);
         for (const controller of peer.calls.values()) controller.abort(new ToolError('cancelled', 'The follower process went away.', 'Nothing to do.'));

@@ -7,7 +7,7 @@
  */
 import type { BrowserSettings } from './browserSettings.js';
 import type { BudgetStatus } from '../dispatch/callBudget.js';
-import type { ConsentAnswer, ConsentQuestion, PromptChannel } from '../consent/channel.js';
+import { isConsentAnswer, type ConsentAnswer, type ConsentQuestion, type PromptChannel } from '../consent/channel.js';
 import type { ConsentConfig } from '../config.js';
 import type { ClientInfo } from '../tools/context.js';
 import type { ToolErrorData } from '../errors.js';
@@ -112,5 +112,40 @@ export function parseFrame<T extends { t: string }>(data: unknown): T | undefine
     return value && typeof value === 'object' && typeof (value as { t?: unknown }).t === 'string' ? value as T : undefined;
   } catch {
     return undefined;
+  }
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const optional = (v: unknown, type: 'string' | 'boolean'): boolean => v === undefined || typeof v === type;
+const isCallId = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v);
+const isErrorData = (v: unknown): boolean =>
+  isObject(v) && typeof v.type === 'string' && typeof v.message === 'string' && optional(v.hint, 'string');
+
+/**
+ * A follower's frame with the fields the leader reads of its kind checked
+ * (types, not values): undefined for anything else, which the leader
+ * ignores (or refuses, for the hello). A frame of a kind this build does
+ * not know is returned as it is, and ignored, as the module doc says.
+ */
+export function parseFollowerFrame(data: unknown): FollowerFrame | undefined {
+  const frame = parseFrame<FollowerFrame>(data) as (FollowerFrame & Record<string, unknown>) | undefined;
+  if (!frame) return undefined;
+  const f = frame as Record<string, unknown>;
+  switch (frame.t) {
+    case 'hello':
+      return typeof f.token === 'string' && typeof f.version === 'string' && typeof f.relayProtocol === 'number' && typeof f.pid === 'number' && typeof f.profile === 'string' ? frame : undefined;
+    case 'call':
+      return isCallId(f.id) && typeof f.tool === 'string' && isObject(f.consent) && (f.client === undefined || isObject(f.client))
+        && optional(f.workspace, 'string') && optional(f.sessionKey, 'string') && optional(f.isolate, 'boolean') && optional(f.prompt, 'string')
+        && (f.budget === undefined || isObject(f.budget)) ? frame : undefined;
+    case 'cancel':
+      return isCallId(f.id) ? frame : undefined;
+    case 'end_session':
+      return typeof f.sessionKey === 'string' ? frame : undefined;
+    case 'answer':
+      return isCallId(f.id) && isCallId(f.promptId) && (f.answer === undefined || isConsentAnswer(f.answer)) && (f.pending === undefined || f.pending === true)
+        && (f.error === undefined || isErrorData(f.error)) ? frame : undefined;
+    default:
+      return frame;
   }
 }

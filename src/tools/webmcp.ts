@@ -309,16 +309,23 @@ const validatorsBySchema = new WeakMap<object, ValidateFunction | null>();
 function validatorFor(schema: object): ValidateFunction | null {
   const known = validatorsBySchema.get(schema);
   if (known !== undefined) return known;
-  const key = JSON.stringify(schema);
-  let validate: ValidateFunction | null | undefined = validators.get(key);
-  if (!validate) {
-    try {
+  let validate: ValidateFunction | null | undefined;
+  try {
+    // Both throw for a schema nested deeper than the stack goes (a RangeError): such a schema is not used either.
+    const key = JSON.stringify(schema);
+    validate = validators.get(key);
+    if (!validate) {
       validate = getAjv().compile(schema);
-      if (validators.size > 500) validators.clear();
+      if (validators.size > 500) {
+        validators.clear();
+        // ajv keeps every schema it compiled (by object and by $id): drop them with ours, or pages that list ever
+        // new schemas grow the server without bound.
+        getAjv().removeSchema();
+      }
       validators.set(key, validate);
-    } catch {
-      validate = null;
     }
+  } catch {
+    validate = null;
   }
   validatorsBySchema.set(schema, validate);
   return validate;
@@ -326,12 +333,23 @@ function validatorFor(schema: object): ValidateFunction | null {
 
 /**
  * Validates `args` against a tool's inputSchema.
- * @throws ToolError invalid_arguments listing what is wrong (paths and rules, not values).
+ * @throws ToolError invalid_arguments listing what is wrong (paths and rules, not values), or saying the arguments
+ *   nest too deeply to check or cannot be compared.
  */
 export function validateArguments(toolName: string, schema: unknown, args: unknown): void {
   if (!schema || typeof schema !== 'object') return;
   const validate = validatorFor(schema);
-  if (!validate || validate(args)) return;
+  if (!validate) return;
+  let valid: boolean;
+  try {
+    valid = validate(args) as boolean;
+  } catch (error) {
+    // A recursive schema walks arguments as deep as they nest: past the stack, the check cannot be made. ajv's
+    // equality (enum, const, uniqueItems) calls an object's own `valueOf`: `{"valueOf": false}` makes it throw.
+    if (error instanceof RangeError) throw new ToolError('invalid_arguments', `Arguments for WebMCP tool "${toolName}" nest too deeply to be checked against its inputSchema.`, 'Send arguments nested a few hundred levels at most.');
+    throw new ToolError('invalid_arguments', `Arguments for WebMCP tool "${toolName}" cannot be checked against its inputSchema: ${(error as Error).message}.`, 'Send plain JSON values; an object with its own valueOf or toString that is not a function cannot be compared.');
+  }
+  if (valid) return;
   const problems = (validate.errors ?? []).slice(0, 10).map(e => `${e.instancePath || '(arguments)'} ${e.message ?? 'is invalid'}`);
   throw new ToolError('invalid_arguments', `Arguments for WebMCP tool "${toolName}" do not match its inputSchema: ${problems.join('; ')}.`, 'Call list_webmcp_tools for the schema and send arguments that match it.');
 }

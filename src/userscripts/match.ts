@@ -29,6 +29,7 @@
  *   neither `@match` nor `@include` runs nowhere.
  */
 import type { ScriptMetadata } from './types.js';
+import { compileGlob, TLD_IN_GLOB } from './glob.js';
 import { isPublicSuffix } from './publicSuffix.js';
 
 /** A compiled pattern: `test(url)` for a parsed URL. */
@@ -63,28 +64,11 @@ const MATCH_SCHEMES = new Set(['http', 'https', 'ws', 'wss', 'ftp', 'file', 'urn
 const ALL_URLS_SCHEMES = new Set(['http:', 'https:', 'ws:', 'wss:', 'ftp:', 'file:', 'urn:']);
 const DEFAULT_PORTS: Record<string, string> = { 'http:': '80', 'https:': '443', 'ws:': '80', 'wss:': '443', 'ftp:': '21' };
 
-/**
- * What `.tld` in an @include glob stands for in the compiled regex: one or
- * more labels, captured; the glob matches only when each capture (without
- * its leading dot) is a whole public suffix (./publicSuffix.ts).
- */
-const TLD_SOURCE = String.raw`((?:\.[^./:]+)+)`;
-/** `.tld` in a glob, where it means a public suffix: before `/`, `:` or the end. */
-const TLD_IN_GLOB = /\.tld(?=[/:]|$)/;
 
 /** Whether an @include / @exclude pattern uses `.tld` (so matching it needs the Public Suffix List). */
 export function usesPublicSuffix(pattern: string): boolean {
   const p = pattern.trim();
   return !/^\/(.+)\/([a-z]*)$/s.test(p) && TLD_IN_GLOB.test(p);
-}
-
-function escapeRegex(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-}
-
-/** `*` → `.*`, everything else literal; anchored both ends. */
-function wildcardRegex(pattern: string, flags = ''): RegExp {
-  return new RegExp('^' + pattern.split('*').map(escapeRegex).join('.*') + '$', flags);
 }
 
 /** The URL string patterns and globs see: href without the fragment. */
@@ -148,8 +132,8 @@ function parseMatchBody(p: string): ParsedMatch {
   const path = rest.slice(slash);
   if (scheme === 'file') {
     if (authority) return { check: { valid: false, reason: `"${p}": file patterns have no host (file:///path).` } };
-    const re = wildcardRegex(path);
-    return { check: { valid: true }, compiled: { test: url => url.protocol === 'file:' && re.test(url.pathname + url.search) } };
+    const glob = compileGlob(path);
+    return { check: { valid: true }, compiled: { test: url => url.protocol === 'file:' && glob.test(url.pathname + url.search) } };
   }
   let host = authority;
   let port: string | undefined; // undefined: any port
@@ -193,7 +177,7 @@ function parseMatchBody(p: string): ParsedMatch {
     }
     host = ascii;
   }
-  const pathRe = wildcardRegex(path);
+  const pathGlob = compileGlob(path);
   const schemeOk = scheme === '*' ? (s: string) => s === 'http:' || s === 'https:' : (s: string) => s === `${scheme}:`;
   const compiled: CompiledPattern = {
     test(url) {
@@ -201,7 +185,7 @@ function parseMatchBody(p: string): ParsedMatch {
       const h = url.hostname;
       if (host && h !== host && !(sub && h.endsWith(`.${host}`))) return false;
       if (port !== undefined && (url.port || DEFAULT_PORTS[url.protocol] || '') !== String(Number(port))) return false;
-      return pathRe.test(url.pathname + url.search);
+      return pathGlob.test(url.pathname + url.search);
     },
   };
   const check: MatchPatternCheck = { valid: true };
@@ -227,11 +211,9 @@ function parseInclude(pattern: string): ParsedInclude {
       return { check: { valid: false, reason: `"${p}" is not a valid regular expression: ${(error as Error).message}` } };
     }
   }
-  // Glob: `.tld` before `/`, `:` or the end is a public suffix; `*` is anything; the rest is literal.
-  const parts = p.split(new RegExp(TLD_IN_GLOB.source, 'g'));
-  const source = parts.map(part => part.split('*').map(escapeRegex).join('.*')).join(TLD_SOURCE);
-  const re = new RegExp(`^${source}$`, 'i');
-  const suffixes = parts.length > 1;
+  // Glob: `.tld` before `/`, `:` or the end is a whole public suffix (Violentmonkey's rule); `*` is anything; the
+  // rest is literal, compared case-insensitively. Matched in bounded time (./glob.ts), never as a RegExp.
+  const glob = compileGlob(p, { ignoreCase: true, publicSuffix: isPublicSuffix });
   const check: IncludePatternCheck = { valid: true };
   // `*example.com*`: the host is not anchored, so the glob also matches it in paths and query strings.
   if (/^\*[^*/:]/.test(p) && !/^\*:\/\//.test(p)) {
@@ -239,12 +221,7 @@ function parseInclude(pattern: string): ParsedInclude {
     check.warning = `"${p}" is not anchored to the host: it also matches URLs that merely mention ${host} (e.g. https://attacker.test/?next=${host}); use \`@match *://*.${host}/*\`.`;
     check.warningCode = 'unanchored_glob';
   }
-  const test = (url: URL): boolean => {
-    const m = re.exec(urlForMatching(url));
-    // Each `.tld` capture, without its leading dot, must be a whole public suffix (Violentmonkey's rule).
-    return !!m && (!suffixes || m.slice(1).every(label => isPublicSuffix(label.slice(1))));
-  };
-  return { check, compiled: { test } };
+  return { check, compiled: { test: url => glob.test(urlForMatching(url)) } };
 }
 
 const matchCache = new Map<string, ParsedMatch>();

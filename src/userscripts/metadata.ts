@@ -99,6 +99,15 @@ function emptyMetadata(kind: ScriptKind): ScriptMetadata {
 }
 
 /**
+ * `obj[key]` as an own property, defined as `make()` first when `obj` has none: a key is the script's text, and
+ * `@valueOf`, `@constructor` or `@__proto__` must make a property of their own, not reach Object.prototype's.
+ */
+function own<T>(obj: Record<string, T>, key: string, make: () => T): T {
+  if (!Object.hasOwn(obj, key)) Object.defineProperty(obj, key, { value: make(), enumerable: true, writable: true, configurable: true });
+  return obj[key]!;
+}
+
+/**
  * Parses the first metadata block of `code` (anywhere in the file, as the
  * managers do). Returns the metadata (whenever a complete block exists, even
  * with errors in it), the diagnostics (1-based line/column, columns counted
@@ -172,7 +181,7 @@ export function parseMetadata(code: string): ParsedMetadata {
       if (SINGLE_KEYS.has(key) || LIST_KEYS.has(key) || key === 'noframes' || key === 'resource' || key === 'webmcp') {
         warn('unknown_key', `\`@${full}\`: only @name and @description take a locale; the line is ignored.`);
       } else {
-        (meta.extra![full] ??= []).push(value);
+        own(meta.extra!, full, () => []).push(value);
         if (!INFORMATIONAL.has(key)) warn('unknown_key', `\`@${full}\` is not a key tabwright reads; it is kept but has no effect.`);
       }
       continue;
@@ -181,7 +190,7 @@ export function parseMetadata(code: string): ParsedMetadata {
       if (!value && EMPTY_OK.has(key)) {
         // An empty line does not take the slot: a later non-empty value is used without a duplicate_key warning.
         warn('empty_value', `\`@${full}\` has no value; it is read as empty.`);
-        if (e.locale) (meta.localized[key] ??= {})[e.locale] ??= '';
+        if (e.locale) own(own<Record<string, string>>(meta.localized, key, () => ({})), e.locale, () => '');
         else if (key === 'version') meta.version ??= '';
         else meta.description ??= '';
         continue;
@@ -189,7 +198,12 @@ export function parseMetadata(code: string): ParsedMetadata {
       if (!value) { err('malformed_key', `\`@${full}\` needs a value.`); continue; }
       if (seen.has(full)) { warn('duplicate_key', `\`@${full}\` appears more than once; the first value is used.`); continue; }
       seen.add(full);
-      if (e.locale) { (meta.localized[key] ??= {})[e.locale] = value; continue; }
+      if (e.locale) {
+        const names = own<Record<string, string>>(meta.localized, key, () => ({}));
+        own(names, e.locale, () => value);
+        names[e.locale] = value; // over the '' of an empty line before it
+        continue;
+      }
       if (key === 'name') meta.name = value;
       else if (key === 'namespace') meta.namespace = value;
       else if (key === 'version') meta.version = value;
@@ -260,7 +274,7 @@ export function parseMetadata(code: string): ParsedMetadata {
       meta.webmcp.push({ tool, permission: permission as DeclaredPermission, line });
       continue;
     }
-    (meta.extra![key] ??= []).push(value);
+    own(meta.extra!, key, () => []).push(value);
     if (!INFORMATIONAL.has(key)) warn('unknown_key', `\`@${key}\` is not a key tabwright reads; it is kept but has no effect.`);
   }
   if (!meta.name) {

@@ -24,6 +24,12 @@ const ANNOTATIONS = new Set(['title', 'description', 'default', 'examples', '$co
 const DEFINITIONS = ['$defs', 'definitions'];
 /** The most schema nodes resolving may produce (inlining can multiply a schema). */
 const NODE_BUDGET = 20_000;
+/**
+ * The deepest nesting walked (objects and arrays): a page's schema may nest
+ * deeper than the stack goes, and such a schema is served as it is
+ * (reason `size`), like one over NODE_BUDGET.
+ */
+const MAX_DEPTH = 512;
 
 class TooLarge extends Error {}
 
@@ -31,12 +37,13 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** Whether `node` has a `$ref` anywhere outside data keywords. */
-function hasRef(node: unknown): boolean {
-  if (Array.isArray(node)) return node.some(hasRef);
+/** Whether `node` has a `$ref` anywhere outside data keywords; true also past MAX_DEPTH (resolving then says `size`). */
+function hasRef(node: unknown, depth = 0): boolean {
+  if (depth > MAX_DEPTH) return true;
+  if (Array.isArray(node)) return node.some(n => hasRef(n, depth + 1));
   if (!isObject(node)) return false;
   if (typeof node.$ref === 'string') return true;
-  return Object.entries(node).some(([k, v]) => !DATA_KEYWORDS.has(k) && hasRef(v));
+  return Object.entries(node).some(([k, v]) => !DATA_KEYWORDS.has(k) && hasRef(v, depth + 1));
 }
 
 /** The node `ref` points to in `root` (`#` or `#/a/b`, ~0 ~1 and percent escapes decoded); undefined when none. */
@@ -81,15 +88,15 @@ export function resolveSchemaRefs(schema: unknown): { schema: unknown; left: Sch
    * the references being inlined around it. A reference is a cycle when
    * its target contains the node, or is being inlined already.
    */
-  const resolve = (node: unknown, stack: string[], path: string): unknown => {
-    if (++nodes > NODE_BUDGET) throw new TooLarge();
-    if (Array.isArray(node)) return node.map((n, i) => resolve(n, stack, `${path}/${i}`));
+  const resolve = (node: unknown, stack: string[], path: string, depth = 0): unknown => {
+    if (++nodes > NODE_BUDGET || depth > MAX_DEPTH) throw new TooLarge();
+    if (Array.isArray(node)) return node.map((n, i) => resolve(n, stack, `${path}/${i}`, depth + 1));
     if (!isObject(node)) return node;
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(node)) {
       if (k === '$ref' && typeof v === 'string') continue;
       if (path === '#' && DEFINITIONS.includes(k)) continue; // the root's definitions: kept below only as needed
-      out[k] = DATA_KEYWORDS.has(k) ? v : resolve(v, stack, `${path}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`);
+      out[k] = DATA_KEYWORDS.has(k) ? v : resolve(v, stack, `${path}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`, depth + 1);
     }
     if (typeof node.$ref !== 'string') return out;
     const ref = node.$ref;
@@ -102,7 +109,7 @@ export function resolveSchemaRefs(schema: unknown): { schema: unknown; left: Sch
       leave(ref, 'cycle');
       return { $ref: ref, ...out };
     }
-    return merge(resolve(target, [...stack, ref], ref), out);
+    return merge(resolve(target, [...stack, ref], ref, depth + 1), out);
   };
   try {
     const resolved = resolve(schema, [], '#');

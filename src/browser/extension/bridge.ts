@@ -118,6 +118,7 @@ export class ExtensionBridge {
       } catch {
         return deny('a frame that is not JSON');
       }
+      if (typeof frame !== 'object' || frame === null) return deny('a frame that is not a JSON object');
       if (!hello) {
         if (frame.t !== 'hello' || typeof frame.clientNonce !== 'string' || !/^[0-9a-f]{64}$/.test(frame.clientNonce) || typeof frame.extId !== 'string') return deny('no valid hello');
         if (originId && frame.extId !== originId) return deny(`hello names extension ${frame.extId}, its Origin ${originId}`);

@@ -172,18 +172,24 @@ export class ExtensionLink {
       log.warn('the extension sent a frame that is not JSON; ignored');
       return;
     }
+    if (typeof frame !== 'object' || frame === null || Array.isArray(frame)) {
+      log.warn('the extension sent a frame that is not a JSON object; ignored');
+      return;
+    }
     if (typeof frame.ev === 'string') {
-      for (const listener of [...this.eventListeners]) listener(frame.ev, frame.p ?? {});
+      const p = typeof frame.p === 'object' && frame.p !== null ? frame.p : {};
+      for (const listener of [...this.eventListeners]) listener(frame.ev, p);
       return;
     }
     if (typeof frame.m === 'string' && typeof frame.id === 'number') {
-      this.answer(frame.id, frame.m, frame.p ?? {});
+      this.answer(frame.id, frame.m, typeof frame.p === 'object' && frame.p !== null ? frame.p : {});
       return;
     }
     const waiter = typeof frame.id === 'number' ? this.pending.get(frame.id) : undefined;
     if (!waiter) return;
     this.pending.delete(frame.id);
-    if (frame.e) waiter.reject(new ExtensionError(frame.e.code, frame.e.message));
+    // protocol.ts: `e` is {code, message}; anything else still fails the request, with code 'failed'.
+    if (frame.e !== undefined && frame.e !== null) waiter.reject(new ExtensionError(typeof frame.e.code === 'string' ? frame.e.code : 'failed', typeof frame.e.message === 'string' ? frame.e.message : 'The extension answered with a malformed error.'));
     else waiter.resolve(frame.r);
   }
 
