@@ -4,7 +4,7 @@
 // allDocuments, since), bodies cut at maxBytes, and each failure kind (an unknown id, a bad pattern).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { freePort, useSession } from '../fixtures/harness.js';
+import { freePort, until, useSession } from '../fixtures/harness.js';
 import { call, callError, callRaw } from '../fixtures/mcp.js';
 
 interface Entry { id: number; method: string; url: string; resourceType: string; status?: number; state: string; failure?: string; mimeType?: string; size?: number; durationMs?: number; navigation: boolean }
@@ -108,7 +108,9 @@ test('a new document starts the list again; allDocuments and since reach back', 
 
 test('one request: headers with credentials redacted, the response body, the request body only when asked', async () => {
   await openNet();
-  const items = (await listed({ filter: '/api/items' })).fields.requests[0]!;
+  // The page has read the body; the browser's "finished" for that response may come a moment later on a loaded machine
+  // (get_network_request waits 2 s for it, then says the body is still loading).
+  const items = await until('the /api/items response to finish', async () => (await listed({ filter: '/api/items' })).fields.requests.find(r => r.state === 'finished'), 15_000);
   const raw = await callRaw(tw.client, 'get_network_request', { id: items.id });
   assert.equal(raw.isError, undefined, JSON.stringify(raw.content));
   const text = raw.content.map(c => c.text).join('\n');
