@@ -87,15 +87,17 @@ export class Tab {
   revision = 1;
   openerTabId: number | undefined;
   closed = false;
-  /**
-   * True once the page's renderer went away (Playwright's `crash` event): tools other than reload_tab, navigate and
-   * close_tab answer page_crashed (src/tools/define.ts), and those two replace the page (Session.replaceCrashed).
-   */
-  crashed = false;
+  /** Aborted when the page's renderer goes away (Playwright's `crash` event): a wait on the page (wait_for) joins it. */
   private readonly crashes = new AbortController();
-  /** Aborts when the page crashes: a wait on the page (wait_for) joins it to its call's signal and ends then. */
   get crashSignal(): AbortSignal {
     return this.crashes.signal;
+  }
+  /**
+   * True once the page's renderer went away (crashSignal aborted): tools other than reload_tab, navigate and
+   * close_tab answer page_crashed (src/tools/define.ts), and those two replace the page (Session.replaceCrashed).
+   */
+  get crashed(): boolean {
+    return this.crashes.signal.aborted;
   }
   /** On a tab that replaced a crashed one (Session.replaceCrashed): the URL the crashed page showed, which reload_tab loads. */
   replacedUrl: string | undefined;
@@ -162,7 +164,6 @@ export class Tab {
     page.on('filechooser', chooser => this.fileChoosers.opened(chooser, this.instanceId));
     // Playwright's Page.Events.Crash (the renderer went away): the page object answers nothing from now on.
     page.on('crash', () => {
-      this.crashed = true;
       this.crashes.abort(new Error(`the page of tab ${this.id} crashed`));
     });
     page.on('close', () => {

@@ -300,12 +300,18 @@ export class OwnChromeUpstream implements CdpUpstream {
     this.popupWaits.clear();
   }
 
+  /** Ends a popup's wait for its first document; false when it was not waiting. */
+  private endPopupWait(targetId: string): boolean {
+    const timer = this.popupWaits.get(targetId);
+    if (!timer) return false;
+    clearTimeout(timer);
+    this.popupWaits.delete(targetId);
+    return true;
+  }
+
   /** Attaches a popup that waited for its first document (POPUP_ATTACH_WAIT_MS), once. */
   private attachPopup(targetId: string): void {
-    if (!this.popupWaits.has(targetId)) return;
-    clearTimeout(this.popupWaits.get(targetId));
-    this.popupWaits.delete(targetId);
-    void this.attach(targetId);
+    if (this.endPopupWait(targetId)) void this.attach(targetId);
   }
 
   private async detach(targetId: string, sessionId: string): Promise<void> {
@@ -374,8 +380,7 @@ export class OwnChromeUpstream implements CdpUpstream {
       }
       case 'Target.targetDestroyed': {
         const targetId = String(params.targetId);
-        clearTimeout(this.popupWaits.get(targetId));
-        this.popupWaits.delete(targetId);
+        this.endPopupWait(targetId);
         this.targets.delete(targetId);
         this.left.clear(targetId);
         if (this.inScope(targetId)) {
