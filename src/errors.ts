@@ -117,7 +117,7 @@ export function toToolError(error: unknown): ToolError {
  * the same tab id (Session.replaceCrashed).
  */
 export function pageCrashed(tabId: number, during = false): ToolError {
-  return new ToolError('page_crashed', `The page of tab ${tabId} crashed${during ? ' during the call (whether its action reached the page first is not known)' : ''} (its renderer went away: out of memory, or the browser ended it); nothing on it can be read or done.`,
+  return new ToolError('page_crashed', `The page of tab ${tabId} crashed${during ? ' during the call' : ''}: its renderer went away (out of memory, or the browser ended it), and nothing on it can be read or done.${during ? ' Whether the call\'s action reached the page first is not known.' : ''}`,
     `reload_tab {tabId: ${tabId}} loads it again (a new page under the same tab id), navigate {tabId: ${tabId}, url} loads another URL there, or close_tab {tabId: ${tabId}}.`);
 }
 

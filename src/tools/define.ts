@@ -285,7 +285,12 @@ export function defineTabTool<Input extends z.ZodObject>(def: TabToolDef<Input>)
       if (tab.crashed && def.crashed === undefined) throw pageCrashed(tab.id);
       res.actedOn = tab;
       res.revisionBefore = tab.revision;
-      if (expectRevision !== undefined && tab.revision !== expectRevision) throw revisionMismatch(tab.id, expectRevision, tab.revision);
+      if (expectRevision !== undefined && tab.revision !== expectRevision) {
+        const mismatch = revisionMismatch(tab.id, expectRevision, tab.revision);
+        // get_page_context, which the mismatch's hint names, cannot read a crashed page: say so instead.
+        if (tab.crashed) throw new ToolError(mismatch.type, `${mismatch.message} Its page has crashed.`, `reload_tab {tabId: ${tab.id}} (without expectRevision, or with ${tab.revision}) loads it again; or close_tab.`, mismatch.details);
+        throw mismatch;
+      }
       // The crashed page is gone for good (Playwright answers nothing on it): a new page takes the tab's id, after
       // the revision guard (which the crashed page's revision answers), and goes on from that revision.
       if (tab.crashed && def.crashed === 'replace') res.actedOn = tab = await ctx.session.replaceCrashed(tab);

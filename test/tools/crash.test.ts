@@ -30,7 +30,7 @@ async function crashTab(path: string): Promise<{ tabId: number; during: { type: 
 test('the call the crash ends, and each later call on the tab, is page_crashed with the ways out', async () => {
   const { tabId, during } = await crashTab('/a');
   assert.equal(during.type, 'page_crashed', JSON.stringify(during));
-  assert.match(during.message, new RegExp(`The page of tab ${tabId} crashed during the call \\(whether its action reached the page first is not known\\)`));
+  assert.match(during.message, new RegExp(`The page of tab ${tabId} crashed during the call: .* Whether the call.s action reached the page first is not known\\.`));
   assert.match(during.hint, new RegExp(`reload_tab \\{tabId: ${tabId}\\}`));
   for (const [name, args] of [['get_page_context', { tabId }], ['take_screenshot', { tabId }], ['execute', { tabId, code: '1' }], ['get_text', { tabId }]] as const) {
     const started = Date.now();
@@ -60,6 +60,9 @@ test('reload_tab loads a crashed page again in a new page under the same tab id,
   // The revision guard answers for the crashed page, before anything is replaced.
   const stale = await callError(tw.client, 'reload_tab', { tabId, expectRevision: crashedRevision - 1 });
   assert.equal(stale.type, 'revision_mismatch', JSON.stringify(stale));
+  // Its hint cannot send the model to get_page_context, which a crashed page does not answer.
+  assert.match(stale.message, /Its page has crashed\.$/);
+  assert.match(stale.hint, new RegExp(`^reload_tab \\{tabId: ${tabId}\\}`));
   assert.equal((await call<{ tabs: TabInfo[] }>(tw.client, 'list_tabs')).tabs.find(t => t.tabId === tabId)?.crashed, true, 'nothing was done');
   const reloaded = await callRaw(tw.client, 'reload_tab', { tabId, expectRevision: crashedRevision });
   const text = reloaded.content.map(c => c.text).join('\n');
