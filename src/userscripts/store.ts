@@ -141,11 +141,6 @@ export class CommitConflict extends Error {
   }
 }
 
-/** How often a store with change listeners looks for commits of other processes, in ms (onChange). */
-const OTHER_PROCESS_POLL_MS = 1_000;
-/** The data_version the watch records while no database file exists (SQLite's own start at 1 and up). */
-const NO_DATABASE = -1;
-
 /** The SQLite script store. `path` is the database file; the folder is created (mode 0700) on first use. */
 export class ScriptStore implements ScriptSource {
   private database: BetterSqlite3.Database | undefined;
@@ -181,7 +176,6 @@ export class ScriptStore implements ScriptSource {
   }
 
   close(): void {
-    this.stopWatching();
     this.database?.close();
     this.database = undefined;
   }
@@ -344,55 +338,9 @@ export class ScriptStore implements ScriptSource {
     return (this.db.prepare('SELECT key FROM script_values WHERE script_id = ? ORDER BY key').all(scriptId) as { key: string }[]).map(r => r.key);
   }
 
-  /**
-   * Calls `listener` after each change to the scripts: this process's own saves, deletes and toggles (notify), and,
-   * within OTHER_PROCESS_POLL_MS, commits of another process on the same database file (a CLI or daemon that
-   * follows this process's relay saves in its own process, docs/relay.md), seen by SQLite's `PRAGMA data_version`,
-   * which changes when another connection commits. @returns the function that removes the listener.
-   */
   onChange(listener: () => void): () => void {
     this.listeners.add(listener);
-    this.watchOtherProcesses();
-    return () => {
-      this.listeners.delete(listener);
-      if (!this.listeners.size) this.stopWatching();
-    };
-  }
-
-  private watch: { timer: NodeJS.Timeout; version?: number } | undefined;
-
-  /**
-   * Polls `PRAGMA data_version` while anyone listens (an unref'd timer). A database file that another process creates
-   * after the watch began counts as a change too.
-   */
-  private watchOtherProcesses(): void {
-    if (this.watch) return;
-    const read = (): number | undefined => {
-      if (!this.database && !existsSync(this.path)) return NO_DATABASE;
-      try {
-        return this.db.pragma('data_version', { simple: true }) as number;
-      } catch (error) {
-        log.debug('data_version failed:', error);
-        return undefined;
-      }
-    };
-    const watch: { timer: NodeJS.Timeout; version?: number } = {
-      version: read(),
-      timer: setInterval(() => {
-        const version = read();
-        if (version === undefined) return;
-        const changed = watch.version !== undefined && version !== watch.version;
-        watch.version = version;
-        if (changed) this.notify();
-      }, OTHER_PROCESS_POLL_MS),
-    };
-    watch.timer.unref();
-    this.watch = watch;
-  }
-
-  private stopWatching(): void {
-    if (this.watch) clearInterval(this.watch.timer);
-    this.watch = undefined;
+    return () => this.listeners.delete(listener);
   }
 
   /** Calls every onChange listener (the deploy stage of a save; delete; toggle). A throwing listener is logged, not fatal. */

@@ -6,7 +6,7 @@
 // work (one of the survivors took over). No orphan Chromium at the end.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { call } from '../fixtures/mcp.js';
 import { startSite, type Site } from '../fixtures/site.js';
@@ -74,6 +74,19 @@ test('two MCP servers and the CLI share one browser; the leader is SIGKILLed and
   }
   assert.deepEqual((await ok(home, ['tabs'])).tabs.map((t: Tab) => [t.tabId, t.url]), expected);
   assert.equal(browsersOn(m.profile).length, 1, 'one browser on the profile');
+
+  // A userscript the CLI installs goes through the daemon (a follower) to the leader, which saves it: the leader's
+  // browser runs it in its next documents (docs/userscripts.md, "Changes").
+  const file = join(home.cwd, 'marker.user.js');
+  writeFileSync(file, ['// ==UserScript==', '// @name Marker', '// @namespace https://example.test', `// @include ${site.origin}/mcp*`,
+    '// @grant none', '// @run-at document-start', '// ==/UserScript==', 'window.__marker = "from the CLI";', ''].join('\n'));
+  await ok(home, ['scripts', 'install', file]);
+  let seen: unknown;
+  assert.ok(await eventually(async () => {
+    await call(a.client, 'navigate', { url: `${site.origin}/mcp`, tabId: nav.tabId });
+    seen = (await call<{ value: unknown }>(a.client, 'execute', { tabId: nav.tabId, code: 'window.__marker ?? null' })).value;
+    return seen === 'from the CLI';
+  }, 15_000), `the CLI's script in the leader's browser: ${JSON.stringify(seen)}`);
 
   process.kill(a.pid, 'SIGKILL');
   // The CLI's next command works once a survivor leads (a command racing the takeover may see leader_lost).

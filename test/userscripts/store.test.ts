@@ -341,26 +341,3 @@ test('a database from before @resource data (no script_resources table) opens, k
   assert.deepEqual(store.resources('s_old').map(r => [r.name, Buffer.from(r.bytes).toString()]), [['a', 'x']]);
   store.close();
 });
-
-test('a commit by another connection to the same database (another process: a CLI that follows the relay) reaches onChange listeners', async () => {
-  const { store, path } = fresh();
-  const other = new ScriptStore(path);
-  const otherSaves = new Saves(other, { deadlineMs: 90_000 });
-  try {
-    store.enabledScripts(); // nothing yet, and no file: the watch waits for one
-    let changes = 0;
-    const stop = store.onChange(() => changes++);
-    await otherSaves.save(req(script('From Elsewhere')));
-    const deadline = Date.now() + 10_000;
-    while (changes === 0 && Date.now() < deadline) await new Promise(resolve => setTimeout(resolve, 100));
-    assert.equal(changes, 1, 'one notification for the other connection\'s save');
-    assert.deepEqual(store.enabledScripts().map(s => s.name), ['From Elsewhere']);
-    stop();
-    await otherSaves.save(req(script('After Unsubscribe')));
-    await new Promise(resolve => setTimeout(resolve, 2_500));
-    assert.equal(changes, 1, 'a removed listener hears nothing more');
-  } finally {
-    other.close();
-    store.close();
-  }
-});
