@@ -6,7 +6,7 @@
  */
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { updateReliabilityDoc, type FuzzResult } from './reliabilityDoc.js';
+import { updateReliabilityDoc, type ReliabilityResult } from './reliabilityDoc.js';
 
 const DOC = 'docs/reliability.md';
 const dir = process.argv[2];
@@ -14,7 +14,7 @@ if (!dir) {
   process.stderr.write('usage: genReliability.ts <results dir>\n');
   process.exit(2);
 }
-const results = readdirSync(dir).filter(f => f.endsWith('.json')).map(f => JSON.parse(readFileSync(join(dir, f), 'utf8')) as FuzzResult);
+const results = readdirSync(dir).filter(f => f.endsWith('.json')).map(f => JSON.parse(readFileSync(join(dir, f), 'utf8')) as ReliabilityResult);
 const current = readFileSync(DOC, 'utf8');
 const next = updateReliabilityDoc(current, results);
 if (next !== current) writeFileSync(DOC, next);

@@ -2,7 +2,7 @@
  * The fuzzing harness of the reliability suite (docs/reliability.md): runs
  * one fast-check property per target with a known seed, and, when
  * TABWRIGHT_RELIABILITY_OUT names a directory, writes the target's numbers
- * there as `<target>.json` (src/docs/reliabilityDoc.ts FuzzResult, which that file renders).
+ * there as `<target>.json` (src/docs/reliabilityDoc.ts ReliabilityResult, which that file renders).
  *
  * - TABWRIGHT_FUZZ_RUNS: inputs per in-process target (default 10,000; the long form 1,000,000).
  * - TABWRIGHT_FUZZ_LIVE_RUNS: inputs per live target (a real server process): default RUNS / 50.
@@ -12,14 +12,18 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import type { FuzzResult } from '../../src/docs/reliabilityDoc.js';
+import type { FuzzResult, ReliabilityResult } from '../../src/docs/reliabilityDoc.js';
 
 export const RUNS = Math.max(1, Number(process.env.TABWRIGHT_FUZZ_RUNS) || 10_000);
 export const LIVE_RUNS = Math.max(1, Number(process.env.TABWRIGHT_FUZZ_LIVE_RUNS) || Math.ceil(RUNS / 50));
 const SEED = process.env.TABWRIGHT_FUZZ_SEED !== undefined ? Number(process.env.TABWRIGHT_FUZZ_SEED) : (Date.now() ^ (process.pid << 16)) | 0;
 
-/** Writes `result` when TABWRIGHT_RELIABILITY_OUT is set. */
-export function record(result: FuzzResult): void {
+/**
+ * Writes `result` to `<TABWRIGHT_RELIABILITY_OUT>/<target>.json` when that variable is set (a fuzzing target's,
+ * or a soak, chaos or hostile target's numbers: docs/reliability.md renders them). Give the target as a literal
+ * `target: 'name'` in the test file: test/reliability/doc.test.ts finds it there.
+ */
+export function record(result: ReliabilityResult): void {
   const dir = process.env.TABWRIGHT_RELIABILITY_OUT;
   if (!dir) return;
   mkdirSync(dir, { recursive: true });
