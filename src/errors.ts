@@ -48,6 +48,7 @@ export const ERROR_TYPES = [
   'call_not_found',
   'request_not_found',
   'workspace_unwritable',
+  'disk_full',
   'policy_denied_host',
   'policy_denied_scheme',
   'policy_denied_execute',
@@ -95,10 +96,12 @@ export class ToolError extends Error {
  * Converts anything thrown by a handler to a ToolError: the extension's
  * refusals are `extension_denied`, a closed page `tab_not_found`, any other
  * error the browser answered a protocol command with `browser_error`
- * (browserError), unknown errors `internal`.
+ * (browserError), a full disk `disk_full` (diskFull), unknown errors `internal`.
  */
 export function toToolError(error: unknown): ToolError {
   if (error instanceof ToolError) return error;
+  const full = diskFull(error);
+  if (full) return full;
   const message = error instanceof Error ? error.message : String(error);
   const denied = extensionDenial(message);
   if (denied) return denied;
@@ -108,6 +111,22 @@ export function toToolError(error: unknown): ToolError {
   }
   if (kinds.has('protocol_error')) return browserError(error, 'the call');
   return new ToolError('internal', firstLine(message), 'This is a tabwright bug if it repeats; run with TABWRIGHT_LOG=debug and report the log.');
+}
+
+/** Error codes of a write that found no space: errno's (POSIX write(2), ENOSPC and EDQUOT) and SQLite's (result code SQLITE_FULL). */
+const FULL_CODES = new Set(['ENOSPC', 'EDQUOT', 'SQLITE_FULL']);
+
+/**
+ * `disk_full` for an error of a write that found no space left (a node fs error with code ENOSPC or EDQUOT, a
+ * better-sqlite3 SqliteError with code SQLITE_FULL), else undefined. `where` names what was being written (a path,
+ * "the script store"), when the caller knows it. tabwright writes files through a temporary file renamed into place
+ * and the store in transactions, so such a write leaves nothing half-written.
+ */
+export function diskFull(error: unknown, where?: string): ToolError | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string' || !FULL_CODES.has(code)) return undefined;
+  return new ToolError('disk_full', `The disk is full: ${where ?? 'a file tabwright writes'} could not be written (${code}). Nothing was half-written: what was there before is unchanged.`,
+    'Free space on the disk that holds the workspace and tabwright\'s data dir (`tabwright doctor` prints the data dir), then call again.');
 }
 
 /**

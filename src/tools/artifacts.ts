@@ -5,7 +5,7 @@
  */
 import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ToolError } from '../errors.js';
+import { diskFull, ToolError } from '../errors.js';
 
 /** Inline text above this many bytes goes to a file in `auto` mode. */
 export const INLINE_TEXT_CAP = 64 * 1024;
@@ -21,7 +21,8 @@ export function stamp(date = new Date()): string {
  * Writes `data` to `<workspace>/.tabwright/<kind>/<name>` atomically and
  * returns the absolute path.
  * @throws ToolError workspace_unwritable when the folder cannot be made or
- *   written (read-only, not a folder, full); no partial file is left.
+ *   written (read-only, not a folder), disk_full when its disk is full; no
+ *   partial file is left.
  */
 export function writeArtifact(workspace: string, kind: string, name: string, data: string | Buffer): string {
   const dir = join(workspace, '.tabwright', kind);
@@ -38,7 +39,7 @@ export function writeArtifact(workspace: string, kind: string, name: string, dat
       // the folder itself is what failed: there is no temporary file
     }
     const code = (error as NodeJS.ErrnoException).code ?? 'error';
-    throw new ToolError('workspace_unwritable', `Cannot write ${path} (${code}): the workspace ${workspace} is not a writable folder.`, 'Start the server with --workspace DIR (or TABWRIGHT_WORKSPACE) naming a folder you can write; clients that start servers in / or a read-only folder need it.');
+    throw diskFull(error, path) ?? new ToolError('workspace_unwritable', `Cannot write ${path} (${code}): the workspace ${workspace} is not a writable folder.`, 'Start the server with --workspace DIR (or TABWRIGHT_WORKSPACE) naming a folder you can write; clients that start servers in / or a read-only folder need it.');
   }
   return path;
 }

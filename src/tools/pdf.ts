@@ -3,7 +3,7 @@
  * written atomically to `<workspace>/.tabwright/pdf/` or a path inside the workspace or an allowed root.
  */
 import * as z from 'zod';
-import { ToolError } from '../errors.js';
+import { diskFull, ToolError } from '../errors.js';
 import { resolveWritablePath, writeFileAtomic } from '../userscripts/workspacePaths.js';
 import { stamp, writeArtifact } from './artifacts.js';
 import { defineTabTool } from './define.js';
@@ -41,7 +41,7 @@ export const savePdf = defineTabTool({
       try {
         writeFileAtomic(file, pdf);
       } catch (error) {
-        throw new ToolError('workspace_unwritable', `Cannot write ${file} (${(error as NodeJS.ErrnoException).code ?? 'error'}).`, 'Name a path in a folder you can write, or leave path out for .tabwright/pdf/ in the workspace.');
+        throw diskFull(error, file) ?? new ToolError('workspace_unwritable', `Cannot write ${file} (${(error as NodeJS.ErrnoException).code ?? 'error'}).`, 'Name a path in a folder you can write, or leave path out for .tabwright/pdf/ in the workspace.');
       }
     } else {
       file = writeArtifact(ctx.config.workspace, 'pdf', `tab${tab.id}-${stamp()}.pdf`, pdf);

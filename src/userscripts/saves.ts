@@ -23,7 +23,7 @@
 import { randomUUID } from 'node:crypto';
 import { writeSync } from 'node:fs';
 import { logger } from '../log.js';
-import { ToolError } from '../errors.js';
+import { diskFull, ToolError } from '../errors.js';
 import { parseMetadata, scriptIdentity } from './metadata.js';
 import { formatBytes, isRemoteUrl, requireText, sha256Of, type RemoteBody } from './remoteFetch.js';
 import { decodeDataUrl, RESOURCE_MAX_BYTES, RESOURCES_TOTAL_MAX_BYTES, resourceMime } from './resourceData.js';
@@ -266,6 +266,9 @@ export class Saves {
           if (signal.aborted) throw stopped();
         }, this.options.pauseAt === 'commit' ? () => blockForTest('commit', operationId, scriptId) : undefined);
       } catch (error) {
+        // SQLITE_FULL rolls the transaction back (sqlite.org/rescode.html#full): the old version stays whole.
+        const full = diskFull(error, 'the script store (scripts.db in the data dir)');
+        if (full) throw full;
         if (!(error instanceof CommitConflict)) throw error;
         if (error.reason === 'missing') throw scriptNotFound(scriptId);
         if (error.reason === 'identity') throw identityConflict(this.store.get(error.otherId!)!, operationId);

@@ -16,7 +16,7 @@ import { readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { FSWatcher } from 'chokidar';
 import { logger } from '../log.js';
-import { ToolError } from '../errors.js';
+import { toToolError, ToolError } from '../errors.js';
 import type { SaveRequest, Saves } from './saves.js';
 import { uniqueSlugs } from './slug.js';
 import { codeHashOf } from './store.js';
@@ -194,7 +194,7 @@ export class ScriptSync {
       writeManifest(directory, manifest);
       log.info(`${file}: saved as ${result.script.id} (operation ${result.operationId})`);
     } catch (error) {
-      const e = error instanceof ToolError ? error : new ToolError('internal', String(error), '');
+      const e = toToolError(error);
       this.report({ directory, file, scriptId: known?.scriptId, type: e.type, message: e.message });
     }
   }
