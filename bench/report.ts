@@ -10,6 +10,7 @@ import { table } from './markdown.js';
 import { PAGING_CALL_CAP } from './paging.js';
 import { summarize, type Summary } from './stats.js';
 import { transportSection } from './transportReport.js';
+import { reliabilitySection } from './reliability.js';
 import type { LensMeasure, Measure, Results, Sample, ServerId } from './types.js';
 
 /** Column order everywhere: the peers, then tabwright. */
@@ -342,6 +343,7 @@ export function renderMarkdown(results: Results, svgFile: string): string {
     `## What the model sees (issue 13)\n\n${lensSection(results)}`,
     `## Per server\n\n${serverSection(results)}`,
     ...(results.transports ? [`## Transports (issue 15)\n\n${transportSection(results.transports, results.errors)}`] : []),
+    `## Reliability (issue 22)\n\n${reliabilitySection(results.reliability)}`,
     `## Per page\n\n${results.pages.map(p => `- \`${p.id}\`: ${p.description} (${formatValue(p.htmlBytes, 'bytes')} HTML)`).join('\n')}\n\n${pageSection(results)}`,
     `## Servers and flags\n\n${serversSection(results)}`,
     `## Method\n\n${METHOD}`,

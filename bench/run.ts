@@ -17,6 +17,7 @@ import { machine } from './machine.js';
 import { coldStart, measureActions, measureCli, measurePage, measureTask, measureWebmcp, recordMemory, toolsList, type Ctx } from './measure.js';
 import { corpusPages, GENERATED, startSite, type BenchPage } from './pages.js';
 import { TreeSampler } from './procs.js';
+import { loadReliability } from './reliability.js';
 import { writeReport } from './output.js';
 import { checkMapping, installedVersion, SPECS, type ServerSpec } from './servers.js';
 import type { Session } from './session.js';
@@ -226,6 +227,7 @@ async function main(): Promise<number> {
     }
   }
   results.finishedAt = new Date().toISOString();
+  results.reliability = loadReliability(process.env.TABWRIGHT_RELIABILITY_OUT || join(ROOT, '.tabwright', 'reliability'));
   const outDir = opts.outDir ?? join(ROOT, 'bench', 'results');
   mkdirSync(outDir, { recursive: true });
   const base = outputBase(outDir, startedAt, opts.quick);

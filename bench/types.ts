@@ -2,6 +2,7 @@
  * The shape of a benchmark run: what bench/results/<date>.json holds and
  * what the report and chart are rendered from.
  */
+import type { ReliabilityResult } from '../src/docs/reliabilityDoc.js';
 import type { BenchLens } from './lens.js';
 
 /** The three servers compared. */
@@ -161,6 +162,8 @@ export interface Results {
   errors: BenchError[];
   /** The transports phase (bench/transportRun.ts): tabwright on each connection transport; absent in older runs. */
   transports?: TransportResults;
+  /** The reliability suite's results found at bench time (bench/reliability.ts); absent in older runs. */
+  reliability?: ReliabilityResult[];
 }
 
 /**

@@ -215,3 +215,21 @@ test('markdown: the lens section with targets, actions, images, the task (failed
   // Older results without lens samples say so once.
   assert.match(renderMarkdown(fixture(), 'run.svg'), /## What the model sees \(issue 13\)\n\nNot measured in this run/);
 });
+
+test('the reliability section sums the suite\'s results per kind, with the soak slope, or says how to get them', () => {
+  const at = '2026-01-02T03:04:05.000Z';
+  const results = fixture();
+  assert.match(renderMarkdown(results, 'x.svg'), /## Reliability \(issue 22\)\n\nNo reliability results on this machine: run `npm run test:reliability`/);
+  results.reliability = [
+    { target: 'a', what: 'A', kind: 'in-process', inputs: 10_000, failures: 0, seed: 1, ms: 5, at },
+    { target: 'b', what: 'B', kind: 'live', inputs: 200, failures: 1, seed: 1, ms: 5, at },
+    { target: 'soak-server', what: 'S', kind: 'soak', inputs: 3000, failures: 0, ms: 5, notes: { slopeMbPer100: 0.4 }, at },
+    { target: 'c', what: 'C', kind: 'chaos', inputs: 100, failures: 0, ms: 5, at },
+    { target: 'h', what: 'H', kind: 'hostile', inputs: 40, failures: 0, ms: 5, at },
+  ];
+  const md = renderMarkdown(results, 'x.svg');
+  assert.match(md, /\| Fuzzing \| 2 \| 10,200 inputs \| 10,199 \| 1 \|  \|/);
+  assert.match(md, /\| Soak \| 1 \| 3,000 calls \| 3,000 \| 0 \| soak-server 0\.4 MB per 100 navigations \|/);
+  assert.match(md, /\| Chaos \| 1 \| 100 faults injected \| 100 \| 0 \|  \|/);
+  assert.match(md, /\| Hostile pages \| 1 \| 40 attacks \| 40 \| 0 \|  \|/);
+});
