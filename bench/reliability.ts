@@ -1,21 +1,18 @@
 /**
- * The reliability suite's numbers in the bench report (docs/reliability.md): the results `npm run test:reliability`
- * left in its results dir (TABWRIGHT_RELIABILITY_OUT, default `.tabwright/reliability/`), copied into the bench's
- * results so a re-render keeps them, and summed per kind: inputs fuzzed, soak calls and RSS slope, faults survived,
- * attacks refused.
+ * The reliability suite's numbers in the bench report (docs/reliability.md): each target's latest result, as
+ * `npm run test:reliability` keeps them in docs/reliability-results.json, copied into the bench's results so a
+ * re-render keeps them, and summed per kind: inputs fuzzed, soak calls and RSS slope, faults survived, attacks refused.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
 import type { ReliabilityResult } from '../src/docs/reliabilityDoc.js';
 import { table } from './markdown.js';
 
 /**
- * The results in `dir` (one `<target>.json` per target), or `[]` when the dir is missing.
- * @throws SyntaxError when a file there is not JSON
+ * The results stored in `file` (docs/reliability-results.json: an array of ReliabilityResult), or `[]` when it is missing.
+ * @throws SyntaxError when the file is not JSON
  */
-export function loadReliability(dir: string): ReliabilityResult[] {
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir).filter(f => f.endsWith('.json')).sort().map(f => JSON.parse(readFileSync(join(dir, f), 'utf8')) as ReliabilityResult);
+export function loadReliability(file: string): ReliabilityResult[] {
+  return existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) as ReliabilityResult[] : [];
 }
 
 const KIND_ROWS: Array<{ kinds: ReliabilityResult['kind'][]; label: string; unit: string }> = [
@@ -33,8 +30,8 @@ function slopes(results: ReliabilityResult[]): string {
 
 /** The report's section: one row per kind (targets, tried, held, failed), or how to get the numbers. */
 export function reliabilitySection(results: ReliabilityResult[] | undefined): string {
-  if (!results?.length) return 'No reliability results on this machine: run `npm run test:reliability` before `npm run bench` to have them here (docs/reliability.md).';
-  const last = results.map(r => r.at).sort().at(-1)!;
+  if (!results?.length) return 'No reliability results: run `npm run test:reliability` (docs/reliability.md).';
+  const times = results.map(r => r.at).sort();
   const rows = KIND_ROWS.flatMap(({ kinds, label, unit }) => {
     const of = results.filter(r => kinds.includes(r.kind));
     if (!of.length) return [];
@@ -43,5 +40,5 @@ export function reliabilitySection(results: ReliabilityResult[] | undefined): st
     const extra = label === 'Soak' ? slopes(of) : '';
     return [[label, String(of.length), `${tried.toLocaleString('en-US')} ${unit}`, (tried - failed).toLocaleString('en-US'), String(failed), extra]];
   });
-  return `From the reliability suite's last run on this machine (${last.slice(0, 16).replace('T', ' ')} UTC; per target in docs/reliability.md).\n\n${table(['Kind', 'Targets', 'Tried', 'Held', 'Failed', 'Measured'], rows)}`;
+  return `Each target's latest run of the reliability suite, ${times[0]!.slice(0, 10)} to ${times.at(-1)!.slice(0, 10)} (docs/reliability-results.json; per target in docs/reliability.md).\n\n${table(['Kind', 'Targets', 'Tried', 'Held', 'Failed', 'Measured'], rows)}`;
 }

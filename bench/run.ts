@@ -227,7 +227,7 @@ async function main(): Promise<number> {
     }
   }
   results.finishedAt = new Date().toISOString();
-  results.reliability = loadReliability(process.env.TABWRIGHT_RELIABILITY_OUT || join(ROOT, '.tabwright', 'reliability'));
+  results.reliability = loadReliability(join(ROOT, 'docs', 'reliability-results.json'));
   const outDir = opts.outDir ?? join(ROOT, 'bench', 'results');
   mkdirSync(outDir, { recursive: true });
   const base = outputBase(outDir, startedAt, opts.quick);

@@ -6,11 +6,13 @@
 // `--connection cdp|playwright-server|own-chrome|own-chrome-approval` runs them against a browser tabwright attaches to
 // (TABWRIGHT_TEST_CONNECTION, docs/attach.md):
 // `npm test -- --connection cdp test/tools test/smoke`.
-// `--times FILE` writes each file's duration (ms) and counts to FILE as JSON.
+// `--times FILE` writes each file's duration (ms) and counts to FILE as JSON. `--record-durations` merges them into
+// test/durations.json (file: seconds, the largest seen on any connection), which orders every run: the longest
+// files start first, so a long file never starts last with the other job idle (longest-processing-time first).
 // TABWRIGHT_TEST_TIMEOUT_MS: the per-test timeout (default 300000; the reliability suite's long form raises it).
 // A failed file runs once more, alone, and counts as flaky if it then passes (TABWRIGHT_TEST_RETRY=0: no retry).
 import { spawn } from 'node:child_process';
-import { readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
@@ -46,6 +48,11 @@ if (connection === 'own-chrome-approval') {
   env.TABWRIGHT_TEST_OWN_CHROME = 'approval';
 } else if (connection) env.TABWRIGHT_TEST_CONNECTION = connection;
 const timesFile = option('--times');
+const recordDurations = argv.includes('--record-durations');
+if (recordDurations) argv.splice(argv.indexOf('--record-durations'), 1);
+/** test/durations.json: seconds per file from earlier runs; a file not in it counts as the median. */
+const DURATIONS = 'test/durations.json';
+const durations = existsSync(DURATIONS) ? JSON.parse(readFileSync(DURATIONS, 'utf8')) : {};
 // The suite reads the tools' fields through structuredContent, so its servers run with --structured-content
 // (a superset of the text). test/tools/clientLens.test.ts runs the default (content only) and both through the
 // client lens (test/fixtures/clientLens.ts).
@@ -84,9 +91,11 @@ function report(result) {
   process.stdout.write(`\n━━ ${result.file} — ${status}, ${(result.ms / 1000).toFixed(1)} s\n${result.out}`);
 }
 
-// Serial files first, each alone; then the rest, `jobs` at a time.
+// Serial files first, each alone; then the rest, `jobs` at a time, longest first.
 for (const file of files.filter(f => SERIAL.has(f))) report(await runFile(file));
-const queue = files.filter(f => !SERIAL.has(f));
+const known = Object.values(durations).sort((a, b) => a - b);
+const guess = known.length ? known[Math.floor(known.length / 2)] : 0;
+const queue = files.filter(f => !SERIAL.has(f)).sort((a, b) => (durations[b] ?? guess) - (durations[a] ?? guess) || a.localeCompare(b));
 await Promise.all(Array.from({ length: Math.min(jobs, queue.length) }, async () => {
   for (let file; (file = queue.shift()) !== undefined;) report(await runFile(file));
 }));
@@ -124,6 +133,11 @@ if (failed.length) {
   // closes each file's output with a "✖ failing tests:" section holding every failed test and its error.
   for (const r of failed) console.log(`\n✖ ${r.file} (exit ${r.signal ?? r.code}):\n${failures(r)}`);
   console.log(`✖ failed files: ${failed.map(r => r.file).join(', ')}`);
+}
+if (recordDurations) {
+  const merged = { ...durations };
+  for (const r of results) merged[r.file] = Math.max(merged[r.file] ?? 0, Math.round(r.ms / 1000));
+  writeFileSync(DURATIONS, `${JSON.stringify(Object.fromEntries(Object.entries(merged).sort(([a], [b]) => a.localeCompare(b))), null, 1)}\n`);
 }
 if (timesFile) writeFileSync(timesFile, `${JSON.stringify({ jobs, wallMs: wall, files: results.map(({ out: _out, ...r }) => r) }, null, 1)}\n`);
 process.exit(failed.length ? 1 : 0);

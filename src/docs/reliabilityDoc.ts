@@ -1,12 +1,13 @@
 /**
- * The numbers of docs/reliability.md: what the reliability suite's last run
+ * The numbers of docs/reliability.md: what the reliability suite's runs
  * measured (test/reliability/, `npm run test:reliability`), one JSON file per
- * target in the results directory, rendered as the doc's generated section.
+ * target in the results directory, merged into docs/reliability-results.json
+ * (each target's latest run) and rendered as the doc's generated section.
  */
 import { replaceSection, wrap, type Markers } from './sections.js';
 
 /**
- * One target's numbers, as test/reliability/record.ts writes them to `<results dir>/<target>.json`: a fuzzing
+ * One target's numbers, as test/reliability/fuzz.ts `record` writes them to `<results dir>/<target>.json`: a fuzzing
  * target (kinds `in-process` and `live`), a soak, a chaos fault tried many times, or a set of hostile pages.
  */
 export interface ReliabilityResult {
@@ -58,7 +59,9 @@ export function renderReliability(results: ReliabilityResult[]): string {
   if (!results.length) return wrap(SECTION, '_No results yet: run `npm run test:reliability`._');
   const sorted = [...results].sort((a, b) => KINDS[a.kind].order - KINDS[b.kind].order || a.target.localeCompare(b.target));
   const failed = sorted.filter(r => r.failures > 0);
-  const last = sorted.map(r => r.at).sort().at(-1)!;
+  const times = sorted.map(r => r.at).sort();
+  const when = (at: string) => `${at.slice(0, 16).replace('T', ' ')} UTC`;
+  const span = times[0]!.slice(0, 16) === times.at(-1)!.slice(0, 16) ? when(times[0]!) : `between ${when(times[0]!)} and ${when(times.at(-1)!)}`;
   const totals = (Object.keys(KINDS) as ReliabilityResult['kind'][])
     .map(kind => ({ kind, n: sorted.filter(r => r.kind === kind).reduce((n, r) => n + r.inputs, 0), any: sorted.some(r => r.kind === kind) }))
     .filter(t => t.any);
@@ -69,11 +72,11 @@ export function renderReliability(results: ReliabilityResult[]): string {
     ...totals.filter(t => KINDS[t.kind].unit !== 'inputs').map(t => `${t.n.toLocaleString('en-US')} ${t.kind} ${KINDS[t.kind].unit}`),
   ];
   const lines = [
-    `Last run: ${last.slice(0, 16).replace('T', ' ')} UTC; ${sorted.length} targets, ${counts.join(', ')}, ${failed.length ? `**${failed.length} failed**` : 'no failure'}.`,
+    `Each target's latest run (docs/reliability-results.json), ${span}; ${sorted.length} targets, ${counts.join(', ')}, ${failed.length ? `**${failed.length} failed**` : 'no failure'}.`,
     '',
-    '| Target | Kind | Tried | Failures | Time | Seed | Measured |',
-    '| --- | --- | ---: | ---: | ---: | ---: | --- |',
-    ...sorted.map(r => `| \`${r.target}\` | ${r.kind} | ${r.inputs.toLocaleString('en-US')} ${KINDS[r.kind].unit} | ${r.failures} | ${(r.ms / 1000).toFixed(1)} s | ${r.seed ?? '—'} | ${cell(Object.entries(r.notes ?? {}).map(([k, v]) => `${k} ${v}`).join(', '))} |`),
+    '| Target | Kind | Tried | Failures | Time | Seed | Run | Measured |',
+    '| --- | --- | ---: | ---: | ---: | ---: | --- | --- |',
+    ...sorted.map(r => `| \`${r.target}\` | ${r.kind} | ${r.inputs.toLocaleString('en-US')} ${KINDS[r.kind].unit} | ${r.failures} | ${(r.ms / 1000).toFixed(1)} s | ${r.seed ?? '—'} | ${r.at.slice(0, 10)} | ${cell(Object.entries(r.notes ?? {}).map(([k, v]) => `${k} ${v}`).join(', '))} |`),
     '',
     'What each target does and what every input, call, fault or attack must get:',
     '',
@@ -84,6 +87,24 @@ export function renderReliability(results: ReliabilityResult[]): string {
     for (const r of failed) lines.push(`- \`${r.target}\`${r.seed !== undefined ? ` (seed ${r.seed})` : ''}: \`${cell(r.counterexample ?? '(none recorded)')}\``);
   }
   return wrap(SECTION, lines.join('\n'));
+}
+
+/**
+ * The targets the test files declare, from their sources: a fuzzing target's `fuzz('name'`, a soak, chaos or
+ * hostile target's `target: 'name'` (test/reliability/fuzz.ts `record`).
+ */
+export function declaredTargets(sources: string[]): Set<string> {
+  return new Set(sources.flatMap(source => [...source.matchAll(/\bfuzz\('([a-z0-9-]+)'|\btarget: '([a-z0-9-]+)'/g)].map(m => m[1] ?? m[2]!)));
+}
+
+/**
+ * The latest result of every declared target: `fresh` (this run's) replace `kept` (the stored ones) of the same
+ * target; a target not in `declared` is dropped. Sorted by target.
+ */
+export function mergeResults(kept: ReliabilityResult[], fresh: ReliabilityResult[], declared: Set<string>): ReliabilityResult[] {
+  const byTarget = new Map(kept.map(r => [r.target, r]));
+  for (const r of fresh) byTarget.set(r.target, r);
+  return [...byTarget.values()].filter(r => declared.has(r.target)).sort((a, b) => a.target.localeCompare(b.target));
 }
 
 /** `doc` with its generated section replaced by the one for `results`. */

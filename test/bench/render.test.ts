@@ -216,7 +216,7 @@ test('markdown: the lens section with targets, actions, images, the task (failed
   assert.match(renderMarkdown(fixture(), 'run.svg'), /## What the model sees \(issue 13\)\n\nNot measured in this run/);
 });
 
-test('the reliability section sums the suite\'s results per kind, with the soak slope, or says how to get them', () => {
+test('the reliability section sums the stored results per kind, with the soak slope, or says how to get them', () => {
   const at = '2026-01-02T03:04:05.000Z';
   const results = fixture();
   assert.match(renderMarkdown(results, 'x.svg'), /## Reliability \(issue 22\)\n\nNo reliability results on this machine: run `npm run test:reliability`/);

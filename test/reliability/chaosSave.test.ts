@@ -10,7 +10,9 @@
  * commit is the latest, the old version stays. An answer the client got before the
  * kill is kept: "Updated" means the new version after the restart.
  *
- * TABWRIGHT_CHAOS_SAVE_ROUNDS: kills (default 100).
+ * TABWRIGHT_CHAOS_SAVE_ROUNDS: kills (default 100), in CHAINS chains of rounds
+ * side by side, each chain a daemon of its own on a data dir of its own: every
+ * round starts a daemon (about 0.7 s of node start on an idle machine).
  */
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -22,17 +24,18 @@ import { startDaemon, type Daemon } from '../fixtures/daemon.js';
 import { record } from './fuzz.js';
 
 const ROUNDS = Math.max(1, Number(process.env.TABWRIGHT_CHAOS_SAVE_ROUNDS) || 100);
+const CHAINS = Math.min(ROUNDS, 4);
 const sha = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
-/** About 900 KB of code (the default limit is 1 MiB), so a save takes long enough for kills to land inside it. */
-const BODY = Array.from({ length: 12_000 }, (_, i) => `globalThis.v${i} = ${JSON.stringify('x'.repeat(60))};`).join('\n');
+/** About 600 KB of code (the default limit is 1 MiB), so a save takes long enough for kills to land inside it. */
+const BODY = Array.from({ length: 8_000 }, (_, i) => `globalThis.v${i} = ${JSON.stringify('x'.repeat(60))};`).join('\n');
 const version = (n: number) => ['// ==UserScript==', '// @name Chaos', '// @namespace https://chaos.test', '// @match https://chaos.test/*',
   '// @grant none', '// ==/UserScript==', `/* version ${n} */`, BODY, ''].join('\n');
 
-const dataDir = mkdtempSync(join(tmpdir(), 'tabwright-chaos-save-'));
-after(() => rmSync(dataDir, { recursive: true, force: true }));
+const dirs = mkdtempSync(join(tmpdir(), 'tabwright-chaos-save-'));
+after(() => rmSync(dirs, { recursive: true, force: true }));
 
-/** A daemon on the shared data dir (its config dir, daemon.json and workspace are its own). */
-const daemonOnData = () => startDaemon({ env: { TABWRIGHT_DATA_DIR: dataDir } });
+/** A daemon on `dataDir` (its config dir, daemon.json and workspace are its own). */
+const daemonOnData = (dataDir: string) => startDaemon({ env: { TABWRIGHT_DATA_DIR: dataDir } });
 
 interface Saved { scriptId: string; codeHash: string }
 interface Receipt { status: string; codeHash?: string | null; matchesCurrentCode?: boolean }
@@ -47,51 +50,38 @@ async function current(daemon: Daemon, scriptId: string): Promise<{ code: string
   return { code: readFileSync(path, 'utf8'), codeHash, receipt: status.json.result.structuredContent.save as Receipt };
 }
 
-test(`the daemon killed at a random moment of a save, ${ROUNDS} times: the script is the old or the new version, whole, and its receipt agrees`, async () => {
-  const started = Date.now();
-  let daemon = await daemonOnData();
+interface Outcomes { old: number; new: number; answeredBeforeKill: number; notCommittedReceipt: number }
+
+/**
+ * One chain: a script saved on data dir `dataDir`, then `rounds` saves of a next version, each killed `delay()` ms
+ * after its request went out and judged after a restart. Pushes what broke onto `broken`; counts into `outcomes`.
+ */
+async function chain(dataDir: string, rounds: number, delay: () => number, outcomes: Outcomes, broken: string[]): Promise<void> {
+  let daemon = await daemonOnData(dataDir);
   const first = await daemon.request({ path: '/v1/tools/export_script', body: { code: version(0) } });
   assert.equal(first.status, 200, first.text);
   const { scriptId } = first.json.result.structuredContent as Saved;
-
-  // How long the first save of this size takes on a daemon just started (as in every round): kills are spread
-  // over 0-1.5x of it after the request is sent.
-  const timings: number[] = [];
-  for (let i = 0; i < 2; i++) {
-    await daemon.stop();
-    daemon = await daemonOnData();
-    const t = Date.now();
-    const saved = await daemon.request({ path: '/v1/tools/export_script', body: { code: version(0), scriptId } });
-    assert.equal(saved.status, 200, saved.text);
-    timings.push(Date.now() - t);
-  }
-  await daemon.stop();
-  daemon = await daemonOnData();
-  const saveMs = Math.max(...timings);
-
-  const outcomes = { old: 0, new: 0, answeredBeforeKill: 0, notCommittedReceipt: 0 };
-  const broken: string[] = [];
   let oldN = 0;
-  for (let round = 1; round <= ROUNDS; round++) {
+  for (let round = 1; round <= rounds; round++) {
     const next = version(round);
-    const delay = Math.random() * saveMs * 1.5;
+    const ms = delay();
     let answered: number | undefined;
     const pending = daemon.request({ path: '/v1/tools/export_script', body: { code: next, scriptId, expectedCodeHash: sha(version(oldN)) } })
       .then(reply => {
         answered = reply.status;
         return reply;
       }, () => undefined);
-    await new Promise(resolve => setTimeout(resolve, delay));
+    await new Promise(resolve => setTimeout(resolve, ms));
     daemon.proc.kill('SIGKILL');
     await daemon.exited;
     const reply = await pending;
     await daemon.stop();
 
-    daemon = await daemonOnData();
+    daemon = await daemonOnData(dataDir);
     const now = await current(daemon, scriptId);
-    const isNew = now.code === version(round);
+    const isNew = now.code === next;
     const isOld = now.code === version(oldN);
-    const fail = (why: string) => broken.push(`round ${round} (kill at ${delay.toFixed(1)} ms): ${why}`);
+    const fail = (why: string) => broken.push(`${dataDir} round ${round} (kill at ${ms.toFixed(1)} ms): ${why}`);
     if (!isNew && !isOld) fail(`the script is neither version (${now.code.length} chars, starts ${JSON.stringify(now.code.slice(0, 120))})`);
     else if (now.codeHash !== sha(now.code)) fail('its codeHash is not the hash of its code');
     else if (answered === 200 && reply?.json?.outcome === 'completed' && !isNew) fail('the client was told "Updated" and the old version came back');
@@ -109,13 +99,35 @@ test(`the daemon killed at a random moment of a save, ${ROUNDS} times: the scrip
     else break; // the script is lost: no later round can be judged
   }
   // After the last kill the store still takes a save.
-  const last = await daemon.request({ path: '/v1/tools/export_script', body: { code: version(ROUNDS + 1), scriptId, expectedCodeHash: sha(version(oldN)) } });
-  if (last.status !== 200 || last.json.outcome !== 'completed') broken.push(`the save after the last kill failed: ${last.text.slice(0, 500)}`);
+  const last = await daemon.request({ path: '/v1/tools/export_script', body: { code: version(rounds + 1), scriptId, expectedCodeHash: sha(version(oldN)) } });
+  if (last.status !== 200 || last.json.outcome !== 'completed') broken.push(`${dataDir}: the save after the last kill failed: ${last.text.slice(0, 500)}`);
   await daemon.stop();
+}
+
+test(`the daemon killed at a random moment of a save, ${ROUNDS} times: the script is the old or the new version, whole, and its receipt agrees`, async () => {
+  const started = Date.now();
+  // How long the first save of this size takes on a daemon just started (as in every round): kills are spread
+  // over 0-1.5x of it after the request is sent.
+  const timings: number[] = [];
+  const probeDir = join(dirs, 'probe');
+  for (let i = 0; i < 2; i++) {
+    const daemon = await daemonOnData(probeDir);
+    const t = Date.now();
+    const saved = await daemon.request({ path: '/v1/tools/export_script', body: { code: version(i) } });
+    assert.equal(saved.status, 200, saved.text);
+    timings.push(Date.now() - t);
+    await daemon.stop();
+  }
+  const saveMs = Math.max(...timings);
+
+  const outcomes: Outcomes = { old: 0, new: 0, answeredBeforeKill: 0, notCommittedReceipt: 0 };
+  const broken: string[] = [];
+  await Promise.all(Array.from({ length: CHAINS }, (_, k) =>
+    chain(join(dirs, `chain${k}`), Math.floor(ROUNDS / CHAINS) + (k < ROUNDS % CHAINS ? 1 : 0), () => Math.random() * saveMs * 1.5, outcomes, broken)));
 
   record({
     target: 'chaos-daemon-save',
-    what: `The daemon SIGKILLed at a random moment (0-1.5x of a ${saveMs} ms save) of export_script of a 900 KB userscript, then restarted on the same data dir: the script is the old or the new version, whole; a receipt that committed names the current code, one that did not is never the code in place; an answered "Updated" is kept; a save after the last kill works`,
+    what: `The daemon SIGKILLed at a random moment (0-1.5x of a ${saveMs} ms save) of export_script of a 600 KB userscript, then restarted on the same data dir (${CHAINS} chains of rounds side by side, a data dir each): the script is the old or the new version, whole; a receipt that committed names the current code, one that did not is never the code in place; an answered "Updated" is kept; a save after the last kill works`,
     kind: 'chaos',
     inputs: ROUNDS,
     failures: broken.length,
