@@ -19,6 +19,11 @@ export interface ChaosKind {
   path: string;
   /** The page's main thread is busy in a loop while the call runs (reads that wait for it). */
   busy?: boolean;
+  /**
+   * What closing the tab answers instead of tab_not_found, and why. `tabClosed`: a success with `tabClosed: true` and
+   * no result.
+   */
+  onClose?: { answer: 'tabClosed'; why: string };
   /** Readies `tabId` just before the call (refs, a busy loop) and returns the call's arguments. */
   prepare(client: ToolClient, tabId: number, origin: string): Promise<Record<string, unknown>>;
 }
@@ -80,7 +85,7 @@ export const KINDS: ChaosKind[] = [
   { tool: 'select_option', path: '/locked', prepare: async (c, tabId) => ({ ref: await refIn(c, tabId, 'combobox', 'Locked select'), values: ['two'], timeoutMs: CALL_TIMEOUT_MS }) },
   { tool: 'wait_for', path: '/idle', prepare: async (_c, tabId) => ({ tabId, text: 'never shown', timeoutSec: sec }) },
   { tool: 'execute', path: '/idle', prepare: async (_c, tabId) => ({ tabId, code: 'await new Promise(() => {})', timeoutSec: sec }) },
-  { tool: 'call_webmcp_tool', path: '/webmcp', prepare: async (_c, tabId) => ({ tabId, name: 'hang', arguments: {}, timeoutSec: sec }) },
+  { tool: 'call_webmcp_tool', path: '/webmcp', onClose: { answer: 'tabClosed', why: 'Chromium\'s native WebMCP loses the result of a tool whose window closes, so a tool that closed its own window and one whose window was closed under it look the same: both answer tabClosed: true with no result' }, prepare: async (_c, tabId) => ({ tabId, name: 'hang', arguments: {}, timeoutSec: sec }) },
   { tool: 'pick_elements', path: '/idle', prepare: async (_c, tabId) => ({ tabId, timeoutSec: sec }) },
   { tool: 'get_page_context', path: '/idle', busy: true, prepare: async (c, tabId) => (await busy(c, tabId), { tabId, output: 'inline' }) },
   { tool: 'take_screenshot', path: '/idle', busy: true, prepare: async (c, tabId) => (await busy(c, tabId), { tabId, output: 'inline' }) },
