@@ -21,6 +21,11 @@ const MARKER = `--tabwright-test-marker=${randomUUID()}`;
 const BOUND_MS = 15_000;
 /** When the fault lands, ms after the call started. */
 const FAULT_AT_MS = 1000;
+/**
+ * How much later than FAULT_AT_MS the opener's timer closes the tab: its clock starts a moment before the call's, so
+ * without it the close could end the call before midCall looks. Answer times of the close count it in (up to this more).
+ */
+const CLOSE_LAG_MS = 250;
 
 // The held responses end before the site closes (hooks run in the order they were registered).
 after(releaseHeld);
@@ -167,8 +172,8 @@ test('the tab closed by its opener in the middle of each kind of call: tab_not_f
   for (const kind of KINDS.filter(closable)) {
     const victim = await popup(opener, `${tw.origin}${kind.path}`);
     const args = await kind.prepare(tw.client, victim, tw.origin);
-    // Set just before the call starts: it lands about FAULT_AT_MS into it.
-    await call(tw.client, 'execute', { tabId: opener, code: `setTimeout(() => window.victim.close(), ${FAULT_AT_MS}); return 1` });
+    // Set just before the call starts, to land CLOSE_LAG_MS after midCall looks whether the call is still running.
+    await call(tw.client, 'execute', { tabId: opener, code: `setTimeout(() => window.victim.close(), ${FAULT_AT_MS + CLOSE_LAG_MS}); return 1` });
     const { result, ms, early } = await midCall(tw.client, kind.tool, args);
     let broke = kind.onClose ? judgeClosedAnswer(result, ms, early) : judge(result, ms, early, 'tab_not_found');
     const { tabs } = await call<{ tabs: TabRow[] }>(tw.client, 'list_tabs');
