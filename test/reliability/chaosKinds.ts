@@ -62,10 +62,10 @@ export function serveChaosPages(site: Site): void {
   };
   site.route('/held', hold);
   // Answers its first load, holds every later one (a reload).
-  let served = new Set<string>();
+  const served = new Set<string>();
   site.route('/reloadable', (req, res) => {
     if (served.has(req.url!)) return hold(req, res);
-    served = new Set([...served, req.url!]);
+    served.add(req.url!);
     res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>Reloadable</title><h1>Loaded once</h1>');
   });
 }
