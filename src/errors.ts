@@ -130,6 +130,17 @@ export function diskFull(error: unknown, where?: string): ToolError | undefined 
 }
 
 /**
+ * `tab_not_found` for tab `tabId` that closed while the call ran on it (its opener or the user closed it; the page
+ * closed itself while the call still waited on it), not a tabId that was never open. `details` (e.g.
+ * `{ dispatched: 'no' }` when the action's input never left tabwright) come along.
+ */
+export function tabClosedDuring(tabId: number, details?: Record<string, unknown>): ToolError {
+  const notDone = details?.dispatched === 'no' ? ' before its action was done' : '';
+  return new ToolError('tab_not_found', `Tab ${tabId} closed during the call${notDone}: its page is gone, and nothing more can be read or done there.`,
+    'Call list_tabs to see the open tabs; open_tab opens a new one.', details);
+}
+
+/**
  * `page_crashed`: the renderer of tab `tabId`'s page went away (out of memory, a browser bug, a killed process:
  * Chrome shows "Aw, Snap!"); `during`: while the call ran (its message says its action may or may not have reached
  * the page). The page object is dead; reload_tab or navigate load the tab again in a new page under

@@ -19,7 +19,7 @@ import { runtimeInitScript } from '../webmcp/runtimeScript.js';
 import type { UserscriptInjector } from '../userscripts/injection.js';
 import { RefRegistry, registerRefEngine } from './refs.js';
 import { Tab } from './tab.js';
-import { raceTimeout } from '../util/wait.js';
+import { pollUntil, raceTimeout } from '../util/wait.js';
 
 const log = logger('session');
 
@@ -379,6 +379,17 @@ export class Session {
     const calls = this.browserCalls;
     this.browserCalls = new AbortController();
     calls.abort(new Error(why));
+  }
+
+  /**
+   * True when the browser went away at or after `since` (ms since the epoch): its connection dropped (the launched
+   * browser's process ended, an attached one closed) or close_browser left it. Playwright closes the pages a moment
+   * before it reports the drop, so a closed page waits up to 500 ms for the drop to be known.
+   */
+  async browserGoneSince(since: number): Promise<boolean> {
+    const gone = () => this.closedBrowserSince(since) || this.connection.disconnectedSince?.(since) === true;
+    if (gone() || !this.connection.disconnectedSince) return gone();
+    return (await pollUntil(gone, { ms: 500, intervalMs: 25 })) === true;
   }
 
   /** True when close_browser ran at or after `since` (ms since the epoch): a call that started then and failed says so. */

@@ -87,6 +87,15 @@ export class Tab {
   revision = 1;
   openerTabId: number | undefined;
   closed = false;
+  /**
+   * Aborted when the page closes (Playwright's `close` event: closed by tabwright, its opener, the user, or itself;
+   * or the browser went away): a wait on the page (wait_for) joins it. Its reason reads as Playwright's own closed
+   * page, so toToolError makes it tab_not_found (browser_disconnected when the browser went away: invokeTool).
+   */
+  private readonly closes = new AbortController();
+  get closeSignal(): AbortSignal {
+    return this.closes.signal;
+  }
   /** Aborted when the page's renderer goes away (Playwright's `crash` event): a wait on the page (wait_for) joins it. */
   private readonly crashes = new AbortController();
   get crashSignal(): AbortSignal {
@@ -169,6 +178,7 @@ export class Tab {
     page.on('close', () => {
       this.closed = true;
       this.dialogs.clear();
+      this.closes.abort(new Error(`Page has been closed (tab ${this.id})`));
     });
   }
 

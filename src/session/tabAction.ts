@@ -127,6 +127,7 @@ export interface ActionReport {
  */
 export async function actOnTab(tab: Tab, action: () => Promise<void>, opts: ActOptions = {}): Promise<ActionReport> {
   const session = tab.session;
+  const started = Date.now();
   const before = {
     url: tab.page.url(),
     revision: tab.revision,
@@ -181,6 +182,10 @@ export async function actOnTab(tab: Tab, action: () => Promise<void>, opts: ActO
   } catch (error) {
     // The page closed itself (window.close() in a handler) during the action.
     if (!tab.closed && !tab.page.isClosed()) throw error;
+    // Not by itself when the action had not reached the page (it still waited for its element), or when the browser
+    // went away: the call fails then (tab_not_found, browser_disconnected: src/tools/define.ts, invoke.ts).
+    const undispatched = error instanceof ToolError && error.details?.dispatched === 'no';
+    if (undispatched || (await session.browserGoneSince(started))) throw error;
     outcome = { done: true as const, value: undefined };
   } finally {
     tab.page.off('request', onRequest);

@@ -33,6 +33,18 @@ const HINTS: Partial<Record<PlaywrightErrorKind, string>> = {
 const SNAPSHOT_HINT = 'Take a fresh snapshot (get_page_context) to check the element; scroll, close overlays, or pick another element.';
 
 /**
+ * Whether a failed Playwright action had dispatched its input: its call log says when it began to ("performing click
+ * action"); before that it was still waiting for the element ("waiting for element…", "element is not enabled"), and
+ * nothing reached the page (src/tools/recovery.ts). `unlogged`: the answer for an error without a call log (a
+ * keyboard action, or a limit of tabwright's own around it).
+ */
+function dispatchedBy(error: unknown, unlogged: 'unknown' | 'no'): 'unknown' | 'no' {
+  const log = error instanceof Error ? error.message : String(error);
+  if (/performing \w+ action|action done|waiting for scheduled navigations/.test(log)) return 'unknown';
+  return /waiting for|element is not|retrying/.test(log) ? 'no' : unlogged;
+}
+
+/**
  * Converts an error thrown by a Playwright locator action into a ToolError.
  * @param what  a short description of the action, e.g. "click e12".
  */
@@ -42,20 +54,23 @@ export function actionError(error: unknown, what: string): ToolError {
   const denied = extensionDenial(error instanceof Error ? error.message : String(error));
   if (denied) return denied;
   const kinds = classifyPlaywrightError(error);
+  // The page closed (or the browser went away) while Playwright still waited for the element: that is the cause, not
+  // the last thing its call log says it waited for ("element is not enabled"). Whether the input was dispatched is
+  // read from the log as for a timeout.
+  if (kinds.has('target_closed')) {
+    return new ToolError('tab_not_found', `The tab closed while trying to ${what}.`, 'Call list_tabs for the open tabs.', { dispatched: dispatchedBy(error, 'unknown') });
+  }
   const kind = [...kinds].find(k => REASONS[k]);
-  if (kind) return new ToolError('element_not_actionable', `Could not ${what}: ${REASONS[kind]}.`, HINTS[kind] ?? SNAPSHOT_HINT);
+  // Its frame went away while Playwright waited (the tab closed under it): the action (Tab.act) asks whether it got out.
+  const gone = kinds.has('document_gone') ? { dispatched: dispatchedBy(error, 'unknown') } : undefined;
+  if (kind) return new ToolError('element_not_actionable', `Could not ${what}: ${REASONS[kind]}.`, HINTS[kind] ?? SNAPSHOT_HINT, gone);
   if (kinds.has('not_attached')) {
     return new ToolError('stale_ref', `Could not ${what}: the element left the page (it was removed or re-rendered).`, 'Take a fresh snapshot (get_page_context) and use the new ref.');
   }
   if (kinds.has('timeout')) {
     // Playwright's call log says when it began to dispatch the input ("performing click action"); before that, it
     // was still waiting for the element, and nothing reached the page (src/tools/recovery.ts).
-    const log = error instanceof Error ? error.message : String(error);
-    const dispatched = /performing \w+ action|action done|waiting for scheduled navigations/.test(log) ? 'unknown' : 'no';
-    return new ToolError('timeout', `Could not ${what} within the time limit.`, 'The element may be covered, hidden or busy; take a fresh snapshot, or pass a larger timeoutMs.', { dispatched });
-  }
-  if (kinds.has('target_closed')) {
-    return new ToolError('tab_not_found', `The tab closed while trying to ${what}.`, 'Call list_tabs for the open tabs.');
+    return new ToolError('timeout', `Could not ${what} within the time limit.`, 'The element may be covered, hidden or busy; take a fresh snapshot, or pass a larger timeoutMs.', { dispatched: dispatchedBy(error, 'no') });
   }
   if (kinds.has('unknown_key')) {
     const text = error instanceof Error ? error.message : String(error);

@@ -13,7 +13,7 @@ import { noDialog } from '../session/dialogs.js';
 import { tabOfRef } from '../session/refs.js';
 import type { Session } from '../session/session.js';
 import type { Tab } from '../session/tab.js';
-import { pageCrashed, ToolError } from '../errors.js';
+import { pageCrashed, tabClosedDuring, ToolError } from '../errors.js';
 import type { CallContext } from './context.js';
 import { checkExpect, expectField, type Expectations } from './expectSchema.js';
 import type { ToolResponse } from './response.js';
@@ -295,11 +295,17 @@ export function defineTabTool<Input extends z.ZodObject>(def: TabToolDef<Input>)
       // the revision guard (which the crashed page's revision answers), and goes on from that revision.
       if (tab.crashed && def.crashed === 'replace') res.actedOn = tab = await ctx.session.replaceCrashed(tab);
       tab.workspace = ctx.config.workspace; // files the tab writes meanwhile (downloads) go to this caller
+      const started = Date.now();
       try {
         await def.handle(tab, input, ctx, res);
       } catch (error) {
         // Whatever the call hit on its way (a timeout, "Target crashed"), the page's crash is the cause to report.
         if (tab.crashed && def.crashed !== 'as-is') throw pageCrashed(tab.id, true);
+        // Likewise a tab that closed during the call (an aborted load, an action that waited for its element), unless
+        // the browser went away: invokeTool answers browser_disconnected then.
+        if (tab.closed && !(await ctx.session.browserGoneSince(started)) && !(error instanceof ToolError && error.type === 'tab_not_found')) {
+          throw tabClosedDuring(tab.id, error instanceof ToolError && error.details?.dispatched !== undefined ? { dispatched: error.details.dispatched } : undefined);
+        }
         throw error;
       }
     },

@@ -7,7 +7,7 @@ import { beforeUnloadQuestion } from '../session/leaving.js';
 import { stuckClause, stuckHint, type Tab } from '../session/tab.js';
 import type { ToolResponse } from './response.js';
 import { defineTabTool } from './define.js';
-import { firstLine, ToolError } from '../errors.js';
+import { firstLine, tabClosedDuring, ToolError } from '../errors.js';
 import { historyStep, restoredStatus } from './historyStep.js';
 import { tabIdField, timeoutMsField, waitUntilField } from './schemas.js';
 import { pollUntil } from '../util/wait.js';
@@ -66,6 +66,9 @@ export async function pageLoadError(tab: Tab, error: unknown, what: string, time
   }
   const message = firstLine(error instanceof Error ? error.message : String(error));
   const netError = netErrorOf(error);
+  // A load aborted because the tab closed (its opener or the user closed it, the browser went away): the page's close
+  // event trails the load's failure by a moment.
+  if (netError === 'net::ERR_ABORTED' && await pollUntil(() => tab.closed || tab.page.isClosed(), { ms: 500, intervalMs: 25 })) return tabClosedDuring(tab.id);
   if (netError && netError !== 'net::ERR_ABORTED' && previousInstanceId !== undefined) await awaitErrorPage(tab, previousInstanceId);
   // Where the tab is now: Chromium's error page replaces the document, and the refs of the page before it are gone.
   const replaced = previousInstanceId !== undefined && !tab.closed && tab.instanceId !== previousInstanceId;

@@ -319,8 +319,9 @@ export const waitFor = defineTabTool({
   async handle(tab, args, ctx, res) {
     const kind = kindOf(args);
     const timeoutMs = Math.round((args.timeoutSec ?? WAIT_FOR_DEFAULT_SEC) * 1000);
-    // A page that crashes ends the wait at once (page_crashed, src/tools/define.ts), not at its timeout.
-    const signal = AbortSignal.any([ctx.signal, tab.crashSignal]);
+    // A page that crashes or closes ends the wait at once (page_crashed, tab_not_found: src/tools/define.ts), not at
+    // its timeout.
+    const signal = AbortSignal.any([ctx.signal, tab.crashSignal, tab.closeSignal]);
     const w: Wait = { session: ctx.session, tab, timeoutMs, signal, started: Date.now() };
     const state: State = args.state ?? 'visible';
     let held: Held;
