@@ -14,7 +14,7 @@ export const LAUNCH_ONLY = TEST_CONNECTION === 'launch' ? {} : { skip: `${TEST_C
 export class Attacks {
   private readonly started = Date.now();
   private readonly outcomes = new Map<string, number>();
-  private readonly through: string[] = [];
+  readonly through: string[] = [];
   made = 0;
 
   constructor(private readonly target: { target: string; what: string }) {}
