@@ -6,8 +6,8 @@
  * saying where it cut; the server's RSS stays within a bound and the next call works.
  */
 import { test } from 'node:test';
-import { callRaw } from '../fixtures/mcp.js';
-import { useServer } from '../fixtures/harness.js';
+import { callRaw, evaluate } from '../fixtures/mcp.js';
+import { until, useServer } from '../fixtures/harness.js';
 import { Attacks, LAUNCH_ONLY, resultChars, rssMb } from './hostile.js';
 
 /** What the model may get from one call: the result cap (50,000 characters) and room for the lines around it. */
@@ -28,10 +28,15 @@ const PAGES: Record<string, string> = {
     document.modelContext.registerTool({ name: 'huge', description: 'A 5 MB schema', inputSchema: { type: 'object', properties }, execute: async () => ({ content: [{ type: 'text', text: 'huge ran' }] }) });
     document.modelContext.registerTool({ name: 'small', description: 'A small one', inputSchema: { type: 'object' }, execute: async () => ({ content: [{ type: 'text', text: 'small ran' }] }) });
   </script>`,
+  // After load, so the navigation itself is not what waits for the flood.
   '/console': `<!doctype html><title>Console</title><script>
-    for (let i = 0; i < 100000; i++) console.log('flood ' + i);
-    for (let i = 0; i < 20; i++) console.error('huge ' + 'y'.repeat(1000000));
-    console.log('last line');
+    window.flooded = false;
+    setTimeout(() => {
+      for (let i = 0; i < 100000; i++) console.log('flood ' + i);
+      for (let i = 0; i < 20; i++) console.error('huge ' + 'y'.repeat(1000000));
+      console.log('last line');
+      window.flooded = true;
+    });
   </script>`,
   '/deep': `<!doctype html><title>Deep</title><body><script>
     let node = document.body;
@@ -52,9 +57,10 @@ const PAGES: Record<string, string> = {
 
 const tw = useServer({ args: ['--webmcp', 'polyfill', '--auto-allow'], pages: PAGES });
 
-// Known limit, found here: the server's RSS passed 1.3 GB on these pages (which flood grows it is not yet known), so
-// the test is a todo: its numbers still go to docs/reliability.md with the failure.
-test('floods and explosions: every answer bounded, said cut, within time; the server\'s RSS bounded; the next call works', { ...LAUNCH_ONLY, todo: 'the server\'s RSS passes 1.3 GB on these floods' }, async () => {
+// Known limit, found here: the server's RSS reached 1.3 GB in two of four runs on this machine (550 MB in the others);
+// the 5 MB schema (each listing and call takes it whole through Playwright) and the console flood (a JSHandle per
+// message argument, kept until the document goes) grow it. A todo: its numbers still go to docs/reliability.md.
+test('floods and explosions: every answer bounded, said cut, within time; the server\'s RSS bounded; the next call works', { ...LAUNCH_ONLY, todo: 'the server\'s RSS can pass 1.3 GB on these floods' }, async () => {
   const attacks = new Attacks({ target: 'hostile-floods', what: `Pages with 5,000 WebMCP tools, a 5 MB inputSchema, 100,000 console messages and twenty 1 MB ones, 10,000-deep nesting, 100,000 nodes, a 10 MB attribute and a 10 MB text node: list_webmcp_tools, tools/list, call_webmcp_tool, get_console_context, get_page_context, find and get_text each answer within ${MAX_MS / 1000} s with at most ${MAX_CHARS.toLocaleString('en-US')} characters (a cut said in the text), the server's RSS under ${RSS_BOUND_MB} MB, and a call after each works` });
   const pid = (tw.server.transport as unknown as { pid: number | null }).pid!;
   const rssBefore = rssMb(pid);
@@ -80,11 +86,14 @@ test('floods and explosions: every answer bounded, said cut, within time; the se
   attacks.check('tools/list on a page of 5,000 tools', listed.tools.length < 100 && listChars < 200_000, `${listed.tools.length} tools, ${listChars} chars`);
   await bounded('call_webmcp_tool', { name: 'tool_4999', arguments: {} }, /ran 4999/);
 
+  // Handing over a 5 MB schema can take longer than a tab's listing may (5 s): the page's tools are then skipped, said
+  // so, and a call of one of them ends typed: the page hurts only itself.
   await open('/schema');
-  await bounded('list_webmcp_tools', {}, /small/);
-  await bounded('call_webmcp_tool', { name: 'small', arguments: {} }, /small ran/);
+  await bounded('list_webmcp_tools', {}, /small|Tab 1 skipped/);
+  await bounded('call_webmcp_tool', { name: 'small', arguments: {} }, /small ran|^Error \[timeout\]/);
 
   await open('/console');
+  await until('the console flood', () => evaluate<boolean>(tw.client, 'window.flooded'), 120_000, { every: 500 });
   await bounded('get_console_context', {});
   await bounded('get_console_context', { level: 'error' });
 
