@@ -72,7 +72,9 @@ const DETECTOR = `<script>
   document.documentElement.append(frame);
   const fresh = new Set(Object.getOwnPropertyNames(frame.contentWindow));
   frame.remove();
-  seen.globals = Object.getOwnPropertyNames(window).filter(k => !fresh.has(k) && k !== 'seen');
+  // A fresh frame gets the runtime too, so also look for names no standard global has.
+  seen.globals = Object.getOwnPropertyNames(window).filter(k => (!fresh.has(k) || /^__|tabwright/i.test(k)) && k !== 'seen');
+  seen.modelContext = typeof document.modelContext + ' ' + /\[native code\]/.test(Function.prototype.toString.call(Object.getPrototypeOf(document.modelContext ?? {}).registerTool ?? (() => {})));
   seen.symbols = Object.getOwnPropertySymbols(window).map(String);
   seen.patched = ['pushState', 'replaceState'].filter(m => !/\\[native code\\]/.test(Function.prototype.toString.call(History.prototype[m])));
   seen.attempts = [];
@@ -140,9 +142,10 @@ async function truths(attacks: Attacks, path: string): Promise<void> {
 test('natives replaced with liars, and prototypes frozen, before the page\'s first script: the tools still tell the truth', LAUNCH_ONLY, async () => {
   const attacks = new Attacks({ target: 'hostile-runtime', what: 'Pages whose first <head> script replaces Function.prototype.call/apply/bind/toString, EventTarget.prototype.addEventListener/dispatchEvent, JSON.parse/stringify, Promise and then, Object.defineProperty and MutationObserver with liars, or freezes Object/Array/Function/EventTarget/Element/Node/Document/Window prototypes, or finds the runtime and tries to replace or wrap it: snapshot, click, fill_form, get_text, list_webmcp_tools, call_webmcp_tool and execute each still give the true result' });
   for (const path of ['/plain', '/liars', '/frozen', '/detector']) await truths(attacks, path);
-  const seen = await evaluate<{ globals: string[]; symbols: string[]; patched: string[]; attempts: string[] }>(tw.client, 'window.seen');
-  attacks.finish({ pages: 4, runtimeGlobals: seen.globals.join(' ') || 'none', runtimeSymbols: seen.symbols.length, patchedNatives: seen.patched.join(' ') || 'none', callInto: seen.attempts.join('; ').slice(0, 300) || 'none' });
-  assert.ok(seen.attempts.length > 0 || seen.globals.length === 0);
+  const seen = await evaluate<{ globals: string[]; symbols: string[]; patched: string[]; attempts: string[]; modelContext: string }>(tw.client, 'window.seen');
+  attacks.finish({ pages: 4, runtimeGlobals: seen.globals.join(' ') || 'none', runtimeSymbols: seen.symbols.length, patchedNatives: seen.patched.join(' ') || 'none', modelContextNative: seen.modelContext, callInto: seen.attempts.join('; ').slice(0, 300) || 'none' });
+  // The detector found the runtime and tried to replace or wrap it (else the page would prove nothing).
+  assert.ok(seen.globals.includes('__tabwright') && seen.attempts.length > 0, JSON.stringify(seen));
 });
 
 // Known limit: the runtime calls Array.prototype's methods as the page leaves them, so a page that replaces them
