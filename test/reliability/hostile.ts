@@ -23,11 +23,13 @@ export class Attacks {
    * Counts one attack.
    * @param name  what was tried (`fetch POST daemon /v1/shutdown`)
    * @param refused  true when it was refused or stayed within its bound
-   * @param outcome  what happened (`403`, `close 4003`, `network error`, `cut at 50,000 chars`): tallied in the notes
+   * @param outcome  what happened (`403 forbidden_host`, `close 4003`, `network error`): tallied in the notes when short
    */
   check(name: string, refused: boolean, outcome: string): void {
     this.made++;
-    if (refused) this.outcomes.set(outcome, (this.outcomes.get(outcome) ?? 0) + 1);
+    // A long outcome is a check's evidence (a status, a listing): tallied as `held`, shown only when it fails.
+    const label = outcome.length <= 40 ? outcome : 'held';
+    if (refused) this.outcomes.set(label, (this.outcomes.get(label) ?? 0) + 1);
     else this.through.push(`${name}: ${outcome}`);
   }
 

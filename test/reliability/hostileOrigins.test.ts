@@ -130,7 +130,7 @@ test('origin A beside origin B changes nothing the agent sees about B', LAUNCH_O
     await sleep(2000);
     const page = await evaluate<{ runs: number; selfRuns: number; clicked: number; foreign: number; found: string[] }>(tw.client, '({ runs, selfRuns, clicked, foreign, found: [...new Set(found)] })', pTab);
     attacks.check('consent: the question reached the human', asked === 1 && answer !== undefined, `asked ${asked}`);
-    attacks.check('consent: the call still waits after 2 s of the page\'s answers', !settled, 'settled');
+    attacks.check('consent: the call still waits after 2 s of the page\'s answers', !settled, settled ? 'settled' : 'still waiting');
     attacks.check('consent: the tool did not run for the agent', page.runs === 0, `runs ${page.runs}`);
     attacks.check('consent: nothing of the prompt in the page (DOM, shadow roots, new nodes)', page.found.length === 0 && page.foreign === 0, JSON.stringify(page));
     answer?.({ action: 'accept', content: { decision: 'deny' } });
