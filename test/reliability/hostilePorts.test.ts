@@ -198,5 +198,5 @@ test('a page reaches no listener of tabwright: fetch, no-cors, WebSocket, forms 
   // (get_bridge_status and list_tabs on these two would wait for an extension or a companion: their logs say instead.)
   const refusedLinks = extension.stderr().match(/refused an extension link upgrade/g)?.length ?? 0;
   attacks.check('extension bridge: the page\'s upgrades refused, no link', refusedLinks >= 1 && !/extension (linked|paired|connected)/i.test(extension.stderr()), `${refusedLinks} refusals logged`);
-  attacks.finish({ listeners: 5 });
+  attacks.finish({ listeners: 5, secretsWatched: secrets.length });
 });
