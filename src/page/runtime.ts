@@ -50,7 +50,7 @@ function describeNode(node: Node): string {
 /** JSON.stringify that survives what pages return: DOM nodes, cycles, Map/Set, BigInt, functions, undefined. */
 function serialize(value: unknown): string {
   const seen = new WeakSet<object>();
-  const json = JSON.stringify(value, function (_key, v: unknown) {
+  const json = stringify(value, function (_key, v: unknown) {
     if (typeof v === 'bigint') return `${v}n`;
     if (typeof v === 'function') return `[Function ${(v as { name?: string }).name || 'anonymous'}]`;
     if (typeof v === 'symbol') return v.toString();
@@ -69,6 +69,7 @@ function serialize(value: unknown): string {
   return json === undefined ? 'null' : json;
 }
 
+import { stringify } from './natives.js';
 import { hasArea, insideAriaHidden, interactiveKind, isVisible, styleOf, styleVisible, type InteractiveEntry, type InteractiveKind } from './dom.js';
 import { adoptClosedRoot, recordClosedRoots, shadowRootOf, takeCandidates } from './shadow.js';
 import { byId, idOf, nonce, snapshot } from './snapshot.js';

@@ -12,6 +12,7 @@
  * id of one document unknown to any other (a frame that navigated).
  * Refs appear in the output as `\u0001id\u0001` placeholders.
  */
+import { stringify } from './natives.js';
 import { BUTTON_INPUT_TYPES, hasArea, interactiveKind, isVisible, styleVisible, type InteractiveKind } from './dom.js';
 import { noteCandidate, pendingCandidates, shadowRootOf } from './shadow.js';
 
@@ -667,13 +668,13 @@ function rowNode(el: Element, ctx: Ctx): SnapNode {
 }
 
 function yamlValue(text: string): string {
-  return /^[\s\-&*!|>%@`'"#,[\]{}?…]|[:#]\s|:$|\s$|[\n\r]/.test(text) || text === '' ? JSON.stringify(text) : text;
+  return /^[\s\-&*!|>%@`'"#,[\]{}?…]|[:#]\s|:$|\s$|[\n\r]/.test(text) || text === '' ? stringify(text) : text;
 }
 
 function textLine(text: string, maxText: number): string {
   let t = text;
   if (maxText && t.length > maxText) t = `${t.slice(0, maxText)}…(+${t.length - maxText} chars)`;
-  return /^(- |…|#|\/)/.test(t) || t === '-' ? JSON.stringify(t) : t;
+  return /^(- |…|#|\/)/.test(t) || t === '-' ? stringify(t) : t;
 }
 
 /**
@@ -719,7 +720,7 @@ function writeNode(node: SnapNode, indent: string, lines: string[], maxText: num
     }
   }
   let head = `${indent}- ${node.role}`;
-  if (node.name) head += ` ${JSON.stringify(node.name)}`;
+  if (node.name) head += ` ${stringify(node.name)}`;
   if (node.id) head += ` [ref=${MARK}${node.id}${MARK}]`;
   if (node.attrs) head += node.attrs;
   const sub: string[] = [];

@@ -8,6 +8,7 @@
  * Node imports: it runs in the page, so an oversized value never crosses
  * the wire.
  */
+import { parse, stringify } from './natives.js';
 
 /** One place the value was cut. */
 export interface JsonCut {
@@ -33,7 +34,7 @@ const encoder = new TextEncoder();
 const size = (text: string) => encoder.encode(text).length;
 
 function keyPath(path: string, key: string): string {
-  return /^[A-Za-z_$][\w$]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`;
+  return /^[A-Za-z_$][\w$]*$/.test(key) ? `${path}.${key}` : `${path}[${stringify(key)}]`;
 }
 
 /** The longest prefix of `s` whose JSON string (quotes included) fits `budget` bytes; its length in code units. */
@@ -42,7 +43,7 @@ function fittingPrefix(s: string, budget: number): number {
   let hi = s.length;
   while (lo < hi) {
     const mid = Math.ceil((lo + hi) / 2);
-    if (size(JSON.stringify(s.slice(0, mid))) <= budget) lo = mid;
+    if (size(stringify(s.slice(0, mid))) <= budget) lo = mid;
     else hi = mid - 1;
   }
   // Never split a surrogate pair.
@@ -56,14 +57,14 @@ function fittingPrefix(s: string, budget: number): number {
  * its container there).
  */
 function write(value: unknown, budget: number, path: string, cuts: JsonCut[]): string | undefined {
-  const whole = JSON.stringify(value);
+  const whole = stringify(value);
   if (size(whole) <= budget) return whole;
   if (typeof value === 'string') {
     // A cut string keeps at least a few characters, else it is dropped with what follows.
     const n = fittingPrefix(value, budget);
     if (n < Math.min(8, value.length)) return undefined;
     cuts.push({ path, kind: 'string', kept: n, total: value.length });
-    return JSON.stringify(value.slice(0, n));
+    return stringify(value.slice(0, n));
   }
   if (value === null || typeof value !== 'object') return undefined;
   const array = Array.isArray(value);
@@ -75,7 +76,7 @@ function write(value: unknown, budget: number, path: string, cuts: JsonCut[]): s
   let left = budget - 2; // the brackets
   let kept = 0;
   for (const [k, v] of entries) {
-    const head = (kept ? ',' : '') + (array ? '' : `${JSON.stringify(k)}:`);
+    const head = (kept ? ',' : '') + (array ? '' : `${stringify(k)}:`);
     const headBytes = size(head);
     if (headBytes >= left) break;
     const inner = write(v, left - headBytes, array ? `${path}[${k}]` : keyPath(path, k), cuts);
@@ -93,7 +94,7 @@ function write(value: unknown, budget: number, path: string, cuts: JsonCut[]): s
 /** The first `maxBytes` (at least 2) of `json`'s value as valid JSON, with what was cut. */
 export function truncateJson(json: string, maxBytes: number): Truncated {
   const cuts: JsonCut[] = [];
-  const value: unknown = JSON.parse(json);
+  const value: unknown = parse(json);
   // Only a string can fail to fit at all (a container always fits its brackets): it becomes "".
   const out = write(value, maxBytes, '$', cuts) ?? '""';
   if (out === '""' && typeof value === 'string' && value) cuts.push({ path: '$', kind: 'string', kept: 0, total: value.length });

@@ -43,6 +43,7 @@
  * No Node imports: bundled into the in-page runtime.
  */
 import { fillForm, formSchema } from './webmcpForms.js';
+import { NativePromise, thenOf } from './natives.js';
 
 /** How the runtime treats WebMCP: `--webmcp`. */
 export type WebMcpMode = 'auto' | 'native' | 'polyfill';
@@ -314,7 +315,7 @@ export function installWebMcp(mode: WebMcpMode): WebMcpBridge {
         t.window = window;
         return t;
       });
-      return new Promise(resolve => task(() => resolve(listed)));
+      return new NativePromise(resolve => task(() => resolve(listed)));
     }
 
     executeTool(tool: unknown, input?: unknown, options?: unknown): Promise<string | null> {
@@ -359,7 +360,7 @@ export function installWebMcp(mode: WebMcpMode): WebMcpBridge {
       // An aborted caller's signal rejects with its reason; an already-aborted one before the tool runs.
       if (signal?.aborted) return Promise.reject(signal.reason);
       const ctl = new AbortCtl();
-      return new Promise<string | null>((resolve, reject) => {
+      return new NativePromise<string | null>((resolve, reject) => {
         let state: 'queued' | 'running' | 'done' = 'queued';
         // Whether `execute` itself has settled: a tool that ends before the cancel task runs is not cancelled.
         let finished = false;
@@ -397,7 +398,7 @@ export function installWebMcp(mode: WebMcpMode): WebMcpBridge {
           state = 'running';
           const running = run(entry, args as Record<string, unknown>, ctl.signal);
           fire(ToolActivatedEvent, 'toolactivated', entry.name);
-          running.then(
+          thenOf(running,
             value => {
               finished = true;
               let text: string | null;
@@ -572,7 +573,7 @@ export function installWebMcp(mode: WebMcpMode): WebMcpBridge {
       entry.follower.addEventListener('abort', () => remove(entry), { once: true });
     }
     // toolchange, then the promise settles, in one task (as Chromium 156, where both come back from the browser).
-    return new Promise(resolve => task(() => {
+    return new NativePromise(resolve => task(() => {
       dispatch.call(context, new Event('toolchange'));
       resolve();
     }));
@@ -713,7 +714,7 @@ export function installWebMcp(mode: WebMcpMode): WebMcpBridge {
       throw new DOMEx('No submit button was found, but for a form without `toolautosubmit`, there must be a submit button', 'UnknownError');
     }
     fillForm(form, input);
-    return await new Promise<unknown>((resolve, reject) => {
+    return await new NativePromise<unknown>((resolve, reject) => {
       let seen = false;
       const onReset = () => {
         pendingSubmits.delete(form);
@@ -722,7 +723,7 @@ export function installWebMcp(mode: WebMcpMode): WebMcpBridge {
       form.addEventListener('reset', onReset, { once: true });
       const settle = (event: SubmitEvent, responded: Promise<unknown> | undefined) => {
         form.removeEventListener('reset', onReset);
-        if (responded) responded.then(resolve, reject);
+        if (responded) thenOf(responded, resolve, reject);
         else resolve(event.defaultPrevented ? undefined : null);
       };
       pendingSubmits.set(form, event => {
@@ -777,7 +778,7 @@ export function installWebMcp(mode: WebMcpMode): WebMcpBridge {
           if (nativeRespond) return nativeRespond.call(this, value);
           throw new DOMEx("Failed to execute 'respondWith' on 'SubmitEvent': You can only call respondWith on an submit event that has agentInvoked == true.", 'InvalidStateError');
         }
-        agent.responded = Promise.resolve(value);
+        agent.responded = NativePromise.resolve(value);
       },
       writable: true,
       enumerable: true,
@@ -845,10 +846,10 @@ export function installWebMcp(mode: WebMcpMode): WebMcpBridge {
     },
     call(id: string, name: string, input: Record<string, unknown>): Promise<BridgeResult> {
       const entry = find(name);
-      if (!entry) return Promise.resolve({ ok: false, gone: true, error: { name: 'NotFoundError', message: `No WebMCP tool named "${name}".` } });
+      if (!entry) return NativePromise.resolve({ ok: false, gone: true, error: { name: 'NotFoundError', message: `No WebMCP tool named "${name}".` } });
       const ctl = new AbortCtl();
       calls.set(id, ctl);
-      return new Promise<BridgeResult>(resolve => {
+      return new NativePromise<BridgeResult>(resolve => {
         let open = true;
         const done = (result: BridgeResult) => {
           if (!open) return;
@@ -873,7 +874,7 @@ export function installWebMcp(mode: WebMcpMode): WebMcpBridge {
         );
         const running = run(entry, input, ctl.signal);
         fire(ToolActivatedEvent, 'toolactivated', entry.name);
-        running.then(
+        thenOf(running,
           value => {
             try {
               const json = stringify(value === '' ? EMPTY_RESULT : value);
