@@ -219,7 +219,7 @@ test('markdown: the lens section with targets, actions, images, the task (failed
 test('the reliability section sums the stored results per kind, with the soak slope, or says how to get them', () => {
   const at = '2026-01-02T03:04:05.000Z';
   const results = fixture();
-  assert.match(renderMarkdown(results, 'x.svg'), /## Reliability \(issue 22\)\n\nNo reliability results on this machine: run `npm run test:reliability`/);
+  assert.match(renderMarkdown(results, 'x.svg'), /## Reliability \(issue 22\)\n\nNo reliability results: run `npm run test:reliability`/);
   results.reliability = [
     { target: 'a', what: 'A', kind: 'in-process', inputs: 10_000, failures: 0, seed: 1, ms: 5, at },
     { target: 'b', what: 'B', kind: 'live', inputs: 200, failures: 1, seed: 1, ms: 5, at },
