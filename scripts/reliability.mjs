@@ -5,7 +5,8 @@
 //   the soaks: 1,000 navigations on one server (TABWRIGHT_SOAK_NAVIGATIONS), 10,000 CLI processes and 100,000 HTTP
 //   calls on one daemon (TABWRIGHT_SOAK_CLI_CALLS, TABWRIGHT_SOAK_HTTP_CALLS).
 // Each target writes `<target>.json` to TABWRIGHT_RELIABILITY_OUT (default .tabwright/reliability/, replaced each run);
-// src/docs/genReliability.ts then renders them into the doc. Other arguments are test file filters, as for scripts/test.mjs.
+// src/docs/genReliability.ts then renders them into the doc. Other arguments are test file filters, as for scripts/test.mjs:
+// a filtered run replaces the rows of the targets it ran and keeps the doc's other rows.
 import { spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 
@@ -24,5 +25,5 @@ if (long) {
   env.TABWRIGHT_TEST_TIMEOUT_MS ??= String(24 * 3600 * 1000);
 }
 const tests = spawnSync(process.execPath, ['scripts/test.mjs', ...(filters.length ? filters : ['test/reliability/'])], { env, stdio: 'inherit' });
-const doc = spawnSync(process.execPath, ['--import', 'tsx', 'src/docs/genReliability.ts', out], { stdio: 'inherit' });
+const doc = spawnSync(process.execPath, ['--import', 'tsx', 'src/docs/genReliability.ts', out, ...(filters.length ? ['--keep'] : [])], { stdio: 'inherit' });
 process.exit(tests.status || doc.status || 0);

@@ -86,7 +86,41 @@ export function renderReliability(results: ReliabilityResult[]): string {
   return wrap(SECTION, lines.join('\n'));
 }
 
-/** `doc` with its generated section replaced by the one for `results`. */
-export function updateReliabilityDoc(doc: string, results: ReliabilityResult[]): string {
-  return replaceSection(doc, SECTION, renderReliability(results));
+/**
+ * The results `doc`'s generated section shows, read back from its rows and its "what" list, for a run of some
+ * targets only (`npm run test:reliability -- <filter>`) to keep the others' rows. What a row does not hold is
+ * approximated: `at` is the section's "Last run", each note is a string, a counterexample is not read back.
+ */
+export function parseReliability(doc: string): ReliabilityResult[] {
+  const start = doc.indexOf(SECTION.begin);
+  const end = doc.indexOf(SECTION.end);
+  if (start < 0 || end < start) return [];
+  const section = doc.slice(start, end);
+  const last = /^Last run: (\d{4}-\d\d-\d\d \d\d:\d\d) UTC/m.exec(section)?.[1];
+  const at = last ? `${last.replace(' ', 'T')}:00.000Z` : new Date(0).toISOString();
+  const whats = new Map([...section.matchAll(/^- `([^`]+)`: (.*)\.$/gm)].map(m => [m[1]!, m[2]!]));
+  const results: ReliabilityResult[] = [];
+  for (const m of section.matchAll(/^\| `([^`]+)` \| ([a-z-]+) \| ([\d,]+) [a-z]+ \| (\d+) \| ([\d.]+) s \| ([^|]*) \| (.*) \|$/gm)) {
+    const kind = m[2] as ReliabilityResult['kind'];
+    if (!(kind in KINDS)) continue;
+    const notes = m[7]!.replace(/\\\|/g, '|').trim();
+    const seed = m[6]!.trim();
+    results.push({
+      target: m[1]!, what: whats.get(m[1]!) ?? '', kind, inputs: Number(m[3]!.replace(/,/g, '')), failures: Number(m[4]), ms: Math.round(Number(m[5]) * 1000),
+      ...(/^-?\d+$/.test(seed) ? { seed: Number(seed) } : {}),
+      ...(notes ? { notes: Object.fromEntries(notes.split(', ').map(n => [n.slice(0, n.indexOf(' ')), n.slice(n.indexOf(' ') + 1)])) } : {}),
+      at,
+    });
+  }
+  return results;
+}
+
+/**
+ * `doc` with its generated section replaced by the one for `results`; with `keep`, the rows of targets that
+ * `results` does not have stay as they were (parseReliability).
+ */
+export function updateReliabilityDoc(doc: string, results: ReliabilityResult[], keep = false): string {
+  const ran = new Set(results.map(r => r.target));
+  const kept = keep ? parseReliability(doc).filter(r => !ran.has(r.target)) : [];
+  return replaceSection(doc, SECTION, renderReliability([...kept, ...results]));
 }

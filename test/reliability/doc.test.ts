@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from '../fixtures/mcp.js';
-import { RELIABILITY_SECTION, renderReliability } from '../../src/docs/reliabilityDoc.js';
+import { parseReliability, RELIABILITY_SECTION, renderReliability, updateReliabilityDoc } from '../../src/docs/reliabilityDoc.js';
 
 test('docs/reliability.md has a generated section with a row for every target', () => {
   const doc = readFileSync(join(ROOT, 'docs', 'reliability.md'), 'utf8');
@@ -43,4 +43,19 @@ test('a soak, chaos or hostile result renders with its unit, no seed, and its ow
   assert.match(section, /2 targets, 10 inputs, 100 chaos faults, no failure/);
   // Fuzzing rows first, then soak, chaos and hostile.
   assert.ok(section.indexOf('| `f` |') < section.indexOf('| `c` |'));
+});
+
+test('a run of some targets keeps the other rows: the section reads back as it renders', () => {
+  const at = '2026-01-02T03:04:00.000Z';
+  const old = [
+    { target: 'f', what: 'F, with a comma', kind: 'in-process' as const, inputs: 10, failures: 0, seed: 1, ms: 1500, at },
+    { target: 's', what: 'S', kind: 'soak' as const, inputs: 100, failures: 0, ms: 2000, notes: { slopeMbPer100: '1.5', answers: '200 ×3; 404 ×1' }, at },
+  ];
+  const doc = `# T\n\n${renderReliability(old)}\n`;
+  assert.deepEqual(parseReliability(doc), old);
+  const next = updateReliabilityDoc(doc, [{ target: 's', what: 'S2', kind: 'soak', inputs: 7, failures: 0, ms: 1000, at: '2026-02-02T00:00:00.000Z' }], true);
+  assert.match(next, /^\| `f` \| in-process \| 10 inputs \|/m);
+  assert.match(next, /^\| `s` \| soak \| 7 calls \|/m);
+  assert.doesNotMatch(next, /100 calls/);
+  assert.doesNotMatch(updateReliabilityDoc(doc, [], false), /`f`/);
 });

@@ -28,10 +28,10 @@ import { serveGenerated } from './soakPages.js';
 import { childrenOf, openFds, readStats, round1, slope, soakKnob, total } from './soak.js';
 import type { DebugStats } from '../../src/dispatch/debugStats.js';
 
-/** CLI processes in the CI form: each is a node process, about 1.2 s a call measured on this two-core machine. */
-const CI_CLI_CALLS = 50;
+/** CLI processes in the CI form: each is a node process, 0.4 s a call alone on this two-core machine, 1.9 s beside the server soak. */
+const CI_CLI_CALLS = 40;
 /** HTTP calls in the CI form. */
-const CI_HTTP_CALLS = 2_000;
+const CI_HTTP_CALLS = 1_500;
 const CLI_CALLS = soakKnob('TABWRIGHT_SOAK_CLI_CALLS', CI_CLI_CALLS);
 const HTTP_CALLS = soakKnob('TABWRIGHT_SOAK_HTTP_CALLS', CI_HTTP_CALLS);
 /** Blocks of CLI and HTTP calls; the first is the warm-up, a sample is taken after each. */
