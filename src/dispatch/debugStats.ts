@@ -58,8 +58,8 @@ function tempEntries(): Record<string, number> {
 }
 
 /**
- * A function that runs a full garbage collection. V8 gives one to scripts only under --expose-gc; the flag set
- * at run time exposes it to contexts created after, such as this one's (the documented way round it).
+ * A function that runs a full garbage collection. V8 gives one to scripts only under --expose-gc; set at run time,
+ * the flag exposes `gc` to contexts created after it, such as the one made here. Only with the hook installed.
  */
 function exposedGc(): () => void {
   setFlagsFromString('--expose-gc');

@@ -26,21 +26,19 @@ export interface SessionStats {
 }
 
 /**
- * Listeners on `emitter`, summed over its event names. Playwright's objects are emitters of its own with Node's
- * `eventNames` and `listenerCount`, which its types do not declare; 0 for an object without them.
+ * Adds `emitter`'s listeners by event name to `counts`; returns `counts`. Playwright's objects are emitters of its
+ * own with Node's `eventNames` and `listenerCount`, which its types do not declare; an object without them adds none.
  */
-export function listenerTotal(emitter: object): number {
-  const e = emitter as Partial<Pick<EventEmitter, 'eventNames' | 'listenerCount'>>;
-  if (typeof e.eventNames !== 'function' || typeof e.listenerCount !== 'function') return 0;
-  return e.eventNames().reduce((n, name) => n + e.listenerCount!(name), 0);
-}
-
-/** Adds `emitter`'s listeners by event name to `counts` (see listenerTotal); returns `counts`. */
 function addListeners(counts: Record<string, number>, emitter: object): Record<string, number> {
   const e = emitter as Partial<Pick<EventEmitter, 'eventNames' | 'listenerCount'>>;
   if (typeof e.eventNames !== 'function' || typeof e.listenerCount !== 'function') return counts;
   for (const name of e.eventNames()) counts[String(name)] = (counts[String(name)] ?? 0) + e.listenerCount(name);
   return counts;
+}
+
+/** Listeners on `emitter`, summed over its event names (see addListeners). */
+export function listenerTotal(emitter: object): number {
+  return Object.values(addListeners({}, emitter)).reduce((n, v) => n + v, 0);
 }
 
 /** The counts of `session` (synchronous: what is in memory now). */

@@ -235,7 +235,7 @@ test(`server soak: ${NAVIGATIONS} navigations with snapshots and actions, 1-${MA
     tabsLeaked: leaked('tabs'),
     cdpSessionsLeaked: pw(end, 'CDPSession') - pw(baseline, 'CDPSession'),
     handlesLeaked: pw(end, 'JSHandle') + pw(end, 'ElementHandle') - pw(baseline, 'JSHandle') - pw(baseline, 'ElementHandle'),
-    playwrightObjectsLeaked: total(end.playwright) - total(baseline.playwright),
+    playwrightObjectsGrowth: total(end.playwright) - total(baseline.playwright),
     timersLeaked: (end.resources.Timeout ?? 0) - (baseline.resources.Timeout ?? 0),
     handlesOtherLeaked: total(end.resources) - (end.resources.Timeout ?? 0) - total(baseline.resources) + (baseline.resources.Timeout ?? 0),
     listenersLeaked: leaked('contextListeners') + leaked('pageListeners') + leaked('tabCdpListeners') + end.processListeners - baseline.processListeners,
