@@ -115,7 +115,9 @@ test(`daemon soak: ${CLI_CALLS} CLI processes and ${HTTP_CALLS} HTTP calls; RSS 
   const opened = await http('open_tab', { url: `${site.origin}/gen/list?n=0` }, false);
   const tabId = opened?.tabId as number;
   assert.ok(Number.isInteger(tabId), JSON.stringify(opened).slice(0, 500));
-  await cli(home, ['use', '--tab', String(tabId)]);
+  // The CLI calls act on it: `use` remembers it for the CLI's folder.
+  const use = await cli(home, ['use', '--tab', String(tabId)]);
+  assert.equal(use.code, 0, `${use.stdout} ${use.stderr}`);
 
   const cliVerbs = (i: number): string[] => [
     ['tabs'],
