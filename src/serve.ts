@@ -7,6 +7,7 @@ import type { Config } from './config.js';
 import { logger } from './log.js';
 import { serveMcpStdio } from './mcp/stdio.js';
 import { createDispatcher } from './dispatch/create.js';
+import { installDebugStats } from './dispatch/debugStats.js';
 import { startDashboard } from './dashboard/host.js';
 
 const log = logger('serve');
@@ -26,6 +27,7 @@ export function protectStdout(): void {
 export async function runMcpServer(config: Config): Promise<void> {
   protectStdout();
   const dispatcher = await createDispatcher(config);
+  installDebugStats(dispatcher);
   const handle = serveMcpStdio(dispatcher, config);
   log.info('serving MCP on stdio');
   // The dashboard, while this process owns the browser (docs/dashboard.md); a follower's leader serves it.

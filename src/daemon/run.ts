@@ -6,6 +6,7 @@
  */
 import { resolveConfig, type Config, type ConfigFlags } from '../config.js';
 import { createDispatcher } from '../dispatch/create.js';
+import { installDebugStats } from '../dispatch/debugStats.js';
 import { startDashboard } from '../dashboard/host.js';
 import type { Dispatcher } from '../dispatch/dispatcher.js';
 import { logger, setLogFile } from '../log.js';
@@ -65,6 +66,7 @@ export async function runDaemon(flags: ConfigFlags & { logFile?: string }): Prom
   }
 
   const dispatcher: Dispatcher = await createDispatcher(config);
+  installDebugStats(dispatcher);
   const token = daemonToken(config.configDir);
   let stop: (reason: string, code?: number) => Promise<void> = async () => undefined;
   const server = new DaemonServer(config, dispatcher, token, limits, reason => void stop(reason));

@@ -130,6 +130,11 @@ export class LocalDispatcher implements Dispatcher {
     return this;
   }
 
+  /** The main Session and the keyed ones (`--isolate-sessions`, the daemon's `/mcp`), main first. */
+  sessions(): Session[] {
+    return [this.session, ...this.keyed.values()];
+  }
+
   /** True while a call holds (or waits for) the lock of main-session tab `tabId`: the dashboard takes no thumbnail then. */
   tabBusy(tabId: number): boolean {
     return this.tabLocks.held(String(tabId));

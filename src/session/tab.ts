@@ -143,18 +143,25 @@ export class Tab {
     this.frameLoads = new FrameLoads(page);
     this.network = new NetworkLog(page);
     page.on('console', msg => {
-      const loc = msg.location();
-      if (isFaviconNoise(msg.text(), loc.url)) return;
-      // The arguments' previews come with the event (JSHandle.toString() evaluates nothing).
       const args = msg.args();
-      this.console.push({
-        level: levelOf(msg.type()),
-        kind: 'console',
-        text: args.length ? formatConsoleText(args.map(arg => arg.toString())) : msg.text(),
-        source: loc.url ? { url: loc.url, line: loc.lineNumber + 1, column: loc.columnNumber + 1 } : undefined,
-        timestamp: Date.now(),
-        revision: this.revision,
-      });
+      try {
+        const loc = msg.location();
+        if (isFaviconNoise(msg.text(), loc.url)) return;
+        // The arguments' previews come with the event (JSHandle.toString() evaluates nothing).
+        this.console.push({
+          level: levelOf(msg.type()),
+          kind: 'console',
+          text: args.length ? formatConsoleText(args.map(arg => arg.toString())) : msg.text(),
+          source: loc.url ? { url: loc.url, line: loc.lineNumber + 1, column: loc.columnNumber + 1 } : undefined,
+          timestamp: Date.now(),
+          revision: this.revision,
+        });
+      } finally {
+        // Each argument is a handle Playwright keeps (with the page's object behind it) until it is disposed or the
+        // page closes, whatever document logged it: a long-lived tab kept every console argument (the soak,
+        // docs/reliability.md). Only the preview above is used.
+        for (const arg of args) void arg.dispose().catch(() => undefined);
+      }
     });
     page.on('pageerror', error => {
       // A rejection with a non-Error value arrives with an empty name and stack.
