@@ -24,6 +24,7 @@ export const ERROR_TYPES = [
   'timeout',
   'cancelled',
   'navigation_failed',
+  'document_replaced',
   'invalid_arguments',
   'evaluation_failed',
   'element_not_added',
@@ -138,6 +139,15 @@ export function tabClosedDuring(tabId: number, details?: Record<string, unknown>
   const notDone = details?.dispatched === 'no' ? ' before its action was done' : '';
   return new ToolError('tab_not_found', `Tab ${tabId} closed during the call${notDone}: its page is gone, and nothing more can be read or done there.`,
     'Call list_tabs to see the open tabs; open_tab opens a new one.', details);
+}
+
+/**
+ * `document_replaced`: tab `tabId`'s page replaced its document `times` times while tabwright read it (`what`:
+ * "read the text"), so nothing was read: a redirect loop, or a page that reloads itself faster than it can be read.
+ */
+export function documentReplaced(tabId: number, what: string, times: number): ToolError {
+  return new ToolError('document_replaced', `Could not ${what}: the page of tab ${tabId} replaced its document ${times} times while it was read (a redirect loop, or a page that reloads itself), so nothing was read.`,
+    'Wait for the page to settle (wait_for {text} of what it should show) and call again; list_network_requests shows what it keeps loading.');
 }
 
 /**

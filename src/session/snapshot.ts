@@ -12,9 +12,10 @@
 import type { CDPSession, ElementHandle, Frame } from 'playwright-core';
 import { timeoutError } from '../browser/playwright.js';
 import { classifyPlaywrightError, isTimeoutError } from '../util/playwrightErrors.js';
-import { firstLine, ToolError } from '../errors.js';
+import { documentReplaced, firstLine, ToolError } from '../errors.js';
 import { adoptClosedRoots } from './closedShadow.js';
-import { pollUntil, raceTimeout } from '../util/wait.js';
+import { raceTimeout } from '../util/wait.js';
+import { DOCUMENT_READS, waitForNextDocument } from './nextDocument.js';
 import { frameOf, goneError, lookupRef, refScope, REF_ENGINE, registerRefEngine, rememberFrame } from './refs.js';
 import { warmRefActions } from './refWarmup.js';
 import { directWalk } from './directWalk.js';
@@ -252,9 +253,6 @@ async function expand(session: Session, tab: Tab, instanceId: string, frame: Fra
   return out;
 }
 
-/** How long a snapshot whose document went away waits for the next one to commit, in ms. */
-const DOCUMENT_COMMIT_WAIT_MS = 2000;
-
 /**
  * Takes a snapshot of the whole page, of the first element matching
  * `selector` (a CSS or Playwright selector; with `ref`, under its element or
@@ -273,15 +271,12 @@ export async function takeSnapshot(session: Session, tab: Tab, opts: SnapshotOpt
       snap = await snapshotOnce(session, tab, instanceId, opts, timeout);
     } catch (error) {
       // The document went away under the walk (a navigation): read the new one.
-      if (attempt === 2 || opts.ref || !classifyPlaywrightError(error).has('document_gone') || error instanceof ToolError) throw error;
-      // The old document's context goes before the new document commits; until then the frame's load state is still
-      // the old document's, which waitForLoadState would take at once. So wait for the commit first (bounded: a
-      // child frame's detaching is the same error without a new top document).
-      await pollUntil(() => tab.instanceId !== instanceId || tab.closed, { ms: Math.min(timeout, DOCUMENT_COMMIT_WAIT_MS), intervalMs: 20 });
-      await tab.page.waitForLoadState('domcontentloaded', { timeout }).catch(() => undefined);
+      if (opts.ref || !classifyPlaywrightError(error).has('document_gone') || error instanceof ToolError || tab.closed) throw error;
+      if (attempt === DOCUMENT_READS - 1) throw documentReplaced(tab.id, 'take the snapshot', DOCUMENT_READS);
+      await waitForNextDocument(tab, instanceId, timeout);
       continue;
     }
-    if (tab.instanceId === instanceId || attempt === 2 || opts.ref) {
+    if (tab.instanceId === instanceId || attempt === DOCUMENT_READS - 1 || opts.ref) {
       keepBaseline(tab, snap, opts);
       return snap;
     }

@@ -10,6 +10,7 @@ import { pageReadError } from './actionErrors.js';
 import { defineTabTool } from './define.js';
 import { ToolError } from '../errors.js';
 import { tabIdField } from './schemas.js';
+import { readAcrossNavigation } from '../session/nextDocument.js';
 
 export const FIND_DEFAULT_LIMIT = 10;
 export const FIND_MAX_LIMIT = 50;
@@ -74,7 +75,9 @@ export const find = defineTabTool({
     const limit = input.limit ?? FIND_DEFAULT_LIMIT;
     let found: FindOutcome;
     try {
-      found = await findElements(session, tab, { text, role, name, selector, exact, ref, limit });
+      // A navigation that replaces the document mid-search: search the new one (a ref's document is gone for good).
+      const search = () => findElements(session, tab, { text, role, name, selector, exact, ref, limit });
+      found = ref ? await search() : await readAcrossNavigation(tab, 15_000, 'search the page', search);
     } catch (error) {
       throw await pageReadError(tab, error, 'search the page', { message: 'The search did not finish within the time limit.', hint: 'The page may be very large or busy; narrow it with ref, or try again.' });
     }

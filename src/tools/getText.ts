@@ -10,6 +10,7 @@ import { pageReadError } from './actionErrors.js';
 import { defineTabTool } from './define.js';
 import { ToolError } from '../errors.js';
 import { tabIdField } from './schemas.js';
+import { readAcrossNavigation } from '../session/nextDocument.js';
 
 /** Characters get_text returns by default. */
 const TEXT_DEFAULT_MAX = 20_000;
@@ -41,7 +42,9 @@ export const getText = defineTabTool({
     const from = offset ?? 0;
     let result: TextResult;
     try {
-      result = await readText(session, tab, { ref, selector, offset: from, maxChars: max });
+      // A navigation that replaces the document mid-read: read the new one (a ref's document is gone for good: stale_ref).
+      const read = () => readText(session, tab, { ref, selector, offset: from, maxChars: max });
+      result = ref ? await read() : await readAcrossNavigation(tab, 15_000, 'read the text', read);
     } catch (error) {
       throw await pageReadError(tab, error, 'read the text', { message: 'Could not read the text within the time limit.', hint: 'The page may be very large or busy; pass a ref or selector to read one part, or try again.' });
     }
