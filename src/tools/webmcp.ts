@@ -417,7 +417,12 @@ export const listWebmcpTools = defineTool({
         more += found.more;
       } catch (error) {
         if (error instanceof ToolError && error.type === 'capability_unavailable') throw error;
-        skipped.push({ tabId: tab.id, reason: tab.crashed?.() ? crashedReason(tab.id) : firstLine(String(error)) });
+        skipped.push({
+          tabId: tab.id,
+          reason: tab.crashed?.() ? crashedReason(tab.id)
+            : error instanceof CallTimeout ? 'the page did not hand over its tools within 5 s (busy, or very many or very large schemas); list again in a moment'
+            : firstLine(String(error)),
+        });
       }
     }
     res.set('tools', tools);
@@ -509,7 +514,10 @@ export const callWebmcpTool = defineTabTool({
       try {
         return await toolCache.refresh(tab, () => frameTools(tab, 5_000, session.config.webmcp, session.userscripts));
       } catch (error) {
-        throw await pageReadError(tab, error, 'list the page\'s WebMCP tools', { message: 'The page did not list its WebMCP tools in time.', hint: 'The page may be busy; try again in a moment.' });
+        const onTimeout = { message: 'The page did not list its WebMCP tools in time (5 s).', hint: 'The page may be busy, or its tools\' schemas very large; try again in a moment.' };
+        // The listing's own limit (the polyfill's CallTimeout) is the same timeout as Playwright's.
+        if (error instanceof CallTimeout) throw (await stuckPageError(tab, 'list the page\'s WebMCP tools')) ?? new ToolError('timeout', onTimeout.message, onTimeout.hint);
+        throw await pageReadError(tab, error, 'list the page\'s WebMCP tools', onTimeout);
       }
     });
     // After validation, right before dispatch; the extension's consent window first when the tab is reached through it.

@@ -83,7 +83,8 @@ test('floods and explosions: every answer bounded, said cut, within time; the se
   const open = async (path: string) => await bounded('navigate', { url: `${tw.origin}${path}` });
 
   await open('/tools');
-  await bounded('list_webmcp_tools', {}, /tool_0\b/);
+  // On a loaded machine the 5,000 tools may take longer to hand over than a tab's listing may (5 s): skipped, said so.
+  await bounded('list_webmcp_tools', {}, /tool_0\b|Tab 1 skipped: the page did not hand over its tools within 5 s/);
   const listed = await tw.server.client.listTools();
   const listChars = JSON.stringify(listed).length;
   attacks.check('tools/list on a page of 5,000 tools', listed.tools.length < 100 && listChars < 200_000, listed.tools.length < 100 ? 'not grown' : `${listed.tools.length} tools, ${listChars} chars`);
@@ -92,7 +93,7 @@ test('floods and explosions: every answer bounded, said cut, within time; the se
   // Handing over a 5 MB schema can take longer than a tab's listing may (5 s): the page's tools are then skipped, said
   // so, and a call of one of them ends typed: the page hurts only itself.
   await open('/schema');
-  await bounded('list_webmcp_tools', {}, /small|Tab 1 skipped/);
+  await bounded('list_webmcp_tools', {}, /small|Tab 1 skipped: the page did not hand over its tools within 5 s/);
   await bounded('call_webmcp_tool', { name: 'small', arguments: {} }, /small ran|^Error \[timeout\]/);
 
   await open('/console');
