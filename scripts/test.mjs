@@ -1,5 +1,5 @@
 // Runs every test/**/*.test.ts with node's test runner (TypeScript through tsx), two files at a time
-// (TABWRIGHT_TEST_JOBS=N for another number; 1 runs them one by one). The files of SERIAL run alone, with no
+// (TABWRIGHT_TEST_JOBS=N for another number; 1 runs them one by one; a file of HEAVY counts as two). The files of SERIAL run alone, with no
 // other file beside them: the reason is written next to each. Each file's output is printed in one piece when
 // it ends; a summary at the end gives the totals and the slowest files.
 // Extra arguments are file filters: `npm test -- corpus` runs the files whose path contains "corpus".
@@ -26,6 +26,15 @@ const SERIAL = new Map([
   ['test/tools/pending.test.ts', 'measures answers around a 2 s max-wait (1 s margin)'],
   ['test/daemon/pending.test.ts', 'measures answers around a 2 s max-wait (1.5 s margin)'],
   ['test/relay/pending.test.ts', 'measures answers around a 2 s max-wait (1 s margin)'],
+]);
+
+/**
+ * Files that take two of the `jobs` slots, and why: with three at a time they ran beside two other browser-heavy
+ * files and passed node's 300 s per-file limit; beside one they pass.
+ */
+const HEAVY = new Map([
+  ['test/attach/httpSessions.test.ts', 'eight MCP sessions at once, 20 rounds each, on the daemon and on an attached browser'],
+  ['test/attach/sessions.test.ts', 'eight MCP sessions at once, 20 navigations and snapshots each'],
 ]);
 
 function find(dir) {
@@ -96,9 +105,29 @@ for (const file of files.filter(f => SERIAL.has(f))) report(await runFile(file))
 const known = Object.values(durations).sort((a, b) => a - b);
 const guess = known.length ? known[Math.floor(known.length / 2)] : 0;
 const queue = files.filter(f => !SERIAL.has(f)).sort((a, b) => (durations[b] ?? guess) - (durations[a] ?? guess) || a.localeCompare(b));
-await Promise.all(Array.from({ length: Math.min(jobs, queue.length) }, async () => {
-  for (let file; (file = queue.shift()) !== undefined;) report(await runFile(file));
-}));
+// A file takes one slot, a HEAVY one two (all of them when jobs < 2); the first queued file that fits starts.
+const weight = file => Math.min(jobs, HEAVY.has(file) ? 2 : 1);
+await new Promise(resolve => {
+  let used = 0;
+  const fill = () => {
+    for (let i = 0; i < queue.length;) {
+      const file = queue[i];
+      if (used + weight(file) > jobs) {
+        i++;
+        continue;
+      }
+      queue.splice(i, 1);
+      used += weight(file);
+      void runFile(file).then(result => {
+        used -= weight(file);
+        report(result);
+        fill();
+      });
+    }
+    if (!queue.length && !used) resolve();
+  };
+  fill();
+});
 
 // A file that failed runs once more, alone (TABWRIGHT_TEST_RETRY=0 to not): on these shared 2-core machines a file
 // beside another browser-heavy file can miss a margin. A file that passes alone is reported as flaky, with its first

@@ -15,7 +15,7 @@ const tw = useSession({
   pages: {
     '/one': flip('one', 'two'),
     '/two': flip('two', 'one'),
-    '/first': `<!doctype html><title>first</title><h1>Page first</h1><p>${WORDS}</p><script>setTimeout(() => location.replace('/final'), 150);</script>`,
+    '/first': `<!doctype html><title>first</title><h1>Page first</h1><p>${WORDS}</p><script>setTimeout(() => location.replace('/final'), 400);</script>`,
     '/final': `<!doctype html><title>final</title><h1>Page final</h1><p>${WORDS}</p>`,
   },
 });
@@ -39,6 +39,8 @@ test('a page that navigates once during the reads: each answers from one documen
       if (tool === 'get_text') assert.match(answer.pageText!, /^Page (first|final)\n/);
       if (tool === 'find') assert.match(answer.matches![0]!.name, /^Page (first|final)$/);
     }
+    // The redirect has happened before the next navigate (else it would cut that navigation short).
+    await call(tw.client, 'wait_for', { tabId, text: 'Page final', timeoutSec: 10 });
   }
 });
 
