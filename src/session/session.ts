@@ -212,7 +212,7 @@ export class Session {
   }
 
   private forget(tab: Tab): void {
-    tab.closed = true;
+    tab.markClosed();
     if (this.tabs.get(tab.id) !== tab) {
       // A crashed tab's page closed after a new page took its id (replaceCrashed): only its refs go.
       this.refs.dropDocument(tab.instanceId);
@@ -354,7 +354,7 @@ export class Session {
     const release = await this.connection.release();
     this.ctx = undefined;
     for (const tab of [...this.tabs.values()]) {
-      tab.closed = true;
+      tab.markClosed();
       this.tabs.delete(tab.id);
       this.refs.dropDocument(tab.instanceId);
     }

@@ -86,7 +86,6 @@ export class Tab {
   targetId: string | undefined;
   revision = 1;
   openerTabId: number | undefined;
-  closed = false;
   /**
    * Aborted when the page closes (Playwright's `close` event: closed by tabwright, its opener, the user, or itself;
    * or the browser went away): a wait on the page (wait_for) joins it. Its reason reads as Playwright's own closed
@@ -95,6 +94,14 @@ export class Tab {
   private readonly closes = new AbortController();
   get closeSignal(): AbortSignal {
     return this.closes.signal;
+  }
+  /** True once the page closed or the session let the tab go (markClosed): read from the close signal. */
+  get closed(): boolean {
+    return this.closes.signal.aborted;
+  }
+  /** Marks the tab closed (its page closed, or the session forgot it: close_tab, close_browser); idempotent. */
+  markClosed(): void {
+    if (!this.closes.signal.aborted) this.closes.abort(new Error(`Page has been closed (tab ${this.id})`));
   }
   /** Aborted when the page's renderer goes away (Playwright's `crash` event): a wait on the page (wait_for) joins it. */
   private readonly crashes = new AbortController();
@@ -183,9 +190,8 @@ export class Tab {
       this.crashes.abort(new Error(`the page of tab ${this.id} crashed`));
     });
     page.on('close', () => {
-      this.closed = true;
       this.dialogs.clear();
-      this.closes.abort(new Error(`Page has been closed (tab ${this.id})`));
+      this.markClosed();
     });
   }
 

@@ -6,6 +6,7 @@
 import { stuckClause, stuckHint, type Tab } from '../session/tab.js';
 import { extensionDenial, firstLine, ToolError } from '../errors.js';
 import { classifyPlaywrightError, isTimeoutError, type PlaywrightErrorKind } from '../util/playwrightErrors.js';
+import { CallTimeout } from '../webmcp/source.js';
 
 /** Why an element was not actionable, for the kinds that say so. */
 const REASONS: Partial<Record<PlaywrightErrorKind, string>> = {
@@ -94,13 +95,14 @@ export async function stuckPageError(tab: Tab, what: string): Promise<ToolError 
 /**
  * The error of a page read that failed (a snapshot, a search, a WebMCP listing): a ToolError as it is; on a page
  * whose main thread is stuck, the stuck-page `timeout` (stuckPageError, `what` e.g. "take a snapshot"); a
- * Playwright timeout as `timeout` with `onTimeout`'s message and hint; anything else as it is.
+ * Playwright timeout, or a WebMCP source's own limit (CallTimeout), as `timeout` with `onTimeout`'s message and hint;
+ * anything else as it is.
  * @returns what the caller throws.
  */
 export async function pageReadError(tab: Tab, error: unknown, what: string, onTimeout: { message: string; hint: string }): Promise<unknown> {
   if (error instanceof ToolError) return error;
   const stuck = await stuckPageError(tab, what);
   if (stuck) return stuck;
-  if (isTimeoutError(error)) return new ToolError('timeout', onTimeout.message, onTimeout.hint);
+  if (isTimeoutError(error) || error instanceof CallTimeout) return new ToolError('timeout', onTimeout.message, onTimeout.hint);
   return error;
 }

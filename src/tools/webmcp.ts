@@ -514,10 +514,7 @@ export const callWebmcpTool = defineTabTool({
       try {
         return await toolCache.refresh(tab, () => frameTools(tab, 5_000, session.config.webmcp, session.userscripts));
       } catch (error) {
-        const onTimeout = { message: 'The page did not list its WebMCP tools in time (5 s).', hint: 'The page may be busy, or its tools\' schemas very large; try again in a moment.' };
-        // The listing's own limit (the polyfill's CallTimeout) is the same timeout as Playwright's.
-        if (error instanceof CallTimeout) throw (await stuckPageError(tab, 'list the page\'s WebMCP tools')) ?? new ToolError('timeout', onTimeout.message, onTimeout.hint);
-        throw await pageReadError(tab, error, 'list the page\'s WebMCP tools', onTimeout);
+        throw await pageReadError(tab, error, 'list the page\'s WebMCP tools', { message: 'The page did not list its WebMCP tools in time (5 s).', hint: 'The page may be busy, or its tools\' schemas very large; try again in a moment.' });
       }
     });
     // After validation, right before dispatch; the extension's consent window first when the tab is reached through it.

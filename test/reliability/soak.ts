@@ -3,9 +3,36 @@
  * `npm run test:reliability -- --long`), the least-squares slope of RSS samples, a process's open fds and
  * children from /proc, and the debug stats a server writes on SIGUSR2 (src/dispatch/debugStats.ts).
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { DebugStats } from '../../src/dispatch/debugStats.js';
 import { until } from '../fixtures/harness.js';
+
+/** The folders of a soaked process: its own TMPDIR (every entry in it is the process's or its browser's) and its stats file. */
+export interface SoakDirs {
+  tmp: string;
+  statsFile: string;
+  /** The environment to start the process with: TMPDIR and TABWRIGHT_DEBUG_STATS_FILE. */
+  env: Record<string, string>;
+  /** Removes both folders. */
+  remove(): void;
+}
+
+/** Makes the SoakDirs of one soak, named after `name` (`soak`, `soakd`). */
+export function soakDirs(name: string): SoakDirs {
+  const tmp = mkdtempSync(join(tmpdir(), `tabwright-${name}-tmp-`));
+  const statsFile = join(mkdtempSync(join(tmpdir(), `tabwright-${name}-stats-`)), 'stats.json');
+  return {
+    tmp,
+    statsFile,
+    env: { TMPDIR: tmp, TABWRIGHT_DEBUG_STATS_FILE: statsFile },
+    remove() {
+      rmSync(tmp, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
+      rmSync(join(statsFile, '..'), { recursive: true, force: true });
+    },
+  };
+}
 
 /** A positive integer from `env[name]`, else `fallback`. */
 export function soakKnob(name: string, fallback: number): number {

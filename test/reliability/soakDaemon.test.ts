@@ -16,8 +16,7 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
 import { startDaemon, type Daemon } from '../fixtures/daemon.js';
 import { cli } from '../fixtures/cli.js';
@@ -25,7 +24,7 @@ import { descendants } from '../fixtures/processes.js';
 import { startSite, type Site } from '../fixtures/site.js';
 import { record, rssMb } from './fuzz.js';
 import { serveGenerated } from './soakPages.js';
-import { childrenOf, openFds, readStats, round1, slope, soakKnob, total } from './soak.js';
+import { childrenOf, openFds, readStats, round1, slope, soakDirs, soakKnob, total, type SoakDirs } from './soak.js';
 import type { DebugStats } from '../../src/dispatch/debugStats.js';
 
 /** CLI processes in the CI form: each is a node process, 0.4 s a call alone on this two-core machine, 1.9 s beside the server soak. */
@@ -53,22 +52,19 @@ const FD_SLACK = 6;
 
 let site: Site;
 let daemon: Daemon;
-let tmp: string;
-let statsFile: string;
+let dirs: SoakDirs;
 
 before(async () => {
   site = await startSite();
   serveGenerated(site);
-  tmp = mkdtempSync(join(tmpdir(), 'tabwright-soakd-tmp-'));
-  statsFile = join(mkdtempSync(join(tmpdir(), 'tabwright-soakd-stats-')), 'stats.json');
-  daemon = await startDaemon({ env: { TMPDIR: tmp, TABWRIGHT_DEBUG_STATS_FILE: statsFile, TABWRIGHT_DAEMON_IDLE_MS: '3600000' } });
+  dirs = soakDirs('soakd');
+  daemon = await startDaemon({ env: { ...dirs.env, TABWRIGHT_DAEMON_IDLE_MS: '3600000' } });
 });
 
 after(async () => {
   await daemon?.stop();
   await site?.close();
-  rmSync(tmp, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
-  rmSync(join(statsFile, '..'), { recursive: true, force: true });
+  dirs?.remove();
 });
 
 test(`daemon soak: ${CLI_CALLS} CLI processes and ${HTTP_CALLS} HTTP calls; RSS slope, fds, processes, tabs bounded`, async () => {
@@ -87,9 +83,9 @@ test(`daemon soak: ${CLI_CALLS} CLI processes and ${HTTP_CALLS} HTTP calls; RSS 
   };
 
   // The CLI runs in a folder of its own, against this daemon (its config and data dirs).
-  const cwd = mkdtempSync(join(tmp, 'cli-'));
+  const cwd = mkdtempSync(join(dirs.tmp, 'cli-'));
   const env = { ...(process.env as Record<string, string>), TABWRIGHT_CONFIG_DIR: daemon.configDir, TABWRIGHT_DATA_DIR: daemon.dataDir, TABWRIGHT_CONSENT_TTY: '0', TABWRIGHT_DASHBOARD_PORT: 'off' };
-  const home = { root: tmp, configDir: daemon.configDir, dataDir: daemon.dataDir, cwd, port: daemon.endpoint.port, env, cleanup: async () => undefined };
+  const home = { root: dirs.tmp, configDir: daemon.configDir, dataDir: daemon.dataDir, cwd, port: daemon.endpoint.port, env, cleanup: async () => undefined };
 
   /** One call over the route the CLI uses; its structuredContent (a failure is counted, not thrown). */
   const http = async (name: string, args: Record<string, unknown>, sse: boolean): Promise<any> => {
@@ -144,7 +140,7 @@ test(`daemon soak: ${CLI_CALLS} CLI processes and ${HTTP_CALLS} HTTP calls; RSS 
   type Sample = { calls: number; rss: number; heap: number; fds: number; children: number; descendants: number; stats: DebugStats };
   const samples: Sample[] = [];
   const sample = async (): Promise<Sample> => {
-    const stats = await readStats(pid, statsFile);
+    const stats = await readStats(pid, dirs.statsFile);
     return { calls, rss: rssMb(pid), heap: stats.memoryMb.heapUsed, fds: openFds(pid), children: childrenOf(pid).length, descendants: descendants(pid).length, stats };
   };
 

@@ -17,15 +17,14 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { call, callRaw, connect, refOf, snapshot, type Connected } from '../fixtures/mcp.js';
 import { CORPUS, sharedMissing, startSite, type Site } from '../fixtures/site.js';
 import { until } from '../fixtures/harness.js';
 import { record, rssMb } from './fuzz.js';
 import { GENERATED_KINDS, serveGenerated, type GeneratedKind } from './soakPages.js';
-import { readStats, round1, slope, soakKnob, total } from './soak.js';
+import { readStats, round1, slope, soakDirs, soakKnob, total, type SoakDirs } from './soak.js';
 import type { DebugStats } from '../../src/dispatch/debugStats.js';
 
 /** Navigations in the CI form: about two minutes on a loaded two-core machine. */
@@ -57,33 +56,29 @@ const corpus = corpusMissing ? [] : readdirSync(CORPUS).filter(f => f.endsWith('
 
 let site: Site;
 let server: Connected;
-let tmp: string;
-let statsFile: string;
+let dirs: SoakDirs;
 
 before(async () => {
   site = await startSite();
   serveGenerated(site);
-  // A temp folder of the server's own: every entry in it is the server's or its browser's.
-  tmp = mkdtempSync(join(tmpdir(), 'tabwright-soak-tmp-'));
-  statsFile = join(mkdtempSync(join(tmpdir(), 'tabwright-soak-stats-')), 'stats.json');
+  dirs = soakDirs('soak');
   // A DevTools port beside Playwright's pipe: the browser's own list of page targets, read over HTTP.
-  server = await connect({ args: ['--browser-arg', '--remote-debugging-port=0'], env: { TMPDIR: tmp, TABWRIGHT_DEBUG_STATS_FILE: statsFile } });
+  server = await connect({ args: ['--browser-arg', '--remote-debugging-port=0'], env: dirs.env });
 });
 
 after(async () => {
   await server?.close();
   await site?.close();
-  rmSync(tmp, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
-  rmSync(join(statsFile, '..'), { recursive: true, force: true });
+  dirs?.remove();
 });
 
 /** The browser's page targets, from its DevTools HTTP endpoint (port in its profile's DevToolsActivePort). */
 async function browserPages(): Promise<string[]> {
-  const profile = readdirSync(tmp).find(name => name.startsWith('playwright_chromiumdev_profile-'));
-  assert.ok(profile, `no browser profile in ${tmp}: ${readdirSync(tmp).join(', ')}`);
+  const profile = readdirSync(dirs.tmp).find(name => name.startsWith('playwright_chromiumdev_profile-'));
+  assert.ok(profile, `no browser profile in ${dirs.tmp}: ${readdirSync(dirs.tmp).join(', ')}`);
   const port = await until('DevToolsActivePort', () => {
     try {
-      return Number(readFileSync(join(tmp, profile, 'DevToolsActivePort'), 'utf8').split('\n')[0]) || undefined;
+      return Number(readFileSync(join(dirs.tmp, profile, 'DevToolsActivePort'), 'utf8').split('\n')[0]) || undefined;
     } catch {
       return undefined;
     }
@@ -133,7 +128,7 @@ test(`server soak: ${NAVIGATIONS} navigations with snapshots and actions, 1-${MA
     // A closed target leaves the browser's list a moment after close_tab returns.
     const pages = await until(() => `one page target (${open.length} open)`, async () => ((await browserPages()).length === open.length ? true : undefined), 10_000).then(() => browserPages());
     assert.deepEqual(pages, ['about:blank'], 'the browser has one page target, the open tab');
-    return await readStats(pid, statsFile);
+    return await readStats(pid, dirs.statsFile);
   };
 
   /** What the soak does on a page after its snapshot. */
@@ -225,7 +220,7 @@ test(`server soak: ${NAVIGATIONS} navigations with snapshots and actions, 1-${MA
     }
     if (baseline && navigations % SAMPLE_EVERY === 0) {
       samples.push([navigations, rssMb(pid)]);
-      heap.push([navigations, (await readStats(pid, statsFile)).memoryMb.heapUsed]);
+      heap.push([navigations, (await readStats(pid, dirs.statsFile)).memoryMb.heapUsed]);
     }
   }
   const end = await settle();
