@@ -8,7 +8,7 @@ import { SCREENSHOT_DEFAULTS, type ScreenshotFormat } from '../config.js';
 import type { Session } from '../session/session.js';
 import { resolveRef } from '../session/refs.js';
 import type { Tab } from '../session/tab.js';
-import { actionError, stuckPageError } from './actionErrors.js';
+import { actionError, pageReadError, stuckPageError } from './actionErrors.js';
 import { INLINE_IMAGE_CAP, stamp, writeArtifact } from './artifacts.js';
 import { defineTabTool } from './define.js';
 import { ToolError } from '../errors.js';
@@ -172,8 +172,13 @@ export const takeScreenshot = defineTabTool({
         return { region, clipped, cut, whole: mode === 'auto' ? await capture(region) : undefined };
       });
     } catch (error) {
-      const doing = ref ? `screenshot ${ref}` : `screenshot tab ${tab.id}`;
-      throw (await stuckPageError(tab, doing)) ?? actionError(error, doing);
+      if (ref) throw (await stuckPageError(tab, `screenshot ${ref}`)) ?? actionError(error, `screenshot ${ref}`);
+      // The whole tab: nothing to be covered or hidden, so a timeout is the page's (a page that keeps reloading itself
+      // or never paints), as for any page read.
+      throw await pageReadError(tab, error, `screenshot tab ${tab.id}`, {
+        message: `Could not screenshot tab ${tab.id} within the time limit: the page did not paint a frame in time.`,
+        hint: 'The page may be reloading itself or very busy; wait for it to settle (wait_for {text}) and try again.',
+      });
     }
     const { region, clipped, cut, whole } = shots;
     const first = (cut ?? whole)!;
