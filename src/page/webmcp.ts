@@ -55,11 +55,23 @@ export interface BridgeTool {
   title?: string;
   inputSchema?: unknown;
   annotations?: { readOnlyHint?: true; consequentialHint?: true; untrustedContentHint?: true; debugging?: true };
+  /**
+   * Instead of `inputSchema`, when its JSON text is longer than INPUT_SCHEMA_MAX_CHARS: that length. Such a schema
+   * is neither handed over nor shown, and the server refuses calls of the tool (it cannot check their arguments).
+   */
+  inputSchemaChars?: number;
   /** The AgentScript that registered the tool; absent for the page's own tools. */
   scriptId?: string;
   /** A declarative tool: its `<form>` submits itself on the call (`toolautosubmit`) or waits for the person's submit. */
   form?: { autosubmit: boolean };
 }
+
+/**
+ * The longest inputSchema, in characters of JSON text, that a listing hands to the server: real tools' schemas are a
+ * few kilobytes, and compiling a 6.7 MB one into a validator took the server from 133 MB to 750 MB (docs/webmcp.md, "What a
+ * listing tells").
+ */
+export const INPUT_SCHEMA_MAX_CHARS = 262_144;
 
 /** The longest tool name the bridge reports whole; longer ones are cut (their length is given). */
 const NAME_REPORTED = 300;
@@ -831,6 +843,7 @@ export function installWebMcp(mode: WebMcpMode): WebMcpBridge {
         const t: BridgeTool = { name: e.name, description: e.description };
         if (e.title) t.title = e.title;
         if (e.form) t.inputSchema = formSchema(e.form);
+        else if (e.schema !== undefined && e.schema.length > INPUT_SCHEMA_MAX_CHARS) t.inputSchemaChars = e.schema.length;
         else if (e.schema !== undefined) t.inputSchema = parse(e.schema);
         // The declared hints, only the true ones; none when the tool declared no annotations.
         if (e.annotations) t.annotations = Object.fromEntries(LISTED_HINTS.filter(h => e.annotations?.[h]).map(h => [h, true]));

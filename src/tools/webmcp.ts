@@ -24,6 +24,7 @@ import { pollUntil, raceTimeout, sleep } from '../util/wait.js';
 import { pageReadError, stuckPageError } from './actionErrors.js';
 import { reportAction } from './actionReport.js';
 import { connectedTab, defineTabTool, defineTool } from './define.js';
+import { INPUT_SCHEMA_MAX_CHARS } from '../page/webmcp.js';
 import { browserError, firstLine, toToolError, ToolError } from '../errors.js';
 import { tabIdField } from './schemas.js';
 import { WebMcpToolCache } from './webmcpCache.js';
@@ -54,6 +55,11 @@ export interface WebMcpToolInfo {
    * validated against the page's own schema.
    */
   inputSchema?: unknown;
+  /**
+   * Instead of `inputSchema`, when its JSON text is longer than INPUT_SCHEMA_MAX_CHARS (src/page/webmcp.ts): that
+   * length. Such a tool is listed without its schema, and a call of it is refused (its arguments cannot be checked).
+   */
+  inputSchemaChars?: number;
   /** `$ref`s left in `inputSchema` (cycles, references to nothing or outside it), when it had any. */
   refsLeft?: SchemaRefLeft[];
   /** Hints the page declared, only those that are true; absent when it declared none (every declarative form). */
@@ -147,9 +153,20 @@ function frameTool(frame: Frame, polyfilled: boolean, info: WebMcpToolInfo): Fra
   return { frame, polyfilled, ...listedTool(info) };
 }
 
-/** `info` with its schema served with local `$ref`s resolved (`info` is changed), and the page's own schema. */
+/**
+ * `info` with its schema served with local `$ref`s resolved (`info` is changed), and the page's own schema; a schema
+ * over INPUT_SCHEMA_MAX_CHARS is dropped for its length (`inputSchemaChars`), whoever measured it.
+ */
 function listedTool(info: WebMcpToolInfo): { info: WebMcpToolInfo; schema: unknown } {
   const schema = info.inputSchema;
+  if (info.inputSchemaChars === undefined && schema !== undefined) {
+    const chars = jsonLength(schema);
+    if (chars > INPUT_SCHEMA_MAX_CHARS) info.inputSchemaChars = chars;
+  }
+  if (info.inputSchemaChars !== undefined) {
+    delete info.inputSchema;
+    return { info, schema: undefined };
+  }
   const resolved = resolveSchemaRefs(schema);
   if (resolved) {
     info.inputSchema = resolved.schema;
@@ -477,6 +494,20 @@ function shownName(name: string, length = name.length): string {
   return name.length > 80 || length > name.length ? `${JSON.stringify(name.slice(0, 80))}… (${length} characters)` : JSON.stringify(name);
 }
 
+/** The length of `value`'s JSON text; Infinity when it has none (a cycle, or nesting deeper than the stack). */
+function jsonLength(value: unknown): number {
+  try {
+    return JSON.stringify(value)?.length ?? 0;
+  } catch {
+    return Infinity;
+  }
+}
+
+/** What the listing says in place of a schema over INPUT_SCHEMA_MAX_CHARS. */
+function oversizedSchema(chars: number): string {
+  return `an inputSchema of ${Number.isFinite(chars) ? `${chars.toLocaleString('en-US')} characters` : 'no JSON form'}, over the ${INPUT_SCHEMA_MAX_CHARS.toLocaleString('en-US')} tabwright reads: not shown, and the tool cannot be called through tabwright`;
+}
+
 /** One tool of the listing as the model reads it: the head line, what a form does, the schema and the `$ref`s left in it. */
 function toolLines(t: WebMcpToolInfo): string {
   const hints = HINTS.filter(h => t.annotations?.[h]).join(', ');
@@ -487,7 +518,7 @@ function toolLines(t: WebMcpToolInfo): string {
       : '  form without toolautosubmit: a call fills it in, then waits for the person at the browser to submit it; a form declares no annotations');
   }
   const left = t.refsLeft?.length ? ` ($refs resolved except ${t.refsLeft.map(l => (l.reason === 'size' ? 'all: resolved it would be too large' : `${l.ref} (${l.reason === 'cycle' ? 'cyclic' : 'unresolved'})`)).join(', ')})` : '';
-  lines.push(`  input${left}: ${JSON.stringify(t.inputSchema ?? {})}`);
+  lines.push(t.inputSchemaChars !== undefined ? `  input: ${oversizedSchema(t.inputSchemaChars)}` : `  input${left}: ${JSON.stringify(t.inputSchema ?? {})}`);
   return lines.join('\n');
 }
 
@@ -615,6 +646,9 @@ async function lookUpTool<T extends { info: WebMcpToolInfo; schema?: unknown }>(
   if (!found) {
     const refused = listing.rejected?.find(r => r.name === name);
     throw new ToolError('webmcp_tool_not_found', `Tab ${tabId} has no WebMCP tool named "${name.slice(0, 128)}"${refused ? `: the browser rejected its ${refused.kind === 'form' ? 'form' : 'registerTool call'} (${refused.reason})` : ''}.`, 'Call list_webmcp_tools for the tools this page offers now (pages add and remove tools as they change).');
+  }
+  if (found.info.inputSchemaChars !== undefined) {
+    throw new ToolError('capability_unavailable', `WebMCP tool "${name.slice(0, 128)}" has ${oversizedSchema(found.info.inputSchemaChars)}.`, 'Do what the tool does through the page itself (get_page_context, then click and type), or ask the page\'s owner for a smaller schema.');
   }
   try {
     validateArguments(name, found.schema, input);

@@ -47,6 +47,7 @@ import { timeoutError } from '../browser/playwright.js';
 import { classifyPlaywrightError, isTimeoutError } from '../util/playwrightErrors.js';
 import type { Tab } from '../session/tab.js';
 import type { CallReport, SourceTool } from '../webmcp/source.js';
+import { INPUT_SCHEMA_MAX_CHARS } from '../page/webmcp.js';
 import { ToolError } from '../errors.js';
 import { raceTimeout, type RaceOrReject } from '../util/wait.js';
 
@@ -110,7 +111,8 @@ export const ABORT = `function (callId) {
 /**
  * Runs in the isolated world; Playwright's WebMCPScript.tools + normalizeTool
  * (playwright-core 1.65: this window's tools, description defaulting to '',
- * a string inputSchema parsed, annotations only where truthy), keeping what
+ * a string inputSchema parsed, annotations only where truthy; a schema over
+ * INPUT_SCHEMA_MAX_CHARS is left out and its length given), keeping what
  * Playwright drops: `title` (where non-empty), the `debugging` annotation,
  * and whether the tool declared annotations at all (no `annotations` when
  * it gave none: Chromium 156 reports them only then).
@@ -124,10 +126,16 @@ export const LIST = `async function () {
   for (const t of tools) {
     if ('window' in t && t.window !== window) continue;
     let schema = t.inputSchema;
+    let schemaChars;
+    if (typeof schema === 'string' && schema.length > ${INPUT_SCHEMA_MAX_CHARS}) {
+      schemaChars = schema.length;
+      schema = undefined;
+    }
     if (typeof schema === 'string') {
       try { schema = JSON.parse(schema); } catch { schema = undefined; }
     }
     const tool = { name: t.name, description: t.description == null ? '' : t.description };
+    if (schemaChars !== undefined) tool.inputSchemaChars = schemaChars;
     // Declared hints, only the true ones; no annotations when the tool gave none (a form never does).
     if (t.annotations != null) {
       const annotations = {};

@@ -28,6 +28,7 @@ export function toSourceTool(t: BridgeTool): SourceTool {
   const tool: SourceTool = { name: t.name, description: t.description, inputSchema: t.inputSchema };
   if (t.annotations) tool.annotations = { ...t.annotations };
   if (t.title) tool.title = t.title;
+  if (t.inputSchemaChars !== undefined) tool.inputSchemaChars = t.inputSchemaChars;
   if (t.scriptId !== undefined) tool.scriptId = t.scriptId;
   if (t.form) tool.form = { autosubmit: t.form.autosubmit };
   return tool;

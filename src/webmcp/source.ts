@@ -24,6 +24,8 @@ export interface SourceTool {
   /** The tool's title, where the source reports one. */
   title?: string;
   inputSchema?: unknown;
+  /** Instead of `inputSchema`: the length of its JSON text, over INPUT_SCHEMA_MAX_CHARS (src/page/webmcp.ts). */
+  inputSchemaChars?: number;
   /**
    * The hints the tool declared, only those that are true (`{}`: it gave
    * `annotations`, none true); absent when it gave none, as every

@@ -95,6 +95,8 @@ test('floods and explosions: every answer bounded, said cut, within time; the se
   await open('/schema');
   await bounded('list_webmcp_tools', {}, /small|Tab 1 skipped: the page did not hand over its tools within 5 s/);
   await bounded('call_webmcp_tool', { name: 'small', arguments: {} }, /small ran|^Error \[timeout\]/);
+  // A schema over the 262,144 characters a listing reads is neither shown nor compiled, and its tool is refused.
+  await bounded('call_webmcp_tool', { name: 'huge', arguments: {} }, /^Error \[(capability_unavailable|timeout)\]/);
 
   await open('/console');
   // The server's own buffer says when the flood is in (the page itself is busy logging).

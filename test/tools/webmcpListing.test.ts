@@ -66,6 +66,13 @@ const PAGE = `<!doctype html><title>Listing</title>
   mc.registerTool({ name: 'lookup', description: 'A duplicate is not a naming problem', execute: () => 1 }).catch(ignore);
 </script>`;
 
+/** Over and under the listing's schema cap (262,144 characters of JSON, src/page/webmcp.ts): 3,000 and 1,500 properties of about 120 characters. */
+const OVERSIZED = `<!doctype html><title>Oversized</title><script>
+  const schema = n => { const properties = {}; for (let i = 0; i < n; i++) properties['p' + i] = { type: 'string', description: 'd'.repeat(80) }; return { type: 'object', properties, required: ['p0'] }; };
+  document.modelContext.registerTool({ name: 'big_schema', description: 'Over the cap', inputSchema: schema(3000), execute: () => 'big ran' });
+  document.modelContext.registerTool({ name: 'near_cap', description: 'Under the cap', inputSchema: schema(1500), execute: input => 'near ran ' + input.p0 });
+</script>`;
+
 /**
  * A call's outcome: on a loaded machine a call can outlast the 2 s max-wait and answer pending, so a pending
  * answer is followed through wait_for_call (only the form test below relies on going pending).
@@ -94,7 +101,7 @@ for (const mode of MODES) {
   let tabId: number;
   const tw = useServer({
     args: ['--webmcp', mode, '--auto-allow', '--max-wait', String(MAX_WAIT)],
-    pages: { '/listing': PAGE },
+    pages: { '/listing': PAGE, '/oversized': OVERSIZED },
     setup: async tw => {
       // A cold browser start can outlast the max-wait: the navigation's outcome then comes through wait_for_call.
       const res = await settled(tw.client, 'navigate', { url: `${tw.origin}/listing` });
@@ -234,5 +241,33 @@ for (const mode of MODES) {
     assert.equal(outcome.isError, undefined, JSON.stringify(outcome));
     assert.equal((outcome.structuredContent as { result: unknown }).result, 'ask: why');
     assert.equal(seenBy('cursor', outcome).texts.at(-1), 'ask: why');
+  });
+
+  test(`${mode}: a schema over the cap is listed by its length, not shown, and its tool refused; one under it is checked`, async () => {
+    const opened = await settled(tw.client, 'open_tab', { url: `${tw.origin}/oversized` });
+    const tab = (opened.structuredContent as { tabId: number }).tabId;
+    try {
+      const raw = await settled(tw.client, 'list_webmcp_tools', { tabId: tab });
+      const { tools } = raw.structuredContent as unknown as { tools: Array<{ name: string; inputSchema?: unknown; inputSchemaChars?: number }> };
+      const big = tools.find(t => t.name === 'big_schema')!;
+      const near = tools.find(t => t.name === 'near_cap')!;
+      assert.equal(big.inputSchema, undefined);
+      assert.ok(big.inputSchemaChars! > 262_144 && big.inputSchemaChars! < 400_000, String(big.inputSchemaChars));
+      assert.equal(near.inputSchemaChars, undefined);
+      assert.equal(Object.keys((near.inputSchema as { properties: object }).properties).length, 1500);
+      const text = seenBy('cursor', raw).text;
+      assert.ok(text.includes(`big_schema [prompt]: Over the cap\n  input: an inputSchema of ${big.inputSchemaChars!.toLocaleString('en-US')} characters, over the 262,144 tabwright reads: not shown, and the tool cannot be called through tabwright\n`), text.slice(0, 500));
+      assert.ok(text.length < 262_144 + 20_000, `the listing's text is ${text.length} characters`);
+
+      const refused = await settledError(tw.client, 'call_webmcp_tool', { tabId: tab, name: 'big_schema', arguments: { p0: 'x' } });
+      assert.equal(refused.type, 'capability_unavailable');
+      assert.match(refused.message, /^WebMCP tool "big_schema" has an inputSchema of [\d,]+ characters, over the 262,144 tabwright reads/);
+      const wrong = await settledError(tw.client, 'call_webmcp_tool', { tabId: tab, name: 'near_cap', arguments: { p0: 7 } });
+      assert.equal(wrong.type, 'invalid_arguments');
+      const ran = await settled(tw.client, 'call_webmcp_tool', { tabId: tab, name: 'near_cap', arguments: { p0: 'tea' } });
+      assert.equal((ran.structuredContent as { result: unknown }).result, 'near ran tea', JSON.stringify(ran).slice(0, 300));
+    } finally {
+      await callRaw(tw.client, 'close_tab', { tabId: tab });
+    }
   });
 }
