@@ -4,7 +4,7 @@
 // it ends; a summary at the end gives the totals and the slowest files.
 // Extra arguments are file filters: `npm test -- corpus` runs the files whose path contains "corpus".
 // `--connection cdp|playwright-server|own-chrome|own-chrome-approval` runs them against a browser tabwright attaches to
-// (TABWRIGHT_TEST_CONNECTION, docs/attach.md):
+// (TABWRIGHT_TEST_CONNECTION, docs/attach.md), leaving out the files of CONNECTION_INDEPENDENT:
 // `npm test -- --connection cdp test/tools test/smoke`.
 // `--times FILE` writes each file's duration (ms) and counts to FILE as JSON. `--record-durations` merges them into
 // test/durations.json (file: seconds, the largest seen on any connection), which orders every run: the longest
@@ -35,6 +35,20 @@ const SERIAL = new Map([
 const HEAVY = new Map([
   ['test/attach/httpSessions.test.ts', 'eight MCP sessions at once, 20 rounds each, on the daemon and on an attached browser'],
   ['test/attach/sessions.test.ts', 'eight MCP sessions at once, 20 navigations and snapshots each'],
+]);
+
+/**
+ * Files of test/tools whose tests exercise what no browser connection changes, and why: they run in the default
+ * lane (the managed browser) only, and `--connection` leaves them out (saying so). What they call through a page goes
+ * the same way as the WebMCP, input and navigation tests that every connection kind runs.
+ */
+const CONNECTION_INDEPENDENT = new Map([
+  ['test/tools/pending.test.ts', 'the dispatcher\'s max-wait, heartbeat and wait_for_call (src/dispatch/), timed around a 2 s max-wait'],
+  ['test/tools/consent.test.ts', 'the consent gate\'s decisions, prompts, expiry and saved answers (src/consent/)'],
+  ['test/tools/consentCode.test.ts', 'consent rules and grants for execute and add_element (src/consent/)'],
+  ['test/tools/consentTerminal.test.ts', 'the consent gate\'s terminal channel under a pty (src/consent/)'],
+  ['test/tools/resultSize.test.ts', 'the result bound and its token estimate (src/tools/resultSize.ts)'],
+  ['test/tools/scriptSync.test.ts', 'the script store\'s folder sync (src/userscripts/)'],
 ]);
 
 function find(dir) {
@@ -71,7 +85,9 @@ env.TABWRIGHT_STRUCTURED_CONTENT ??= '1';
 env.TABWRIGHT_DASHBOARD_PORT ??= 'off';
 const jobs = Math.max(1, Number(env.TABWRIGHT_TEST_JOBS) || 2);
 const filters = argv;
-const files = find('test').filter(f => !filters.length || filters.some(x => f.includes(x))).sort();
+const matched = find('test').filter(f => !filters.length || filters.some(x => f.includes(x))).sort();
+const files = connection ? matched.filter(f => !CONNECTION_INDEPENDENT.has(f)) : matched;
+if (files.length < matched.length) console.log(`ℹ on --connection ${connection}, left to the default lane (connection-independent, scripts/test.mjs): ${matched.filter(f => CONNECTION_INDEPENDENT.has(f)).join(', ')}`);
 if (!files.length) {
   console.error(`no test files match ${filters.join(' ')}`);
   process.exit(1);
