@@ -3,7 +3,8 @@
 // - The CI form (default): TABWRIGHT_FUZZ_RUNS=10000 inputs per in-process target, 200 per live target.
 // - `--long`: 1,000,000 per in-process target and 20,000 per live target, with no per-test timeout (hours on two cores);
 //   the soaks: 1,000 navigations on one server (TABWRIGHT_SOAK_NAVIGATIONS), 10,000 CLI processes and 100,000 HTTP
-//   calls on one daemon (TABWRIGHT_SOAK_CLI_CALLS, TABWRIGHT_SOAK_HTTP_CALLS).
+//   calls on one daemon (TABWRIGHT_SOAK_CLI_CALLS, TABWRIGHT_SOAK_HTTP_CALLS); the hostile console flood: 100,000
+//   messages instead of 20,000 (TABWRIGHT_HOSTILE_CONSOLE).
 // Each target writes `<target>.json` to TABWRIGHT_RELIABILITY_OUT (default .tabwright/reliability/, replaced each run);
 // src/docs/genReliability.ts then merges them into docs/reliability-results.json and renders that into the doc. Other
 // arguments are test file filters, as for scripts/test.mjs: a filtered run replaces the rows of the targets it ran.
@@ -22,6 +23,7 @@ if (long) {
   env.TABWRIGHT_SOAK_NAVIGATIONS ??= '1000';
   env.TABWRIGHT_SOAK_CLI_CALLS ??= '10000';
   env.TABWRIGHT_SOAK_HTTP_CALLS ??= '100000';
+  env.TABWRIGHT_HOSTILE_CONSOLE ??= '100000';
   env.TABWRIGHT_TEST_TIMEOUT_MS ??= String(24 * 3600 * 1000);
 }
 const tests = spawnSync(process.execPath, ['scripts/test.mjs', ...(filters.length ? filters : ['test/reliability/'])], { env, stdio: 'inherit' });

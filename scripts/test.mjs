@@ -33,8 +33,8 @@ const SERIAL = new Map([
  * files and passed node's 300 s per-file limit; beside one they pass.
  */
 const HEAVY = new Map([
-  ['test/attach/httpSessions.test.ts', 'eight MCP sessions at once, 20 rounds each, on the daemon and on an attached browser'],
-  ['test/attach/sessions.test.ts', 'eight MCP sessions at once, 20 navigations and snapshots each'],
+  ['test/attach/httpSessions.test.ts', 'eight MCP sessions at once, 10 rounds each, on the daemon and on an attached browser'],
+  ['test/attach/sessions.test.ts', 'eight MCP sessions at once, 10 navigations and snapshots each'],
 ]);
 
 /**
@@ -49,6 +49,7 @@ const CONNECTION_INDEPENDENT = new Map([
   ['test/tools/consentTerminal.test.ts', 'the consent gate\'s terminal channel under a pty (src/consent/)'],
   ['test/tools/resultSize.test.ts', 'the result bound and its token estimate (src/tools/resultSize.ts)'],
   ['test/tools/scriptSync.test.ts', 'the script store\'s folder sync (src/userscripts/)'],
+  ['test/tools/webmcpDifferential.test.ts', 'native WebMCP and the polyfill giving the same answers: two servers whose browsers differ in the WebMCP feature, which an attached browser\'s own switches decide'],
 ]);
 
 function find(dir) {

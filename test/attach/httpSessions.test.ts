@@ -17,7 +17,7 @@ import { startChromium, type RemoteChromium } from '../fixtures/remote.js';
 import { startSite, type Site } from '../fixtures/site.js';
 
 const SESSIONS = 8;
-const ROUNDS = 20;
+const ROUNDS = 10;
 
 let site: Site;
 

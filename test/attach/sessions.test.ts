@@ -29,7 +29,7 @@ interface Dispatcher {
 }
 
 const SESSIONS = 8;
-const ROUNDS = 20;
+const ROUNDS = 10;
 
 let site: Site;
 let chrome: RemoteChromium;
