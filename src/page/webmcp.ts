@@ -68,8 +68,8 @@ export interface BridgeTool {
 
 /**
  * The longest inputSchema, in characters of JSON text, that a listing hands to the server: real tools' schemas are a
- * few kilobytes, and compiling a 6.7 MB one into a validator took the server from 133 MB to 750 MB (docs/webmcp.md, "What a
- * listing tells").
+ * few kilobytes, and compiling a 6.7 MB one into a validator took the server from 133 MB to 750 MB
+ * (docs/webmcp.md, "What a listing tells").
  */
 export const INPUT_SCHEMA_MAX_CHARS = 262_144;
 
