@@ -1,6 +1,6 @@
 /**
  * Hostile pages that flood and explode (docs/reliability.md, "Hostile pages"): 5,000 WebMCP tools, a tool with a
- * 5 MB inputSchema, 100,000 console messages (20,000 in the CI form; and 1 MB ones), 10,000-deep nesting, 100,000 nodes, a 10 MB attribute
+ * 6.7 MB inputSchema, 100,000 console messages (20,000 in the CI form; and 1 MB ones), 10,000-deep nesting, 100,000 nodes, a 10 MB attribute
  * value and a 10 MB text node. Each call that reads them (list_webmcp_tools, tools/list, get_console_context,
  * get_page_context, find) answers within a generous time with text within the result cap (src/tools/resultSize.ts),
  * saying where it cut; the server's RSS stays within a bound and the next call works.
@@ -31,7 +31,7 @@ const PAGES: Record<string, string> = {
   '/schema': `<!doctype html><title>Schema</title><script>
     const properties = {};
     for (let i = 0; i < 50000; i++) properties['p' + i] = { type: 'string', description: 'x'.repeat(90) };
-    document.modelContext.registerTool({ name: 'huge', description: 'A 5 MB schema', inputSchema: { type: 'object', properties }, execute: async () => ({ content: [{ type: 'text', text: 'huge ran' }] }) });
+    document.modelContext.registerTool({ name: 'huge', description: 'A 6.7 MB schema', inputSchema: { type: 'object', properties }, execute: async () => ({ content: [{ type: 'text', text: 'huge ran' }] }) });
     document.modelContext.registerTool({ name: 'small', description: 'A small one', inputSchema: { type: 'object' }, execute: async () => ({ content: [{ type: 'text', text: 'small ran' }] }) });
   </script>`,
   // After load, so the navigation itself is not what waits for the flood.
@@ -65,7 +65,7 @@ const tw = useServer({ args: ['--webmcp', 'polyfill', '--auto-allow'], pages: PA
 // validator when listed, not the console flood (docs/reliability.md, "Hostile pages"); schemas over 262,144 characters
 // are now neither handed over nor compiled.
 test('floods and explosions: every answer bounded, said cut, within time; the server\'s RSS bounded; the next call works', LAUNCH_ONLY, async () => {
-  const attacks = new Attacks({ target: 'hostile-floods', what: `Pages with 5,000 WebMCP tools, a 5 MB inputSchema, ${CONSOLE_FLOOD.toLocaleString('en-US')} console messages and twenty 1 MB ones, 10,000-deep nesting, 100,000 nodes, a 10 MB attribute and a 10 MB text node: list_webmcp_tools, tools/list, call_webmcp_tool, get_console_context, get_page_context, find and get_text each answer within ${MAX_MS / 1000} s with at most ${MAX_CHARS.toLocaleString('en-US')} characters (a cut said in the text), the server's RSS under ${RSS_BOUND_MB} MB, and a call after each works` });
+  const attacks = new Attacks({ target: 'hostile-floods', what: `Pages with 5,000 WebMCP tools, a 6.7 MB inputSchema, ${CONSOLE_FLOOD.toLocaleString('en-US')} console messages and twenty 1 MB ones, 10,000-deep nesting, 100,000 nodes, a 10 MB attribute and a 10 MB text node: list_webmcp_tools, tools/list, call_webmcp_tool, get_console_context, get_page_context, find and get_text each answer within ${MAX_MS / 1000} s with at most ${MAX_CHARS.toLocaleString('en-US')} characters (a cut said in the text), the server's RSS under ${RSS_BOUND_MB} MB, and a call after each works` });
   const pid = (tw.server.transport as unknown as { pid: number | null }).pid!;
   const rssBefore = rssMb(pid);
   let rssMax = rssBefore;
@@ -91,12 +91,13 @@ test('floods and explosions: every answer bounded, said cut, within time; the se
   attacks.check('tools/list on a page of 5,000 tools', listed.tools.length < 100 && listChars < 200_000, listed.tools.length < 100 ? 'not grown' : `${listed.tools.length} tools, ${listChars} chars`);
   await bounded('call_webmcp_tool', { name: 'tool_4999', arguments: {} }, /ran 4999/);
 
-  // Handing over a 5 MB schema can take longer than a tab's listing may (5 s): the page's tools are then skipped, said
-  // so, and a call of one of them ends typed: the page hurts only itself.
+  // The 6.7 MB schema stays in the page (over the 262,144 characters a listing hands over); on a loaded machine the
+  // listing may still pass the 5 s a tab has: the page's tools are then skipped, said so, and a call of one of them
+  // ends typed: the page hurts only itself.
   await open('/schema');
   await bounded('list_webmcp_tools', {}, /small|Tab 1 skipped: the page did not hand over its tools within 5 s/);
   await bounded('call_webmcp_tool', { name: 'small', arguments: {} }, /small ran|^Error \[timeout\]/);
-  // A schema over the 262,144 characters a listing reads is neither shown nor compiled, and its tool is refused.
+  // Its tool is refused: its schema was neither shown nor compiled.
   await bounded('call_webmcp_tool', { name: 'huge', arguments: {} }, /^Error \[(capability_unavailable|timeout)\]/);
 
   await open('/console');
