@@ -96,7 +96,7 @@ export interface ActionReport {
   tabId: number;
   /** The elements acted on (ActOptions.targets), or the focused one (ActOptions.focused), described before the action. */
   elements: ElementInfo[];
-  /** The tab closed during the action (the page closed itself), and the active tab after that. */
+  /** The tab closed during the action (by its own script or its opener), and the active tab after that. */
   tabClosed?: { activeTabId: number | undefined };
   /** The URL or the document changed. */
   navigation?: ActionNavigation;

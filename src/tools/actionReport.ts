@@ -40,7 +40,7 @@ export function reportAction(res: ToolResponse, report: ActionReport, label: Act
 
   if (report.tabClosed) {
     const { activeTabId } = report.tabClosed;
-    res.text(`Tab ${report.tabId} closed during the action (the page closed itself); the active tab is now ${activeTabId ?? 'none'}.`).set('tabClosed', true).set('activeTabId', activeTabId);
+    res.text(`Tab ${report.tabId} closed during the action (by its own script or its opener); the active tab is now ${activeTabId ?? 'none'}.`).set('tabClosed', true).set('activeTabId', activeTabId);
   } else {
     const nav = report.navigation;
     if (nav) {
