@@ -212,11 +212,15 @@ export function resolveScreenshot(flags: ConfigFlags, env: Env): ScreenshotConfi
   };
 }
 
-/** A group of tools an MCP client can opt into (ToolDef.toolset). */
-export type Toolset = 'core' | 'scripts';
+/**
+ * A group of tools an MCP client can opt into (ToolDef.toolset): `core` (the default), `scripts` (userscripts and
+ * AgentScripts), `storage` (saved storage states, cookies, web storage), `network` (routes and HAR), `emulation`
+ * (devices, locale, geolocation, offline), `recording` (a WebM of a tab).
+ */
+export type Toolset = 'core' | 'scripts' | 'storage' | 'network' | 'emulation' | 'recording';
 
 /** Every tool set; `all` in `--toolsets` means these. */
-export const TOOLSETS: readonly Toolset[] = ['core', 'scripts'];
+export const TOOLSETS: readonly Toolset[] = ['core', 'scripts', 'storage', 'network', 'emulation', 'recording'];
 
 /**
  * Parses `core,scripts` / `all` (comma- or space-separated).
@@ -228,9 +232,9 @@ export function parseToolsets(text: string): Toolset[] {
   for (const name of names) {
     if (name === 'all') TOOLSETS.forEach(t => out.add(t));
     else if ((TOOLSETS as readonly string[]).includes(name)) out.add(name as Toolset);
-    else throw new ToolError('invalid_arguments', `Tool set "${name}" is unknown.`, 'Use core, scripts or all, comma-separated (--toolsets or TABWRIGHT_TOOLSETS).');
+    else throw new ToolError('invalid_arguments', `Tool set "${name}" is unknown.`, `Use ${TOOLSETS.join(', ')} or all, comma-separated (--toolsets or TABWRIGHT_TOOLSETS).`);
   }
-  if (!out.size) throw new ToolError('invalid_arguments', 'No tool set named.', 'Use core, scripts or all (--toolsets or TABWRIGHT_TOOLSETS).');
+  if (!out.size) throw new ToolError('invalid_arguments', 'No tool set named.', `Use ${TOOLSETS.join(', ')} or all (--toolsets or TABWRIGHT_TOOLSETS).`);
   return TOOLSETS.filter(t => out.has(t));
 }
 

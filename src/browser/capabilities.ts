@@ -5,7 +5,8 @@
  */
 import { ToolError } from '../errors.js';
 
-export type Capability = 'trustedInput' | 'screenshot' | 'snapshot' | 'evaluate' | 'webmcp' | 'userscriptManager' | 'console' | 'network' | 'shareTabs';
+export type Capability = 'trustedInput' | 'screenshot' | 'snapshot' | 'evaluate' | 'webmcp' | 'userscriptManager' | 'console' | 'network' | 'shareTabs'
+  | 'storage' | 'routing' | 'emulation' | 'recording';
 
 /**
  * `cdp`: a browser attached over the DevTools protocol; `playwright-server`: a Playwright server's browser;
@@ -79,6 +80,14 @@ export const CAPABILITY_DECLARATIONS: Readonly<Record<ReportedCapability, Record
     extension: off(`the user shares tabs from the extension's popup, not through tabwright`),
     userscript: off(`${USERSCRIPT}: its tabs are where the user installed it`),
   }),
+  // The storage tool set: cookies, web storage and saved storage states (docs/storage.md).
+  storage: states({ userscript: off(`${USERSCRIPT} and cannot read the browser's cookie jar`) }),
+  // The network tool set: routes (mocked, aborted, changed requests) and HAR replay (docs/network.md).
+  routing: states({ userscript: off(`${USERSCRIPT} and cannot intercept the browser's requests`) }),
+  // The emulation tool set: device metrics, user agent, locale, time zone, geolocation, media, offline (docs/emulation.md).
+  emulation: states({ userscript: off(`${USERSCRIPT} and cannot emulate a device`) }),
+  // The recording tool set: a WebM of a tab from the DevTools protocol's screencast (docs/recording.md).
+  recording: states({ userscript: off(`${USERSCRIPT} and cannot capture the page's pixels`) }),
   downloads: states({
     cdp: { status: 'available', reason: 'the browser writes the file on its own machine: this works only when it runs on the same machine as tabwright (a Playwright server streams it)' },
     'own-chrome': off(`downloads go to the user's download folder: tabwright leaves their settings alone, so list_downloads does not see them`),
@@ -98,7 +107,7 @@ export const CAPABILITY_DECLARATIONS: Readonly<Record<ReportedCapability, Record
 };
 
 /** The capabilities tools declare in `needs` (the others are reported only). */
-const NEEDED: readonly Capability[] = ['trustedInput', 'screenshot', 'snapshot', 'evaluate', 'webmcp', 'userscriptManager', 'console', 'network', 'shareTabs'];
+const NEEDED: readonly Capability[] = ['trustedInput', 'screenshot', 'snapshot', 'evaluate', 'webmcp', 'userscriptManager', 'console', 'network', 'shareTabs', 'storage', 'routing', 'emulation', 'recording'];
 
 /** Which connection kinds offer which capability: those not `unavailable` there. */
 export const CAPABILITIES_BY_KIND: Record<ConnectionKind, readonly Capability[]> = Object.fromEntries(

@@ -16,7 +16,7 @@ import { startSite, type Site } from '../fixtures/site.js';
 
 const SECRET = 'sekrit-token-4711';
 const HEADER_SECRET = 'Bearer header-secret-0815';
-const CAPABILITIES = ['trustedInput', 'screenshot', 'snapshot', 'evaluate', 'webmcp', 'console', 'network'];
+const CAPABILITIES = ['trustedInput', 'screenshot', 'snapshot', 'evaluate', 'webmcp', 'console', 'network', 'storage', 'routing', 'emulation', 'recording'];
 
 interface TabInfo { tabId: number; url: string; title: string; active: boolean }
 

@@ -46,6 +46,10 @@ const LAUNCH_MANIFEST = {
   console: { status: 'available' },
   network: { status: 'available' },
   shareTabs: { status: 'unavailable', reason: 'tabwright opened every tab of the browser it launched: there is nothing to share' },
+  storage: { status: 'available' },
+  routing: { status: 'available' },
+  emulation: { status: 'available' },
+  recording: { status: 'available' },
   downloads: { status: 'available' },
   viewportEmulation: { status: 'available' },
   stopStuckScript: { status: 'available' },
@@ -75,7 +79,7 @@ test('before the browser starts: not running, no tabs, and the call does not sta
     viewport: '1280x720',
     browserPath: 'found on PATH',
     scope: null,
-    capabilities: ['trustedInput', 'screenshot', 'snapshot', 'evaluate', 'webmcp', 'console', 'network'],
+    capabilities: ['trustedInput', 'screenshot', 'snapshot', 'evaluate', 'webmcp', 'console', 'network', 'storage', 'routing', 'emulation', 'recording'],
     capabilityManifest: LAUNCH_MANIFEST,
     workspace: tw.workspace,
     // --isolated: a temporary profile nobody can share, so no relay.
@@ -131,7 +135,7 @@ test('a client on the 2026 handshake sees protocolVersion 2026-07-28', async () 
     // An attached browser runs from the start (get_bridge_status attaches); a launched one is not started by the call.
     // (The user's own Chrome is not connected by a status call either: connecting asks the user.)
     assert.equal(status.browserRunning, TEST_CONNECTION !== 'launch' && TEST_CONNECTION !== 'own-chrome');
-    assert.deepEqual(status.capabilities, ['trustedInput', 'screenshot', 'snapshot', 'evaluate', 'webmcp', 'console', 'network', ...(TEST_CONNECTION === 'own-chrome' ? ['shareTabs'] : [])]);
+    assert.deepEqual(status.capabilities, ['trustedInput', 'screenshot', 'snapshot', 'evaluate', 'webmcp', 'console', 'network', ...(TEST_CONNECTION === 'own-chrome' ? ['shareTabs'] : []), 'storage', 'routing', 'emulation', 'recording']);
   } finally {
     await modern.close();
   }
@@ -149,9 +153,9 @@ test('get_bridge_status and list_tabs are advertised as read-only', async () => 
 test('the capability manifest: every capability with its status on this connection, the flat list its available and experimental ones', async () => {
   const status = await call<Status>(tw.client, 'get_bridge_status');
   const manifest = status.capabilityManifest;
-  assert.deepEqual(Object.keys(manifest), ['trustedInput', 'screenshot', 'snapshot', 'evaluate', 'webmcp', 'userscriptManager', 'console', 'network', 'shareTabs', 'downloads', 'viewportEmulation', 'stopStuckScript']);
+  assert.deepEqual(Object.keys(manifest), ['trustedInput', 'screenshot', 'snapshot', 'evaluate', 'webmcp', 'userscriptManager', 'console', 'network', 'shareTabs', 'storage', 'routing', 'emulation', 'recording', 'downloads', 'viewportEmulation', 'stopStuckScript']);
   // The flat list (kept for compatibility) is the manifest's needed capabilities that are not unavailable.
-  const needed = ['trustedInput', 'screenshot', 'snapshot', 'evaluate', 'webmcp', 'userscriptManager', 'console', 'network', 'shareTabs'];
+  const needed = ['trustedInput', 'screenshot', 'snapshot', 'evaluate', 'webmcp', 'userscriptManager', 'console', 'network', 'shareTabs', 'storage', 'routing', 'emulation', 'recording'];
   assert.deepEqual(status.capabilities, needed.filter(name => manifest[name]!.status !== 'unavailable'));
   for (const [name, state] of Object.entries(manifest)) {
     assert.ok(['available', 'unavailable', 'experimental'].includes(state.status), name);
