@@ -450,6 +450,10 @@ export const listWebmcpTools = defineTool({
     const withTools = new Set(tools.map(t => t.tabId)).size;
     const rejectedNote = rejected.length ? `; ${rejected.length} declaration${rejected.length === 1 ? '' : 's'} rejected by the browser (below)` : '';
     res.text(`${tools.length} WebMCP tool${tools.length === 1 ? '' : 's'}${tabId !== undefined ? ` in tab ${tabId}` : ` in ${withTools} of ${tabs.length} open tab${tabs.length === 1 ? '' : 's'}`}${rejectedNote}.`);
+    if (!tools.length && !rejected.length && !skipped.length && tabs.length) {
+      const none = tabId !== undefined ? `The page in tab ${tabId} registered no WebMCP tool` : 'No open page registered a WebMCP tool';
+      res.text(`${none} (navigator.modelContext.registerTool or <form toolname>); most sites offer none: read the page with get_page_context and act with click, type and fill_form.`);
+    }
     for (const t of tools) res.text(toolLines(t));
     for (const r of rejected) res.text(`- [tab ${r.tabId}] rejected: ${shownName(r.name, r.nameLength)} (${r.kind === 'form' ? '<form toolname>' : 'registerTool'}${r.frameUrl ? ` in frame ${r.frameUrl}` : ''}) — ${r.reason}`);
     if (more) res.text(`${more} more forms or refused registrations were not checked.`);
@@ -511,7 +515,9 @@ function oversizedSchema(chars: number): string {
 /** One tool of the listing as the model reads it: the head line, what a form does, the schema and the `$ref`s left in it. */
 function toolLines(t: WebMcpToolInfo): string {
   const hints = HINTS.filter(h => t.annotations?.[h]).join(', ');
-  const lines = [`- [tab ${t.tabId}] ${t.name} [${t.permission}]: ${t.description}${hints ? ` (${hints})` : ''}`];
+  // A tool whose schema is over the cap cannot be called, whatever its permission says (lookUpTool refuses the call: capability_unavailable).
+  const label = t.inputSchemaChars !== undefined ? 'not callable' : t.permission;
+  const lines = [`- [tab ${t.tabId}] ${t.name} [${label}]: ${t.description}${hints ? ` (${hints})` : ''}`];
   if (t.form) {
     lines.push(t.form.autosubmit
       ? '  form (toolautosubmit): a call fills it in and submits it; a form declares no annotations'

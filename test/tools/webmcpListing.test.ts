@@ -101,7 +101,7 @@ for (const mode of MODES) {
   let tabId: number;
   const tw = useServer({
     args: ['--webmcp', mode, '--auto-allow', '--max-wait', String(MAX_WAIT)],
-    pages: { '/listing': PAGE, '/oversized': OVERSIZED },
+    pages: { '/listing': PAGE, '/oversized': OVERSIZED, '/plain': '<!doctype html><title>Plain</title><p>No tools here</p>' },
     setup: async tw => {
       // A cold browser start can outlast the max-wait: the navigation's outcome then comes through wait_for_call.
       const res = await settled(tw.client, 'navigate', { url: `${tw.origin}/listing` });
@@ -133,6 +133,18 @@ for (const mode of MODES) {
     assert.ok(text.includes('- [tab ' + tabId + '] search [prompt]: Search the shop\n  form (toolautosubmit): a call fills it in and submits it; a form declares no annotations\n'), text);
     assert.ok(text.includes('- [tab ' + tabId + '] ask [prompt]: Ask the shop a question\n  form without toolautosubmit: a call fills it in, then waits for the person at the browser to submit it; a form declares no annotations\n'), text);
     assert.ok(text.includes('- [tab ' + tabId + '] lookup [allow]: Looks an item up (readOnlyHint, debugging)\n  input: '), text);
+  });
+
+  test(`${mode}: a page without tools says so and what to do instead`, async () => {
+    const opened = await settled(tw.client, 'open_tab', { url: `${tw.origin}/plain` });
+    const plainTab = (opened.structuredContent as { tabId: number }).tabId;
+    try {
+      const raw = await settled(tw.client, 'list_webmcp_tools', { tabId: plainTab });
+      assert.deepEqual((raw.structuredContent as unknown as Listed).tools, []);
+      assert.equal(seenBy('cursor', raw).text, `0 WebMCP tools in tab ${plainTab}.\nThe page in tab ${plainTab} registered no WebMCP tool (navigator.modelContext.registerTool or <form toolname>); most sites offer none: read the page with get_page_context and act with click, type and fill_form.`);
+    } finally {
+      await settled(tw.client, 'close_tab', { tabId: plainTab });
+    }
   });
 
   test(`${mode}: forms and registerTool calls the browser rejected are listed with the reason`, async () => {
@@ -256,7 +268,7 @@ for (const mode of MODES) {
       assert.equal(near.inputSchemaChars, undefined);
       assert.equal(Object.keys((near.inputSchema as { properties: object }).properties).length, 1500);
       const text = seenBy('cursor', raw).text;
-      assert.ok(text.includes(`big_schema [prompt]: Over the cap\n  input: an inputSchema of ${big.inputSchemaChars!.toLocaleString('en-US')} characters, over the 262,144 tabwright reads: not shown, and the tool cannot be called through tabwright\n`), text.slice(0, 500));
+      assert.ok(text.includes(`big_schema [not callable]: Over the cap\n  input: an inputSchema of ${big.inputSchemaChars!.toLocaleString('en-US')} characters, over the 262,144 tabwright reads: not shown, and the tool cannot be called through tabwright\n`), text.slice(0, 500));
       assert.ok(text.length < 262_144 + 20_000, `the listing's text is ${text.length} characters`);
 
       const refused = await settledError(tw.client, 'call_webmcp_tool', { tabId: tab, name: 'big_schema', arguments: { p0: 'x' } });
