@@ -105,7 +105,9 @@ export function ffmpegArgs(width: number, height: number, out: string): string[]
     '-loglevel', 'error', '-f', 'image2pipe', '-avioflags', 'direct', '-fpsprobesize', '0', '-probesize', '32', '-analyzeduration', '0',
     '-framerate', String(RECORDING_FPS), '-c:v', 'mjpeg', '-i', 'pipe:0', '-y', '-an', '-r', String(RECORDING_FPS),
     '-c:v', 'libvpx', '-qmin', '0', '-qmax', '50', '-crf', '8', '-deadline', 'realtime', '-speed', '8', '-b:v', '1M', '-threads', '1',
-    '-vf', `pad=${width}:${height}:0:0:gray,crop=${width}:${height}:0:0`, '-f', 'webm', out,
+    '-vf', `pad=${width}:${height}:0:0:gray,crop=${width}:${height}:0:0`,
+    // A cluster a second, flushed at once: the file's size on disk follows the recording (the size cap reads it).
+    '-cluster_time_limit', '1000', '-flush_packets', '1', '-f', 'webm', out,
   ];
 }
 
@@ -119,6 +121,7 @@ export function frameSize(viewport: { width: number; height: number }): { width:
 /** One tab's recording. */
 class Recording {
   private readonly started = Date.now();
+  private readonly startedMono = performance.now();
   private last: { frame: Buffer; at: number } | undefined;
   private frames = 0;
   private screencastFrames = 0;
@@ -183,7 +186,8 @@ class Recording {
     this.screencastFrames += 1;
     const now = performance.now();
     if (this.last) this.repeatLast(now);
-    this.last = { frame, at: now };
+    // The first frame stands for the time since the start too: the video is as long as the recording.
+    this.last = { frame, at: this.last ? now : this.startedMono };
   }
 
   private repeatLast(until: number, atLeast = 1): void {

@@ -71,8 +71,8 @@ test('a device, locale, time zone, media and position hold across navigation and
   await call(tw.client, 'navigate', { url: `${tw.origin}/echo` });
   assert.deepEqual(JSON.parse(await evaluate<string>(tw.client, 'document.body.textContent')), { ua: IPHONE_UA, lang: 'de-DE', extra: null });
   // The position: granted and emulated (the extension cannot grant: the user's browser would ask).
+  await call(tw.client, 'navigate', { url: `${tw.origin}/probe` });
   if (TEST_CONNECTION !== 'extension') {
-    await call(tw.client, 'navigate', { url: `${tw.origin}/probe` });
     assert.deepEqual(await evaluate(tw.client, 'new Promise((ok, no) => navigator.geolocation.getCurrentPosition(p => ok([p.coords.latitude, p.coords.longitude, p.coords.accuracy]), e => no(new Error(e.message))))'), [52.52, 13.405, 10]);
   }
   // resize_viewport keeps the device's scale factor and mobile flag.
