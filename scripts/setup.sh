@@ -80,6 +80,12 @@ command -v xdotool >/dev/null 2>&1 || xmissing="$xmissing xdotool"
 # shellcheck disable=SC2086 # one word per package
 if [ -n "$xmissing" ]; then test_packages "the own-Chrome tests" $xmissing; fi
 
+# The recording tests (test/tools/recording.test.ts) encode with Debian's ffmpeg: only with --recording (.ci/run
+# passes it), since tabwright itself needs ffmpeg only for start_recording (docs/recording.md).
+if [ "${1:-}" = "--recording" ] && ! command -v ffmpeg >/dev/null 2>&1 && [ -z "${TABWRIGHT_FFMPEG:-}" ]; then
+  test_packages "the recording tests" ffmpeg
+fi
+
 # The Firefox tests (test/fixtures/firefox.ts) drive Debian's firefox-esr through WebDriver BiDi.
 if ! command -v firefox-esr >/dev/null 2>&1 && [ -z "${TABWRIGHT_TEST_FIREFOX:-}" ]; then
   test_packages "the Firefox tests" firefox-esr

@@ -59,6 +59,8 @@ export const ERROR_TYPES = [
   'pick_cancelled',
   'pick_timeout',
   'pick_not_running',
+  'recording_active',
+  'recording_not_running',
   'internal',
 ] as const;
 

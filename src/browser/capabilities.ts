@@ -85,7 +85,12 @@ export const CAPABILITY_DECLARATIONS: Readonly<Record<ReportedCapability, Record
   // The network tool set: routes (mocked, aborted, changed requests) and HAR replay (docs/network.md).
   routing: states({ userscript: off(`${USERSCRIPT} and cannot intercept the browser's requests`) }),
   // The emulation tool set: device metrics, user agent, locale, time zone, geolocation, media, offline (docs/emulation.md).
-  emulation: states({ userscript: off(`${USERSCRIPT} and cannot emulate a device`) }),
+  // On the user's own browser it applies to the tab inside their window (docs/emulation.md, "Connection kinds").
+  emulation: states({
+    'own-chrome': { status: 'available', reason: `per tab, inside the user's window (which keeps its size); reset: true gives the tab back the browser's own settings` },
+    extension: { status: 'available', reason: `per tab, inside the user's window (which keeps its size); the geolocation permission is the user's to give (chrome.debugger has no Browser.grantPermissions)` },
+    userscript: off(`${USERSCRIPT} and cannot emulate a device`),
+  }),
   // The recording tool set: a WebM of a tab from the DevTools protocol's screencast (docs/recording.md).
   recording: states({ userscript: off(`${USERSCRIPT} and cannot capture the page's pixels`) }),
   downloads: states({

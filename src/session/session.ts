@@ -14,6 +14,7 @@ import { logger } from '../log.js';
 import { ToolError } from '../errors.js';
 import { dialogOpenError } from './dialogs.js';
 import { Downloads } from './downloads.js';
+import { Recordings } from './recording.js';
 import { routeRequests } from './requestPolicy.js';
 import { runtimeInitScript } from '../webmcp/runtimeScript.js';
 import type { UserscriptInjector } from '../userscripts/injection.js';
@@ -28,6 +29,8 @@ export const RUNTIME_PATH = fileURLToPath(new URL('../page/runtime.js', import.m
 
 export class Session {
   readonly refs = new RefRegistry();
+  /** Tab recordings (start_recording, src/session/recording.ts): finalized before the browser goes. */
+  readonly recordings = new Recordings();
   private readonly tabs = new Map<number, Tab>();
   /** Tabs of the user's browser that left tabwright while they stay open, and why, by tab id (the newest 256). */
   private readonly leftTabs = new LeftScopeLog<number>();
@@ -350,6 +353,7 @@ export class Session {
    */
   async closeBrowser(): Promise<{ release: BrowserRelease; tabCount: number }> {
     const tabCount = this.tabs.size;
+    await this.recordings.stopAll('browser_closed');
     this.closedAt = Date.now();
     const release = await this.connection.release();
     this.ctx = undefined;
@@ -399,6 +403,8 @@ export class Session {
 
   /** Closes the browser (and with it every tab). */
   async close(): Promise<void> {
+    // Each recording's file is finalized while its ffmpeg still gets frames' end (the server exits right after).
+    await this.recordings.stopAll('server_exit');
     await this.connection.close();
   }
 }

@@ -26,6 +26,7 @@ import { FileChoosers } from './fileChooser.js';
 import { FrameLoads } from './frameLoads.js';
 import { LeavingTracker } from './leaving.js';
 import { TabScripts, type MenuCommand, type RanScript } from './tabScripts.js';
+import type { EmulationState } from './emulation.js';
 
 const log = logger('tab');
 
@@ -79,6 +80,8 @@ export class Tab {
    * downloads the tab starts are saved under it. Undefined: the session's.
    */
   workspace: string | undefined;
+  /** What the tab emulates (emulate, src/session/emulation.ts); undefined: nothing. */
+  emulation: EmulationState | undefined;
   /** Names the userscript an uncaught error's stack comes from (set by the session). */
   scriptOfStack: ((stack: string | undefined) => { id: string; name: string } | undefined) | undefined;
   instanceId = 'pending';

@@ -26,6 +26,8 @@ import { closeBrowser } from './closeBrowser.js';
 import { tabTools } from './tabs.js';
 import { runMenuCommand } from './userscriptMenu.js';
 import { resizeViewport } from './viewport.js';
+import { emulate } from './emulation.js';
+import { recordingTools } from './recording.js';
 import { waitFor } from './waitFor.js';
 import { waitForCall } from './waitForCall.js';
 import { webmcpTools } from './webmcp.js';
@@ -61,6 +63,8 @@ export const TOOLS: readonly AnyTool[] = [
   shareTabs,
   ...scriptTools,
   runMenuCommand,
+  emulate,
+  ...recordingTools,
 ] as unknown as AnyTool[];
 
 /** Every tool by name. */

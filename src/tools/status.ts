@@ -9,6 +9,8 @@ import type { BudgetStatus } from './context.js';
 import { REQUEST_GAPS } from '../session/requestPolicy.js';
 import { capabilityManifest, manifestLine } from '../browser/capabilities.js';
 import { consentHub } from '../consent/hub.js';
+import { describeEmulation } from '../session/emulation.js';
+import { recordingLine } from './recording.js';
 
 export const getBridgeStatus = defineTool({
   name: 'get_bridge_status',
@@ -56,6 +58,11 @@ export const getBridgeStatus = defineTool({
     // Which way userscripts reach pages (on the extension: chrome.userScripts when "Allow User Scripts" is on).
     const userscripts = session.running ? await session.userscripts?.status().catch(() => undefined) : undefined;
     if (userscripts) res.set('userscripts', userscripts);
+    // What tabs emulate (emulate) and record (start_recording): only when some do.
+    const emulating = session.openTabs().filter(t => t.emulation).map(t => ({ tabId: t.id, ...t.emulation! }));
+    if (emulating.length) res.set('emulation', emulating);
+    const recordings = session.recordings.list();
+    if (recordings.active.length || recordings.ended.length) res.set('recordings', recordings);
     // Script saves and file sync: only when asked, or when a sync folder is watched.
     const scripts = operationId || scriptId ? scriptService(config) : undefined;
     const save = scripts?.saves.status({ operationId, scriptId });
@@ -75,6 +82,9 @@ export const getBridgeStatus = defineTool({
     if (limits) res.text(limits);
     res.text(policyLine(config.policy, config.allowedRoots));
     if (budget) res.text(budgetLine(budget));
+    for (const { tabId, ...state } of emulating) res.text(`Tab ${tabId} emulates: ${describeEmulation(state)}.`);
+    for (const r of recordings.active) res.text(`Recording tab ${r.tabId} since ${r.startedAt} (${r.seconds} s, ${r.frames} frames; caps ${r.maxSeconds} s, ${r.maxBytes} bytes).`);
+    for (const r of recordings.ended) res.text(`${recordingLine(r)} (stop_recording {tabId: ${r.tabId}} reports it once)`);
     if (status.dashboard) res.text(`Dashboard: ${status.dashboard.url} (\`tabwright dashboard\` prints the address with its key)`);
     if (userscripts) {
       res.text(userscripts.path === 'chrome.userScripts'

@@ -3,6 +3,7 @@
  * DevTools protocol's device metrics override: the page lays out at that size; the window itself keeps its size).
  */
 import * as z from 'zod';
+import { emulatesMetrics, resizeEmulated } from '../session/emulation.js';
 import { defineTabTool } from './define.js';
 import { tabIdField } from './schemas.js';
 
@@ -28,10 +29,14 @@ export const resizeViewport = defineTabTool({
   async handle(tab, { width, height }, _ctx, res) {
     const inner = () => tab.page.evaluate('({ width: window.innerWidth, height: window.innerHeight })') as Promise<{ width: number; height: number }>;
     const before = await inner();
-    await tab.page.setViewportSize({ width, height });
+    // A tab that emulates a device (emulate) keeps its scale factor and mobile flag at the new size.
+    const emulated = emulatesMetrics(tab);
+    if (emulated) await resizeEmulated(tab, { width, height });
+    else await tab.page.setViewportSize({ width, height });
     const after = await inner();
     res.merge({ tabId: tab.id, before, viewport: after });
     res.text(`The viewport of tab ${tab.id} is now ${after.width}×${after.height} CSS pixels (was ${before.width}×${before.height}).`);
-    if (after.width !== width || after.height !== height) res.text(`The page reports ${after.width}×${after.height}, not the ${width}×${height} asked for (a page zoom or a scrollbar changes what it sees).`);
+    if (emulated) res.text(`It keeps what emulate set for it (${tab.emulation?.deviceScaleFactor === undefined ? '' : `devicePixelRatio ${tab.emulation.deviceScaleFactor}, `}${tab.emulation?.isMobile ? 'mobile' : 'not mobile'}); emulate {reset: true} undoes both.`);
+    if (!emulated && (after.width !== width || after.height !== height)) res.text(`The page reports ${after.width}×${after.height}, not the ${width}×${height} asked for (a page zoom or a scrollbar changes what it sees).`);
   },
 });
