@@ -101,8 +101,8 @@ export const CAPABILITY_DECLARATIONS: Readonly<Record<ReportedCapability, Record
   }),
   viewportEmulation: states({
     cdp: { status: 'available', reason: `in the browser's default context tabwright leaves the window size as it is; contexts of its own (--new-context) get --viewport` },
-    'own-chrome': off(`the viewport is the user's window: tabwright attaches without emulation (noDefaults)`),
-    extension: off(`the viewport is the user's window: tabwright attaches without emulation (noDefaults)`),
+    'own-chrome': off(`no default viewport: tabwright attaches without emulation (noDefaults), so tabs lay out in the user's window; resize_viewport and emulate still set one tab's viewport on request`),
+    extension: off(`no default viewport: tabwright attaches without emulation (noDefaults), so tabs lay out in the user's window; resize_viewport and emulate still set one tab's viewport on request`),
     userscript: off(`${USERSCRIPT} and cannot emulate a viewport`),
   }),
   stopStuckScript: states({
