@@ -31,7 +31,7 @@ function routeLine(r: RouteInfo): string {
   const what = r.action === 'fulfill' ? `fulfill ${r.status}` : r.action === 'abort' ? `abort (${r.errorCode})` : r.action === 'from_har' ? `from HAR ${r.har} (not found: ${r.notFound})` : 'continue';
   const types = r.resourceTypes ? ` [${r.resourceTypes.join(', ')}]` : '';
   const hits = `${r.hits} hit${r.hits === 1 ? '' : 's'}${r.times !== undefined ? ` of ${r.times}${r.usedUp ? ', used up: passes requests on' : ''}` : ''}`;
-  return `${r.id} ${where} ${JSON.stringify(r.pattern)}${types} → ${what}: ${hits}`;
+  return `${r.id} ${where} "${r.pattern}"${types} → ${what}: ${hits}`;
 }
 
 const headersField = z.record(z.string().min(1).max(200), z.string().max(8000)).optional();
