@@ -48,6 +48,7 @@ export const ERROR_TYPES = [
   'conflict',
   'call_not_found',
   'request_not_found',
+  'route_not_found',
   'workspace_unwritable',
   'disk_full',
   'policy_denied_host',

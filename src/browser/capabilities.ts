@@ -83,7 +83,13 @@ export const CAPABILITY_DECLARATIONS: Readonly<Record<ReportedCapability, Record
   // The storage tool set: cookies, web storage and saved storage states (docs/storage.md).
   storage: states({ userscript: off(`${USERSCRIPT} and cannot read the browser's cookie jar`) }),
   // The network tool set: routes (mocked, aborted, changed requests) and HAR replay (docs/network.md).
-  routing: states({ userscript: off(`${USERSCRIPT} and cannot intercept the browser's requests`) }),
+  // On the user's own browser a route reaches the tabs tabwright drives, over each page's Fetch domain (through
+  // the relay, or chrome.debugger's), never the user's other tabs.
+  routing: states({
+    'own-chrome': { status: 'available', reason: 'the tabs tabwright drives (those it opened and those the user shared), not the user\'s other tabs' },
+    extension: { status: 'available', reason: 'the tabs tabwright drives (those it opened and those the user shared), through chrome.debugger\'s Fetch domain; not the user\'s other tabs' },
+    userscript: off(`${USERSCRIPT} and cannot intercept the browser's requests`),
+  }),
   // The emulation tool set: device metrics, user agent, locale, time zone, geolocation, media, offline (docs/emulation.md).
   // On the user's own browser it applies to the tab inside their window (docs/emulation.md, "Connection kinds").
   emulation: states({

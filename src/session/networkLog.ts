@@ -6,6 +6,7 @@
 import type { Frame, Page, Request } from 'playwright-core';
 import { raceTimeout } from '../util/wait.js';
 import { blockedBy } from './requestPolicy.js';
+import { routedBy, type RouteMark } from './routes.js';
 
 export interface NetworkEntry {
   /** Increasing per tab from 1; `get_network_request {id}` takes it, `since` counts on it. */
@@ -41,6 +42,8 @@ export interface NetworkEntry {
   navigation: boolean;
   /** Answered by the page's service worker (Playwright's `Response.fromServiceWorker()`). */
   fromServiceWorker?: boolean;
+  /** The route (route, route_from_har; src/session/routes.ts) that mocked, aborted, changed or answered it from a HAR. */
+  route?: RouteMark;
 }
 
 /** Playwright's Request of an entry, for headers and bodies. */
@@ -166,8 +169,9 @@ export class NetworkLog {
   }
 }
 
-function publicEntry({ request: _request, ...entry }: Tracked): NetworkEntry {
-  return entry;
+function publicEntry({ request, ...entry }: Tracked): NetworkEntry {
+  const route = routedBy(request);
+  return route ? { ...entry, route } : entry;
 }
 
 function withoutHash(url: string): string {

@@ -6,6 +6,7 @@
 import * as z from 'zod';
 import { ToolError } from '../errors.js';
 import type { NetworkEntry } from '../session/networkLog.js';
+import type { RouteMark } from '../session/routes.js';
 import { redactQuery, urlPattern } from '../util/urlPattern.js';
 import { raceTimeout } from '../util/wait.js';
 import { defineTabTool } from './define.js';
@@ -159,8 +160,15 @@ function requestLine(e: NetworkEntry): string {
     e.durationMs !== undefined ? `${e.durationMs} ms` : undefined,
     e.fromServiceWorker ? 'from the service worker' : undefined,
     e.inFrame ? 'in a frame' : undefined,
+    e.route ? routeClause(e.route) : undefined,
   ];
   return parts.filter(Boolean).join(' ');
+}
+
+/** `mocked by route r1`, `aborted by route r2`, … (docs/network.md, "Routes"). */
+function routeClause({ routeId, action }: RouteMark): string {
+  const how = action === 'fulfill' ? 'mocked' : action === 'abort' ? 'aborted' : action === 'continue' ? 'changed' : 'answered from a HAR';
+  return `${how} by route ${routeId}`;
 }
 
 function sizeOf(bytes: number): string {

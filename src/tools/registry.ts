@@ -1,6 +1,8 @@
 /** Every tool, in the order tools/list shows them. */
 import { getConsoleContext } from './console.js';
 import { getNetworkRequest, listNetworkRequests } from './network.js';
+import { routingTools } from './routing.js';
+import { harTools } from './har.js';
 import type { AnyTool } from './define.js';
 import { batch } from './batch.js';
 import { leaseTools } from './leases.js';
@@ -53,6 +55,8 @@ export const TOOLS: readonly AnyTool[] = [
   getConsoleContext,
   listNetworkRequests,
   getNetworkRequest,
+  ...routingTools,
+  ...harTools,
   ...pickerTools,
   ...webmcpTools,
   waitForCall,
