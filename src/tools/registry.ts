@@ -23,6 +23,8 @@ import { shareTabs } from './sharing.js';
 import { scriptTools } from './userscripts.js';
 import { getBridgeStatus } from './status.js';
 import { closeBrowser } from './closeBrowser.js';
+import { cookieTools } from './cookies.js';
+import { storageStateTools } from './storageStates.js';
 import { tabTools } from './tabs.js';
 import { runMenuCommand } from './userscriptMenu.js';
 import { resizeViewport } from './viewport.js';
@@ -51,6 +53,8 @@ export const TOOLS: readonly AnyTool[] = [
   getConsoleContext,
   listNetworkRequests,
   getNetworkRequest,
+  ...cookieTools,
+  ...storageStateTools,
   ...pickerTools,
   ...webmcpTools,
   waitForCall,
