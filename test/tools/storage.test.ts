@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { useServer, until } from '../fixtures/harness.js';
-import { call, callError, callRaw, evaluate, TEST_CONNECTION, type ToolClient } from '../fixtures/mcp.js';
+import { call, callError, callRaw, evaluate, refOf, snapshot, TEST_CONNECTION, type ToolClient } from '../fixtures/mcp.js';
 
 const TOKEN = 'sid-alice-0123456789abcdef';
 const PAGES = {
@@ -48,8 +48,9 @@ const a = useServer({
     });
   },
 });
-// A browser of its own on the remote lanes (another --browser-arg set): its own profile, as on another machine.
-const b = useServer({ args: ['--toolsets', 'all', '--browser-arg', '--no-first-run'] });
+// A profile of its own, as on another machine: on own-chrome another browser (another --browser-arg set); cdp and
+// playwright-server give each server a context of its own, the launch and extension lanes a browser of its own.
+const b = useServer({ args: ['--toolsets', 'all', ...(TEST_CONNECTION === 'own-chrome' ? ['--browser-arg', '--no-first-run'] : [])] });
 
 async function status(client: ToolClient): Promise<string> {
   return await until('the page status', async () => {
@@ -65,7 +66,7 @@ test('sign in, save sealed, and a fresh server loads the state and is signed in'
   await call(a.client, 'navigate', { url: `${origin}/` });
   assert.equal(await status(a.client), 'Signed out');
   await call(a.client, 'navigate', { url: `${origin}/signin` });
-  await evaluate(a.client, 'setTimeout(() => document.querySelector("form").submit(), 0)');
+  await call(a.client, 'click', { ref: refOf((await snapshot(a.client)).snapshot, 'button', 'Sign in') });
   await until('the sign-in stored', async () => (await evaluate<string>(a.client, 'document.getElementById("status")?.textContent ?? ""').catch(() => '')) === 'stored', 10_000);
   await call(a.client, 'navigate', { url: `${origin}/` });
   assert.equal(await status(a.client), 'Signed in as alice');
