@@ -8,6 +8,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { CENSUS_FUNCTION, censusTotal, parseCensus } from './census.js';
 import { measureCliLatency } from './cliLatency.js';
+import { measureStorageLatency } from './storageLatency.js';
 import { BENCH_LENSES, lensCosts } from './lens.js';
 import type { BenchPage, Site } from './pages.js';
 import { followPaging, pagingCalls } from './paging.js';
@@ -270,6 +271,17 @@ export async function measureCli(ctx: Ctx, round: number): Promise<void> {
   const r = await measureCliLatency(10);
   for (const ms of r.samplesMs) record(ctx, round, 'tabwright', 'cli_daemon_ms', ms, { verified: true });
   record(ctx, round, 'tabwright', 'node_start_ms', r.nodeFloorMedianMs);
+}
+
+/**
+ * tabwright only: save_storage_state and load_storage_state of a signed-in origin (a cookie, 20 localStorage items,
+ * 50 IndexedDB records) on a server of its own with the storage tool set, 3 of each a round; see
+ * bench/storageLatency.ts. Each sample is verified by the counts the result gives.
+ */
+export async function measureStorage(ctx: Ctx, round: number): Promise<void> {
+  const r = await measureStorageLatency(3, ctx.chromium);
+  for (const s of r.save) record(ctx, round, 'tabwright', 'state_save_ms', s.ms, { verified: s.verified });
+  for (const s of r.loadScratch) record(ctx, round, 'tabwright', 'state_load_ms', s.ms, { verified: s.verified });
 }
 
 /** Peak RSS of the node process and of the whole tree over the round. */

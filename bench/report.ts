@@ -108,6 +108,8 @@ const SERVER_MEASURES: Array<[Measure, string, string]> = [
   ['webmcp_call_ms', 'WebMCP call_webmcp_tool round trip', 'ms'],
   ['cli_daemon_ms', 'CLI command against a warm daemon (`tabwright tabs`, spawn to exit)', 'ms'],
   ['node_start_ms', 'of which Node\'s own start (`node -e ""`, median)', 'ms'],
+  ['state_save_ms', 'save_storage_state (a cookie, 20 localStorage items, 50 IndexedDB records)', 'ms'],
+  ['state_load_ms', 'load_storage_state of it, no tab on the origin (scratch page)', 'ms'],
 ];
 
 function verifiedNote(results: Results, server: ServerId, measure: Measure): string {

@@ -47,6 +47,8 @@ export type ServerMeasure =
   | 'tools_count'
   | 'webmcp_call_ms'
   | 'cli_daemon_ms'
+  | 'state_save_ms'
+  | 'state_load_ms'
   | 'node_start_ms'
   | 'action_tokens'
   | 'screenshot_images'

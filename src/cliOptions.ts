@@ -48,7 +48,8 @@ export function addServerOptions(cmd: Command): Command {
     .option('--max-calls <n>', 'at most n successful tool calls per session, and per day unless --max-calls-per-day (env TABWRIGHT_MAX_CALLS)')
     .option('--max-calls-per-day <n>', 'at most n successful tool calls per calendar day across processes (env TABWRIGHT_MAX_CALLS_PER_DAY; default --max-calls)')
     .option('--isolate-sessions', 'give each MCP session its own browser context, closed when the session ends (env TABWRIGHT_ISOLATE_SESSIONS=1)')
-    .option('--shared-context', 'daemon: let /mcp sessions work in the main context, the CLI\'s tabs and logins, instead of one context each (env TABWRIGHT_SHARED_CONTEXT=1)');
+    .option('--shared-context', 'daemon: let /mcp sessions work in the main context, the CLI\'s tabs and logins, instead of one context each (env TABWRIGHT_SHARED_CONTEXT=1)')
+    .option('--state-encryption', 'save_storage_state seals saved states with AES-256-GCM, key in <config dir>/state-key (env TABWRIGHT_STATE_ENCRYPTION=1; docs/storage.md)');
 }
 
 /** Serves MCP on stdio with the given flags; exits 2 with a message for bad flags. */

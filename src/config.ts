@@ -68,6 +68,11 @@ export interface Config {
    */
   sharedContext: boolean;
   /**
+   * `--state-encryption` / `TABWRIGHT_STATE_ENCRYPTION=1`: save_storage_state seals the states it saves with
+   * AES-256-GCM under `<configDir>/state-key` (docs/storage.md, "Encryption").
+   */
+  stateEncryption: boolean;
+  /**
    * Which tool sets MCP clients see in tools/list (`--toolsets`,
    * `TABWRIGHT_TOOLSETS`; docs/userscripts.md, "Tool sets"): `core`
    * (default) and/or `scripts`.
@@ -340,6 +345,7 @@ export interface ConfigFlags {
   ownChromeProfile?: string;
   isolateSessions?: boolean;
   sharedContext?: boolean;
+  stateEncryption?: boolean;
   toolsets?: string;
   structuredContent?: boolean;
   maxWait?: string;
@@ -464,6 +470,7 @@ export function resolveConfig(flags: ConfigFlags = {}, env: Env = process.env): 
     own,
     isolateSessions,
     sharedContext,
+    stateEncryption: Boolean(flags.stateEncryption) || env.TABWRIGHT_STATE_ENCRYPTION === '1',
     toolsets: parseToolsets(flags.toolsets ?? env.TABWRIGHT_TOOLSETS ?? 'core'),
     saveDeadlineMs: Number.isFinite(saveDeadline) && saveDeadline > 0 ? saveDeadline : SAVE_DEADLINE_MS,
     maxWaitMs: flags.maxWait !== undefined || env.TABWRIGHT_MAX_WAIT ? parseMaxWait(flags.maxWait ?? env.TABWRIGHT_MAX_WAIT!) : DEFAULT_MAX_WAIT_MS,

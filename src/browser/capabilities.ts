@@ -81,7 +81,11 @@ export const CAPABILITY_DECLARATIONS: Readonly<Record<ReportedCapability, Record
     userscript: off(`${USERSCRIPT}: its tabs are where the user installed it`),
   }),
   // The storage tool set: cookies, web storage and saved storage states (docs/storage.md).
-  storage: states({ userscript: off(`${USERSCRIPT} and cannot read the browser's cookie jar`) }),
+  storage: states({
+    'own-chrome': { status: 'available', reason: `the user's own profile: saving reads their cookies, loading writes into it; an origin no tab shows is read and written in a scratch tab that opens in their window for the moment of the call and closes; clear_cookies needs a filter` },
+    extension: { status: 'available', reason: `only the shared tabs' origins: cookies through a shared tab (the extension refuses other domains), localStorage and IndexedDB in the shared tab that shows the origin; clear_cookies needs a filter and expires the matching cookies one by one` },
+    userscript: off(`${USERSCRIPT} and cannot read the browser's cookie jar`),
+  }),
   // The network tool set: routes (mocked, aborted, changed requests) and HAR replay (docs/network.md).
   // On the user's own browser a route reaches the tabs tabwright drives, over each page's Fetch domain (through
   // the relay, or chrome.debugger's), never the user's other tabs.

@@ -172,6 +172,21 @@ export function addToolVerbs(program: Command, allTools = true): void {
   addToolVerb(scripts, 'sync', syncSpec);
   addToolVerb(program, 'sync', syncSpec);
 
+  // Storage states and cookies (the tool set `storage`; docs/storage.md).
+  const state = program.command('state').description('saved storage states (cookies, localStorage, IndexedDB): save, load, list, delete');
+  const repeat = (value: string, previous: string[] = []) => [...previous, value];
+  addToolVerb(state, 'save', {
+    tool: 'save_storage_state',
+    description: 'save the browser\'s cookies and web storage as NAME; --origin URL (repeatable) saves only those origins (tool save_storage_state)',
+    positionals: [{ arg: '<name>', field: 'name' }],
+    extend: cmd => cmd.option('--origin <url>', 'an origin to save, repeatable (default: every cookie, and the origins the tabs show)', repeat),
+    prepare: (args, opts) => (Array.isArray(opts.origin) ? { ...args, origins: [...((args.origins as string[] | undefined) ?? []), ...(opts.origin as string[])] } : args),
+  });
+  addToolVerb(state, 'load', { tool: 'load_storage_state', description: 'load saved state NAME into the browser: cookies added, web storage written (tool load_storage_state)', positionals: [{ arg: '<name>', field: 'name' }] });
+  addToolVerb(state, 'list', { tool: 'list_storage_states', description: 'the saved storage states, without their values (tool list_storage_states)' });
+  addToolVerb(state, 'delete', { tool: 'delete_storage_state', description: 'delete saved state NAME (tool delete_storage_state)', positionals: [{ arg: '<name>', field: 'name' }] });
+  addToolVerb(program, 'cookies', { tool: 'get_cookies', description: 'the browser\'s cookies, values redacted unless --reveal (tool get_cookies)' });
+
   // Every tool by name, with one option per input field.
   const tool = program.command('tool').description('call any tool by name: tool NAME [--field value ...] [--args JSON]; `tabwright schema` lists them');
   // One subcommand per tool, built only when it may run or be listed (a warm command pays for what it uses).

@@ -40,6 +40,10 @@ export class Session {
   private nextTabId = 1;
   /** The crashed tab whose id the next new page takes (replaceCrashed). */
   private replacing: Tab | undefined;
+  /** Scratch pages withScratchPage is opening, not yet seen by the context's `page` event. */
+  private scratchWanted = 0;
+  /** Pages of withScratchPage: never tabs. */
+  private readonly scratch = new WeakSet<Page>();
   private activeId: number | undefined;
   private ctx: Promise<BrowserContext> | undefined;
   /** Aborted by close_browser (browserSignal). */
@@ -92,6 +96,12 @@ export class Session {
     // After the runtime: in each document the engine runs second (it claims the polyfill's AgentScript registrar).
     await this.userscripts?.install(ctx, page => this.register(page), this.connection.userScripts);
     ctx.on('page', page => {
+      // A page withScratchPage opens starts blank; it is never a tab (docs/storage.md, "What a load changes").
+      if (this.scratchWanted > 0 && page.url() === 'about:blank' && !this.tabOfPage.has(page)) {
+        this.scratchWanted--;
+        this.scratch.add(page);
+        return;
+      }
       void this.register(page);
       // A tab of an attached browser that comes into view later (a tab the user shares) has its document loaded already.
       if (runtime && this.connection.endpoint !== undefined) void this.injectIntoLoaded([page]);
@@ -284,6 +294,34 @@ export class Session {
     const active = this.activeId !== undefined ? this.tabs.get(this.activeId) : undefined;
     if (active && !active.closed) return await this.registered(active);
     return this.openTab(ctx);
+  }
+
+  /**
+   * Runs `fn` on a page of the session's context that is never a tab (not listed, not reported, not active), and
+   * closes it after: for work in a document of some origin that must leave the user's tabs alone (loading a storage
+   * state). The page is blank; `fn` routes and loads it.
+   * @throws what `fn` or opening the page throws.
+   */
+  async withScratchPage<T>(fn: (page: Page) => Promise<T>): Promise<T> {
+    const context = await this.context();
+    this.scratchWanted++;
+    let page: Page;
+    try {
+      page = await context.newPage();
+    } catch (error) {
+      this.scratchWanted = Math.max(0, this.scratchWanted - 1);
+      throw error;
+    }
+    if (!this.scratch.has(page)) {
+      // The page event did not claim it (it came as a tab): no scratch page is wanted any more.
+      this.scratchWanted = Math.max(0, this.scratchWanted - 1);
+      this.scratch.add(page);
+    }
+    try {
+      return await fn(page);
+    } finally {
+      await page.close().catch(() => undefined);
+    }
   }
 
   /**

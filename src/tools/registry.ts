@@ -25,6 +25,8 @@ import { shareTabs } from './sharing.js';
 import { scriptTools } from './userscripts.js';
 import { getBridgeStatus } from './status.js';
 import { closeBrowser } from './closeBrowser.js';
+import { cookieTools } from './cookies.js';
+import { storageStateTools } from './storageStates.js';
 import { tabTools } from './tabs.js';
 import { runMenuCommand } from './userscriptMenu.js';
 import { resizeViewport } from './viewport.js';
@@ -57,6 +59,8 @@ export const TOOLS: readonly AnyTool[] = [
   getNetworkRequest,
   ...routingTools,
   ...harTools,
+  ...cookieTools,
+  ...storageStateTools,
   ...pickerTools,
   ...webmcpTools,
   waitForCall,

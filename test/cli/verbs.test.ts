@@ -318,6 +318,26 @@ test('on a terminal a consent question counts down and takes the answer (once)',
   await ok(home, ['tab', 'close', String(shop.tabId)]);
 });
 
+test('state save, list, load and delete; cookies redacts values', async () => {
+  await ok(home, ['navigate', `${site.origin}/one`]);
+  await ok(home, ['tool', 'set_cookies', '--cookies', JSON.stringify([{ name: 'sid', value: 'cli-secret', url: `${site.origin}/` }])]);
+  await ok(home, ['exec', 'localStorage.setItem("k", "v")']);
+  const cookies = await ok(home, ['cookies']);
+  assert.deepEqual(cookies.cookies.map((c: { name: string; value: string }) => [c.name, c.value]), [['sid', '••• (10 chars)']]);
+  const saved = await ok(home, ['state', 'save', 'web', '--origin', site.origin]);
+  assert.deepEqual([saved.name, saved.path, saved.encrypted, saved.cookieCount, saved.origins], ['web', join(home.dataDir, 'storage-states', 'web.json'), false, 1, [{ origin: site.origin, localStorage: 1, indexedDB: 0, via: 'tab' }]]);
+  const listed = await ok(home, ['state', 'list']);
+  assert.deepEqual(listed.states.map((s: { name: string; origins: string[]; cookieCount: number }) => [s.name, s.origins, s.cookieCount]), [['web', [site.origin], 1]]);
+  await ok(home, ['tool', 'clear_cookies', '--name', 'sid']);
+  const loaded = await ok(home, ['state', 'load', 'web']);
+  assert.deepEqual([loaded.name, loaded.cookieCount], ['web', 1]);
+  assert.equal((await ok(home, ['cookies', '--reveal'])).cookies[0].value, 'cli-secret');
+  assert.deepEqual(await ok(home, ['state', 'delete', 'web']), { name: 'web', deleted: true });
+  const missing = await cli(home, ['state', 'load', 'web']);
+  assert.deepEqual([missing.code, missing.json?.error?.type], [1, 'file_not_found']);
+  await ok(home, ['tool', 'clear_cookies', '--name', 'sid']);
+});
+
 test('permissions list and reset', async () => {
   const listed = await ok(home, ['permissions', 'list']);
   assert.deepEqual(listed.overrides, []);

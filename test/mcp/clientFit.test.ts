@@ -38,7 +38,7 @@ test('tools/list over stdio: the instructions as written, no outputSchema on any
     }
     // Annotations carry only what differs from the spec's defaults; the declarations' `destructive` flag leaves destructiveHint at its default (true).
     const destructive = tools.filter(t => t.annotations?.readOnlyHint !== true && t.annotations?.destructiveHint !== false).map(t => t.name).sort();
-    assert.deepEqual(destructive, ['add_element', 'batch', 'close_browser', 'close_tab', 'delete_script', 'execute']);
+    assert.deepEqual(destructive, ['add_element', 'batch', 'clear_cookies', 'close_browser', 'close_tab', 'delete_script', 'delete_storage_state', 'execute']);
     assert.deepEqual(destructive, TOOLS.filter(t => t.destructive && !t.humanOnly).map(t => t.name).sort());
   } finally {
     await client.close();
