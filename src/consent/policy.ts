@@ -46,6 +46,16 @@ export const HARDENED_OFF: ReadonlyMap<string, string> = new Map([
   ['add_element', 'inserts elements the agent wrote into the page, inline scripts included'],
   ['export_script', 'saves agent-written code as a userscript that runs in pages'],
   ['sync_scripts', 'exports agent-written files as userscripts that run in pages'],
+  ['route_from_har', 'answers requests from a HAR file, whose documents and scripts then run in pages as if the site had sent them'],
+]);
+
+/**
+ * Actions of a tool that `--policy hardened` turns off while the tool's other actions stay on: `route` with action
+ * `fulfill` serves a body the agent wrote, and a document or script served so runs in the page with the site's
+ * authority (`abort` and `continue` only block or change requests the page makes).
+ */
+export const HARDENED_OFF_ACTIONS: ReadonlyMap<string, { action: string; why: string }> = new Map([
+  ['route', { action: 'fulfill', why: 'serves a body the agent wrote, and a document or script served so runs in the page with the site\'s authority (abort and continue stay on)' }],
 ]);
 
 /** Schemes a navigation tool may load under `--policy hardened`: http(s), and about:blank (nothing else of about:). */
@@ -195,9 +205,11 @@ export function checkNavigation(policy: Policy, rawUrl: string): void {
  */
 export function checkCall(policy: Policy, tool: string, args: unknown): void {
   if (policy.mode === 'hardened') {
-    const why = HARDENED_OFF.get(tool);
+    const off = HARDENED_OFF_ACTIONS.get(tool);
+    const action = off && (args as { action?: unknown } | undefined)?.action === off.action ? `${tool} with action ${off.action}` : undefined;
+    const why = HARDENED_OFF.get(tool) ?? (action ? off!.why : undefined);
     if (why) {
-      throw new ToolError('policy_denied_execute', `The server's policy (--policy hardened) turns ${tool} off: it ${why}.`,
+      throw new ToolError('policy_denied_execute', `The server's policy (--policy hardened) turns ${action ?? tool} off: it ${why}.`,
         'Do the task with the page\'s own controls (click, type, fill_form) or its WebMCP tools; only the person who started the server can change the policy.',
         { rule: '--policy hardened', tool });
     }
