@@ -1,6 +1,7 @@
 /**
  * What a HAR recording (start_har, docs/network.md "HAR") costs the benchmark's navigate, snapshot and click rows.
- * Standalone, not part of `npm run bench`:
+ * `npm run bench` runs it (3 passes each way a round: the rows snapshot_har_off_ms / snapshot_har_on_ms and
+ * click_har_off_ms / click_har_on_ms); standalone, for more rounds:
  *
  *   npm run build && npx tsx bench/harOverhead.ts [--rounds 20]
  *
@@ -25,13 +26,19 @@ import { appPage, loginPage } from './pages.js';
 import { median, quantile } from './stats.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-const { values } = parseArgs({ options: { rounds: { type: 'string', default: '20' } } });
-const ROUNDS = Number(values.rounds);
 
 const FETCHES = '<script>for (let i = 0; i < 10; i++) fetch("/api/n/" + i).then(r => r.json());</script>';
 const PAGES: Record<string, string> = { '/app': appPage().replace('</body>', `${FETCHES}</body>`), '/login': loginPage().replace('</body>', `${FETCHES}</body>`) };
 
-async function main(): Promise<void> {
+/** Each row's times in ms, with the recording off and on. */
+export type HarOverhead = Record<'navigate' | 'snapshot' | 'click', { off: number[]; on: number[] }>;
+
+/**
+ * Runs `rounds` passes each way (after one warm-up pass off) on a server of its own and returns the times, plus the
+ * first line of the last stop_har's text.
+ * @throws Error when a call fails or the login page has no Sign in ref.
+ */
+export async function measureHarOverhead(rounds: number, chromium?: string): Promise<{ rows: HarOverhead; lastStop?: string }> {
   const site = createServer((req, res) => {
     const page = PAGES[req.url ?? ''];
     if (page) return res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page);
@@ -43,13 +50,13 @@ async function main(): Promise<void> {
   const dirs = mkdtempSync(join(tmpdir(), 'tabwright-har-'));
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [join(ROOT, 'dist', 'cli.js'), 'mcp', '--headless', '--isolated', '--toolsets', 'all', '--browser-arg', '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1'],
-    stderr: 'pipe',
+    args: [join(ROOT, 'dist', 'cli.js'), 'mcp', '--headless', '--isolated', '--toolsets', 'all', '--browser-arg', '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1', ...(chromium ? ['--browser', chromium] : [])],
+    stderr: 'ignore',
     cwd: ROOT,
     env: { ...(process.env as Record<string, string>), TABWRIGHT_WORKSPACE: join(dirs, 'ws'), TABWRIGHT_CONFIG_DIR: join(dirs, 'config'), TABWRIGHT_DATA_DIR: join(dirs, 'data') },
   });
   const client = new Client({ name: 'har-overhead', version: '0.0.0' }, { versionNegotiation: { mode: 'legacy' } });
-  const rows = { navigate: { off: [] as number[], on: [] as number[] }, snapshot: { off: [] as number[], on: [] as number[] }, click: { off: [] as number[], on: [] as number[] } };
+  const rows: HarOverhead = { navigate: { off: [] as number[], on: [] as number[] }, snapshot: { off: [] as number[], on: [] as number[] }, click: { off: [] as number[], on: [] as number[] } };
   try {
     await client.connect(transport);
     const ok = async (name: string, args: Record<string, unknown>): Promise<{ ms: number; out: Record<string, unknown>; text: string }> => {
@@ -74,17 +81,10 @@ async function main(): Promise<void> {
     await pass('off'); // warm-up
     let last: Awaited<ReturnType<typeof pass>>;
     for (const row of Object.values(rows)) row.off.length = 0;
-    for (let r = 0; r < ROUNDS; r++) {
+    for (let r = 0; r < rounds; r++) {
       for (const mode of (r % 2 ? ['on', 'off'] : ['off', 'on']) as Array<'off' | 'on'>) last = (await pass(mode)) ?? last;
     }
-    const fmt = (n: number) => n.toFixed(1);
-    console.log(`HAR recording overhead, ${ROUNDS} rounds (ms; median / p90):`);
-    console.log('| row | off | on | on ÷ off |');
-    console.log('|---|---|---|---|');
-    for (const [name, { off, on }] of Object.entries(rows)) {
-      console.log(`| ${name} | ${fmt(median(off))} / ${fmt(quantile(off, 0.9))} | ${fmt(median(on))} / ${fmt(quantile(on, 0.9))} | ${(median(on) / median(off)).toFixed(2)}× |`);
-    }
-    if (last) console.log(`last stop_har: ${last.text.split('\n')[0]}`);
+    return { rows, lastStop: last?.text.split('\n')[0] };
   } finally {
     await client.close().catch(() => undefined);
     await new Promise(resolve => site.close(resolve));
@@ -92,4 +92,16 @@ async function main(): Promise<void> {
   }
 }
 
-await main();
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const { values } = parseArgs({ options: { rounds: { type: 'string', default: '20' } } });
+  const rounds = Number(values.rounds);
+  const { rows, lastStop } = await measureHarOverhead(rounds);
+  const fmt = (n: number) => n.toFixed(1);
+  console.log(`HAR recording overhead, ${rounds} rounds (ms; median / p90):`);
+  console.log('| row | off | on | on ÷ off |');
+  console.log('|---|---|---|---|');
+  for (const [name, { off, on }] of Object.entries(rows)) {
+    console.log(`| ${name} | ${fmt(median(off))} / ${fmt(quantile(off, 0.9))} | ${fmt(median(on))} / ${fmt(quantile(on, 0.9))} | ${(median(on) / median(off)).toFixed(2)}× |`);
+  }
+  if (lastStop) console.log(`last stop_har: ${lastStop}`);
+}

@@ -8,6 +8,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { CENSUS_FUNCTION, censusTotal, parseCensus } from './census.js';
 import { measureCliLatency } from './cliLatency.js';
+import { measureHarOverhead } from './harOverhead.js';
 import { measureStorageLatency } from './storageLatency.js';
 import { BENCH_LENSES, lensCosts } from './lens.js';
 import type { BenchPage, Site } from './pages.js';
@@ -282,6 +283,15 @@ export async function measureStorage(ctx: Ctx, round: number): Promise<void> {
   const r = await measureStorageLatency(3, ctx.chromium);
   for (const s of r.save) record(ctx, round, 'tabwright', 'state_save_ms', s.ms, { verified: s.verified });
   for (const s of r.loadScratch) record(ctx, round, 'tabwright', 'state_load_ms', s.ms, { verified: s.verified });
+}
+
+/** What a HAR recording costs the snapshot and click rows: 3 passes each way on a server of its own (bench/harOverhead.ts). */
+export async function measureHar(ctx: Ctx, round: number): Promise<void> {
+  const { rows } = await measureHarOverhead(3, ctx.chromium);
+  for (const ms of rows.snapshot.off) record(ctx, round, 'tabwright', 'snapshot_har_off_ms', ms);
+  for (const ms of rows.snapshot.on) record(ctx, round, 'tabwright', 'snapshot_har_on_ms', ms);
+  for (const ms of rows.click.off) record(ctx, round, 'tabwright', 'click_har_off_ms', ms);
+  for (const ms of rows.click.on) record(ctx, round, 'tabwright', 'click_har_on_ms', ms);
 }
 
 /** Peak RSS of the node process and of the whole tree over the round. */

@@ -110,6 +110,10 @@ const SERVER_MEASURES: Array<[Measure, string, string]> = [
   ['node_start_ms', 'of which Node\'s own start (`node -e ""`, median)', 'ms'],
   ['state_save_ms', 'save_storage_state (a cookie, 20 localStorage items, 50 IndexedDB records)', 'ms'],
   ['state_load_ms', 'load_storage_state of it, no tab on the origin (scratch page)', 'ms'],
+  ['snapshot_har_off_ms', 'get_page_context of the app page with 10 fetches, on a server of its own, no HAR recording', 'ms'],
+  ['snapshot_har_on_ms', 'the same while start_har records the tab', 'ms'],
+  ['click_har_off_ms', 'click by ref (login form), on that server, no HAR recording', 'ms'],
+  ['click_har_on_ms', 'the same while start_har records the tab', 'ms'],
 ];
 
 function verifiedNote(results: Results, server: ServerId, measure: Measure): string {

@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs, USAGE, type Options } from './args.js';
 import { ensurePeer } from './install.js';
 import { machine } from './machine.js';
-import { coldStart, measureActions, measureCli, measurePage, measureStorage, measureTask, measureWebmcp, recordMemory, toolsList, type Ctx } from './measure.js';
+import { coldStart, measureActions, measureCli, measureHar, measurePage, measureStorage, measureTask, measureWebmcp, recordMemory, toolsList, type Ctx } from './measure.js';
 import { corpusPages, GENERATED, startSite, type BenchPage } from './pages.js';
 import { TreeSampler } from './procs.js';
 import { loadReliability } from './reliability.js';
@@ -143,6 +143,7 @@ async function round(r: number, specs: ServerSpec[], pages: BenchPage[], ctx: Ct
   if (tw) await guard(tw.spec, 'webmcp', () => measureWebmcp(tw, ctx, r));
   if (tw) await guard(tw.spec, 'cli', () => measureCli(ctx, r));
   if (tw) await guard(tw.spec, 'storage', () => measureStorage(ctx, r));
+  if (tw) await guard(tw.spec, 'har', () => measureHar(ctx, r));
   for (const spec of order) {
     const s = sessions.get(spec.id);
     if (!s) continue;
