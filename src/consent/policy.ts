@@ -50,12 +50,15 @@ export const HARDENED_OFF: ReadonlyMap<string, string> = new Map([
 ]);
 
 /**
- * Actions of a tool that `--policy hardened` turns off while the tool's other actions stay on: `route` with action
- * `fulfill` serves a body the agent wrote, and a document or script served so runs in the page with the site's
- * authority (`abort` and `continue` only block or change requests the page makes).
+ * Uses of a tool that `--policy hardened` turns off while its other uses stay on (`what` names the use, `when` tells it
+ * from the raw arguments): `route` with action `fulfill` serves a body the agent wrote, and a document or script
+ * served so runs in the page with the site's authority (`abort` and `continue` only block or change the page's own
+ * requests); `get_cookies` with `reveal` hands the agent the values of cookies, sign-ins among them, that
+ * `execute` (off too) could not read (httpOnly ones).
  */
-export const HARDENED_OFF_ACTIONS: ReadonlyMap<string, { action: string; why: string }> = new Map([
-  ['route', { action: 'fulfill', why: 'serves a body the agent wrote, and a document or script served so runs in the page with the site\'s authority (abort and continue stay on)' }],
+export const HARDENED_OFF_USES: ReadonlyMap<string, { what: string; why: string; when(args: Record<string, unknown>): boolean }> = new Map([
+  ['route', { what: 'route with action fulfill', why: 'serves a body the agent wrote, and a document or script served so runs in the page with the site\'s authority (abort and continue stay on)', when: args => args.action === 'fulfill' }],
+  ['get_cookies', { what: 'get_cookies with reveal', why: 'hands the agent cookie values, sign-ins and httpOnly ones among them (without reveal the values stay redacted)', when: args => args.reveal === true }],
 ]);
 
 /** Schemes a navigation tool may load under `--policy hardened`: http(s), and about:blank (nothing else of about:). */
@@ -205,9 +208,10 @@ export function checkNavigation(policy: Policy, rawUrl: string): void {
  */
 export function checkCall(policy: Policy, tool: string, args: unknown): void {
   if (policy.mode === 'hardened') {
-    const off = HARDENED_OFF_ACTIONS.get(tool);
-    const action = off && (args as { action?: unknown } | undefined)?.action === off.action ? `${tool} with action ${off.action}` : undefined;
-    const why = HARDENED_OFF.get(tool) ?? (action ? off!.why : undefined);
+    const use = HARDENED_OFF_USES.get(tool);
+    const usedSo = use !== undefined && typeof args === 'object' && args !== null && use.when(args as Record<string, unknown>);
+    const action = usedSo ? use.what : undefined;
+    const why = HARDENED_OFF.get(tool) ?? (usedSo ? use.why : undefined);
     if (why) {
       throw new ToolError('policy_denied_execute', `The server's policy (--policy hardened) turns ${action ?? tool} off: it ${why}.`,
         'Do the task with the page\'s own controls (click, type, fill_form) or its WebMCP tools; only the person who started the server can change the policy.',

@@ -4,7 +4,7 @@ import { scriptService } from '../userscripts/service.js';
 import { VERSION } from '../version.js';
 import { defineTool } from './define.js';
 import type { OwnBrowserConfig } from '../config.js';
-import { HARDENED_OFF, HARDENED_OFF_ACTIONS, hasHostRules, restricts, type Policy } from '../consent/policy.js';
+import { HARDENED_OFF, HARDENED_OFF_USES, hasHostRules, restricts, type Policy } from '../consent/policy.js';
 import type { BudgetStatus } from './context.js';
 import { REQUEST_GAPS } from '../session/requestPolicy.js';
 import { capabilityManifest, manifestLine } from '../browser/capabilities.js';
@@ -112,7 +112,7 @@ function policyStatus(policy: Policy) {
     // that can have a policy; the extension cannot: the server refuses to start with one there).
     requestsRouted: hasHostRules(policy),
     requestGaps: hasHostRules(policy) ? [...REQUEST_GAPS] : [],
-    off: policy.mode === 'hardened' ? [...HARDENED_OFF.keys(), ...[...HARDENED_OFF_ACTIONS].map(([tool, { action }]) => `${tool} ${action}`), 'non-http(s) navigation', 'uploads outside --allow-root', 'downloads'] : [],
+    off: policy.mode === 'hardened' ? [...HARDENED_OFF.keys(), ...[...HARDENED_OFF_USES.values()].map(u => u.what), 'non-http(s) navigation', 'uploads outside --allow-root', 'downloads'] : [],
   };
 }
 
@@ -120,7 +120,7 @@ function policyLine(policy: Policy, roots: readonly string[]): string {
   if (!restricts(policy)) return 'Policy: default (no host rules).';
   const parts: string[] = [];
   if (policy.mode === 'hardened') {
-    parts.push(`hardened: ${[...HARDENED_OFF.keys(), ...[...HARDENED_OFF_ACTIONS].map(([tool, { action }]) => `${tool} ${action}`)].join(', ')} off; only http(s) and about:blank load; uploads only from ${roots.length ? roots.join(', ') : 'nowhere (no --allow-root)'}; downloads refused`);
+    parts.push(`hardened: ${[...HARDENED_OFF.keys(), ...[...HARDENED_OFF_USES.values()].map(u => u.what)].join(', ')} off; only http(s) and about:blank load; uploads only from ${roots.length ? roots.join(', ') : 'nowhere (no --allow-root)'}; downloads refused`);
   }
   if (policy.allowHosts.length) parts.push(`only hosts ${policy.allowHosts.map(p => p.text).join(', ')}`);
   if (policy.denyHosts.length) parts.push(`never hosts ${policy.denyHosts.map(p => p.text).join(', ')}`);

@@ -131,7 +131,7 @@ describe('--policy hardened with --allow-host', { concurrency: false, ...NOT_EXT
   const root = realpathSync(mkdtempSync(join(tmpdir(), 'tabwright-policy-root-')));
   writeFileSync(join(root, 'allowed.txt'), 'from the root\n');
   const tw = useSession({
-    args: ['--policy', 'hardened', '--allow-host', '127.0.0.1', '--allow-root', root, '--toolsets', 'core,scripts,network'],
+    args: ['--policy', 'hardened', '--allow-host', '127.0.0.1', '--allow-root', root, '--toolsets', 'core,scripts,network,storage'],
     context: 'file',
     pages: {
       '/form': '<!doctype html><title>Form</title><input type="file" aria-label="Attachment">',
@@ -147,8 +147,8 @@ describe('--policy hardened with --allow-host', { concurrency: false, ...NOT_EXT
     },
   });
 
-  test('execute, add_element, export_script, sync_scripts, route_from_har and route fulfill are off', NOT_EXTENSION, async () => {
-    for (const [tool, args] of [['execute', { code: '1' }], ['add_element', { tag: 'script', properties: { textContent: '1' } }], ['export_script', { code: '// ==UserScript==\n// @name x\n// ==/UserScript==\n' }], ['sync_scripts', { directory: 'scripts' }], ['route_from_har', { path: 'x.har' }], ['route', { pattern: '**/form', action: 'fulfill', body: '<script>1</script>' }]] as const) {
+  test('execute, add_element, export_script, sync_scripts, route_from_har, route fulfill and revealed cookies are off', NOT_EXTENSION, async () => {
+    for (const [tool, args] of [['execute', { code: '1' }], ['add_element', { tag: 'script', properties: { textContent: '1' } }], ['export_script', { code: '// ==UserScript==\n// @name x\n// ==/UserScript==\n' }], ['sync_scripts', { directory: 'scripts' }], ['route_from_har', { path: 'x.har' }], ['route', { pattern: '**/form', action: 'fulfill', body: '<script>1</script>' }], ['get_cookies', { reveal: true }]] as const) {
       const sc = await denied(tw.client, tool, args);
       assert.equal(sc.error.type, 'policy_denied_execute', tool);
       assert.deepEqual([sc.rule, sc.tool], ['--policy hardened', tool]);
@@ -157,6 +157,8 @@ describe('--policy hardened with --allow-host', { concurrency: false, ...NOT_EXT
     // Blocking a request stays on: it runs nothing of the agent's.
     const blocked = await call<{ routeId: string }>(tw.client, 'route', { pattern: '**/nothing-here', action: 'abort' });
     await call(tw.client, 'unroute', { routeId: blocked.routeId });
+    // Cookies stay listed, their values redacted.
+    await call(tw.client, 'get_cookies', {});
     // A batch's steps pass the policy one by one.
     const batch = await callError(tw.client, 'batch', { mode: 'chain', steps: [{ tool: 'list_tabs' }, { tool: 'execute', args: { code: '1' } }] });
     assert.equal(batch.type, 'policy_denied_execute');
@@ -219,7 +221,7 @@ describe('--policy hardened with --allow-host', { concurrency: false, ...NOT_EXT
     const status = await call<{ policy: unknown; budget: unknown }>(tw.client, 'get_bridge_status');
     assert.deepEqual(status.policy, {
       mode: 'hardened', allowHosts: ['127.0.0.1'], denyHosts: [], requestsRouted: true,
-      requestGaps: ['redirect targets (logged, not stopped)', 'WebSocket connections'], off: ['execute', 'add_element', 'export_script', 'sync_scripts', 'route_from_har', 'route fulfill', 'non-http(s) navigation', 'uploads outside --allow-root', 'downloads'],
+      requestGaps: ['redirect targets (logged, not stopped)', 'WebSocket connections'], off: ['execute', 'add_element', 'export_script', 'sync_scripts', 'route_from_har', 'route with action fulfill', 'get_cookies with reveal', 'non-http(s) navigation', 'uploads outside --allow-root', 'downloads'],
     });
     assert.equal(status.budget, null);
   });
