@@ -42,6 +42,7 @@ export const ERROR_TYPES = [
   'unknown_tool',
   'relay_version_mismatch',
   'extension_denied',
+  'origin_not_shared',
   'leader_lost',
   'script_not_found',
   'script_rejected',

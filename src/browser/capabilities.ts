@@ -82,7 +82,7 @@ export const CAPABILITY_DECLARATIONS: Readonly<Record<ReportedCapability, Record
   }),
   // The storage tool set: cookies, web storage and saved storage states (docs/storage.md).
   storage: states({
-    'own-chrome': { status: 'available', reason: `the user's own profile: saving reads their cookies, loading writes into it; an origin no tab shows is read and written in a scratch tab that opens in their window for the moment of the call and closes; clear_cookies needs a filter` },
+    'own-chrome': { status: 'available', reason: `the user's own profile, only the origins of the tabs in reach (shared or opened by tabwright): cookies of other sites are neither read nor written; clear_cookies needs a filter` },
     extension: { status: 'available', reason: `only the shared tabs' origins: cookies through a shared tab (the extension refuses other domains), localStorage and IndexedDB in the shared tab that shows the origin; clear_cookies needs a filter and expires the matching cookies one by one` },
     userscript: off(`${USERSCRIPT} and cannot read the browser's cookie jar`),
   }),

@@ -3,7 +3,8 @@
  * Playwright's `context.cookies` / `context.addCookies`, localStorage and IndexedDB per origin through a document of
  * that origin: a tab that shows it (read and written in place, its page not reloaded), else a scratch page of the
  * same context whose every request is answered with an empty document (Session.withScratchPage: never a tab,
- * nothing reaches the network). On the extension kind only the shared tabs' origins are in reach (`inReach`).
+ * nothing reaches the network). On the user's own browser (own-chrome, extension) only the origins of the tabs in
+ * reach are (`checkInReach`, `cookiesInReach`).
  */
 import type { BrowserContext, Page } from 'playwright-core';
 import { ToolError } from '../errors.js';
@@ -43,17 +44,41 @@ export interface OriginCounts {
 }
 
 /**
- * Refuses what lies outside the shared tabs on the extension kind (docs/storage.md, "Connection kinds").
- * @throws ToolError extension_denied (code `cookie_scope`) naming the first origin or cookie domain out of reach.
+ * True on the user's own browser (own-chrome, extension), where the agent's reach is the tabs in scope (those the user
+ * shared, those tabwright opened; docs/own-browser.md), and its storage tools stay within their origins.
+ */
+export function scopedToTabs(session: Session): boolean {
+  const kind = session.connection.kind;
+  return kind === 'own-chrome' || kind === 'extension';
+}
+
+/**
+ * Refuses what lies outside the tabs in reach on the user's own browser (docs/storage.md, "Connection kinds").
+ * @throws ToolError extension_denied (code `cookie_scope`) on the extension kind, origin_not_shared on own-chrome,
+ *   naming the first origin or cookie domain out of reach.
  */
 export function checkInReach(session: Session, context: BrowserContext, origins: readonly string[], cookieDomains: readonly string[]): void {
-  if (session.connection.kind !== 'extension') return;
+  if (!scopedToTabs(session)) return;
+  const extension = session.connection.kind === 'extension';
   const shared = tabOrigins(context);
-  const hint = `Through the extension only the shared tabs' origins are in reach (now: ${shared.join(', ') || 'none'}): ask the user to share a tab of it from the extension's popup.`;
+  const now = `(now: ${shared.join(', ') || 'none'})`;
+  const hint = extension
+    ? `Through the extension only the shared tabs' origins are in reach ${now}: ask the user to share a tab of it from the extension's popup.`
+    : `On the user's own Chrome only the origins of the tabs in reach are ${now}: open a tab of it (open_tab) or ask the user to share one (tabwright share).`;
+  const refuse = (message: string) => extension
+    ? new ToolError('extension_denied', message, hint, { code: 'cookie_scope' })
+    : new ToolError('origin_not_shared', message, hint);
   const origin = origins.find(o => !shared.includes(o));
-  if (origin !== undefined) throw new ToolError('extension_denied', `The storage of ${origin} is out of reach: no shared tab shows it.`, hint, { code: 'cookie_scope' });
+  if (origin !== undefined) throw refuse(`The storage of ${origin} is out of reach: no ${extension ? 'shared ' : ''}tab ${extension ? '' : 'in reach '}shows it.`);
   const domain = cookieDomains.find(d => !shared.some(o => cookieDomainMatches(d, o)));
-  if (domain !== undefined) throw new ToolError('extension_denied', `Cookies of ${domain} are out of reach: no shared tab shows that domain.`, hint, { code: 'cookie_scope' });
+  if (domain !== undefined) throw refuse(`Cookies of ${domain} are out of reach: no ${extension ? 'shared ' : ''}tab ${extension ? '' : 'in reach '}shows that domain.`);
+}
+
+/** `cookies` as far as they are in reach: all of them, but on the user's own browser only those the tabs in reach's origins get. */
+export function cookiesInReach<C extends { domain: string }>(session: Session, context: BrowserContext, cookies: readonly C[]): C[] {
+  if (!scopedToTabs(session)) return [...cookies];
+  const shared = tabOrigins(context);
+  return cookies.filter(c => shared.some(o => cookieDomainMatches(c.domain, o)));
 }
 
 /** Runs `fn` in a document of `origin`: a tab that shows it, else a scratch page (not on the extension kind). */
@@ -78,7 +103,7 @@ export async function collectState(session: Session, origins?: readonly string[]
   const wanted = origins?.length ? [...new Set(origins)] : tabOrigins(context);
   checkInReach(session, context, wanted, []);
   const all = (await context.cookies()) as StateCookie[];
-  const cookies = origins?.length ? all.filter(c => wanted.some(o => cookieDomainMatches(c.domain, o))) : all;
+  const cookies = origins?.length || scopedToTabs(session) ? all.filter(c => wanted.some(o => cookieDomainMatches(c.domain, o))) : all;
   const stored: OriginState[] = [];
   const counts: OriginCounts[] = [];
   for (const origin of wanted) {

@@ -6,7 +6,7 @@
 import type { BrowserContext } from 'playwright-core';
 import * as z from 'zod';
 import { ToolError } from '../errors.js';
-import { checkInReach, httpOrigin } from '../session/storageState.js';
+import { checkInReach, cookiesInReach, httpOrigin, scopedToTabs } from '../session/storageState.js';
 import type { StateCookie } from '../session/storageStateFile.js';
 import { plural } from '../util/plural.js';
 import type { CallContext } from './context.js';
@@ -22,12 +22,6 @@ interface ShownCookie extends Omit<StateCookie, 'value'> {
 /** A redacted value: bullets and the length (`••• (24 chars)`). */
 export function redact(value: string): string {
   return `••• (${plural(value.length, 'char')})`;
-}
-
-/** The user's real profile: the kinds whose whole cookie jar is theirs, not tabwright's. */
-function usersProfile(ctx: CallContext): boolean {
-  const kind = ctx.session.connection.kind;
-  return kind === 'own-chrome' || kind === 'extension';
 }
 
 function cookieLine(c: ShownCookie): string {
@@ -53,11 +47,12 @@ export const getCookies = defineTool({
       const origins = urls.map(u => httpOrigin(u) ?? invalidUrl(u));
       checkInReach(ctx.session, context, origins, []);
     }
-    const cookies = (await context.cookies(urls?.length ? urls : undefined)) as StateCookie[];
+    const cookies = cookiesInReach(ctx.session, context, (await context.cookies(urls?.length ? urls : undefined)) as StateCookie[]);
     const shown: ShownCookie[] = cookies.map(c => ({ ...c, value: reveal ? c.value : redact(c.value), valueLength: c.value.length }));
     res.merge({ cookies: shown, count: shown.length, revealed: Boolean(reveal) });
     const where = urls?.length ? ` for ${urls.join(', ')}` : '';
-    const scope = ctx.session.connection.kind === 'extension' ? ' (through the extension: the shared tabs\' origins only)' : '';
+    const scope = ctx.session.connection.kind === 'extension' ? ' (through the extension: the shared tabs\' origins only)'
+      : scopedToTabs(ctx.session) ? ' (the user\'s own Chrome: the origins of the tabs in reach only)' : '';
     res.text(`${plural(shown.length, 'cookie')}${where}${scope}${shown.length ? ':' : '.'}`);
     for (const c of shown) res.text(cookieLine(c));
     if (shown.length && !reveal) res.text('Values are redacted; pass reveal: true to see them.');
@@ -106,7 +101,7 @@ const fits = (want: string | undefined, have: string) => want === undefined || w
 export const clearCookies = defineTool({
   name: 'clear_cookies',
   title: 'Clear cookies',
-  description: 'Delete cookies: those matching every filter given (exact name, domain, path), or every cookie when none is given (refused on the user\'s own browser, own-chrome and extension: give a filter there).',
+  description: 'Delete cookies: those matching every filter given (exact name, domain, path), or every cookie when none is given. On the user\'s own browser (own-chrome, extension) only cookies of the tabs in reach, and a filter is needed.',
   needs: ['storage'],
   effect: 'interact',
   destructive: true,
@@ -119,16 +114,17 @@ export const clearCookies = defineTool({
   }),
   async handle({ name, domain, path }, ctx, res) {
     const filtered = name !== undefined || domain !== undefined || path !== undefined;
-    if (!filtered && usersProfile(ctx)) {
+    if (!filtered && scopedToTabs(ctx.session)) {
       throw new ToolError('invalid_arguments', `clear_cookies without a filter would delete every cookie of the user's own browser (${ctx.session.connection.kind} connection), signing them out everywhere.`,
         'Give name, domain and/or path (get_cookies lists them).');
     }
     const context: BrowserContext = await ctx.session.context();
-    const before = (await context.cookies()).filter(c => fits(name, c.name) && fits(domain, c.domain) && fits(path, c.path));
     if (domain !== undefined) checkInReach(ctx.session, context, [], [domain]);
-    // Through the extension Storage.clearCookies is refused (the whole jar); a filter makes Playwright expire the
-    // matching cookies one by one instead.
-    await context.clearCookies(filtered ? { name, domain, path } : ctx.session.connection.kind === 'extension' ? { domain: /.*/ } : undefined);
+    const before = cookiesInReach(ctx.session, context, await context.cookies()).filter(c => fits(name, c.name) && fits(domain, c.domain) && fits(path, c.path));
+    if (!scopedToTabs(ctx.session)) await context.clearCookies(filtered ? { name, domain, path } : undefined);
+    // On the user's own browser each cookie in reach is cleared by itself (a name alone would reach every site's);
+    // through the extension Storage.clearCookies is refused (the whole jar), and a filter makes Playwright expire them.
+    else for (const c of before) await context.clearCookies({ name: c.name, domain: c.domain, path: c.path });
     res.merge({ cleared: before.length, cookies: before.map(c => ({ name: c.name, domain: c.domain, path: c.path })) });
     const filter = [name !== undefined && `name ${name}`, domain !== undefined && `domain ${domain}`, path !== undefined && `path ${path}`].filter(Boolean).join(', ');
     res.text(`Cleared ${plural(before.length, 'cookie')}${filter ? ` matching ${filter}` : ''}${before.length ? `: ${before.map(c => `${c.name} (${c.domain})`).join(', ')}` : ''}.`);

@@ -73,7 +73,8 @@ test('sign in, save sealed, and a fresh server loads the state and is signed in'
 
   // get_cookies: redacted to the length, revealed on request.
   const redacted = await callRaw(a.client, 'get_cookies', { urls: [`${origin}/`] });
-  assert.equal(text(redacted), `1 cookie for ${origin}/${TEST_CONNECTION === 'extension' ? ' (through the extension: the shared tabs\' origins only)' : ''}:\n- sid = ••• (26 chars) (domain 127.0.0.1, path /; httpOnly, sameSite=Lax, session)\nValues are redacted; pass reveal: true to see them.`);
+  const scope = TEST_CONNECTION === 'extension' ? ' (through the extension: the shared tabs\' origins only)' : TEST_CONNECTION === 'own-chrome' ? ' (the user\'s own Chrome: the origins of the tabs in reach only)' : '';
+  assert.equal(text(redacted), `1 cookie for ${origin}/${scope}:\n- sid = ••• (26 chars) (domain 127.0.0.1, path /; httpOnly, sameSite=Lax, session)\nValues are redacted; pass reveal: true to see them.`);
   assert.ok(!JSON.stringify(redacted).includes(TOKEN));
   const revealed = await call<{ cookies: Array<{ name: string; value: string; valueLength: number }>; revealed: boolean }>(a.client, 'get_cookies', { urls: [`${origin}/`], reveal: true });
   assert.deepEqual(revealed.cookies.map(c => [c.name, c.value, c.valueLength]), [['sid', TOKEN, 26]]);
@@ -103,13 +104,20 @@ test('sign in, save sealed, and a fresh server loads the state and is signed in'
   assert.match(noKey.message, /is encrypted, and the key to open it .*state-key\) is missing/);
   mkdirSync(b.configDir, { recursive: true });
   copyFileSync(join(a.configDir, 'state-key'), join(b.configDir, 'state-key'));
-  if (TEST_CONNECTION !== 'extension') {
+  if (TEST_CONNECTION === 'own-chrome') {
+    // The user's own Chrome: only the origins of the tabs in reach; with none showing it, nothing is written.
+    await call(b.client, 'navigate', { url: 'about:blank' });
+    const out = await callError(b.client, 'load_storage_state', { name: 'handoff' });
+    assert.deepEqual([out.type, out.message], ['origin_not_shared', `The storage of ${origin} is out of reach: no tab in reach shows it.`]);
+    assert.equal((await callError(b.client, 'get_cookies', { urls: [`${origin}/`] })).type, 'origin_not_shared');
+    await call(b.client, 'navigate', { url: `${origin}/` });
+  } else if (TEST_CONNECTION !== 'extension') {
     // No tab shows the origin: a scratch page writes it, and is never a tab.
     await call(b.client, 'navigate', { url: 'about:blank' });
   }
   const loaded = await callRaw(b.client, 'load_storage_state', { name: 'handoff' });
   assert.equal(loaded.isError, undefined, text(loaded));
-  const via = TEST_CONNECTION === 'extension' ? 'tab' : 'scratch';
+  const via = TEST_CONNECTION === 'extension' || TEST_CONNECTION === 'own-chrome' ? 'tab' : 'scratch';
   assert.deepEqual((loaded.structuredContent as { origins: unknown }).origins, [{ origin, localStorage: 1, indexedDB: 1, via }]);
   assert.match(text(loaded), /^Loaded storage state "handoff" \(saved .*, encrypted\)\.\n1 cookie added: 127\.0\.0\.1 \(1\)\./);
   assert.equal((await call<{ tabs: unknown[] }>(b.client, 'list_tabs')).tabs.length, 1);
@@ -146,8 +154,13 @@ test('cookies: set, get, clear; web storage: get and set; names and missing stat
     const other = await callError(a.client, 'set_cookies', { cookies: [{ name: 'x', value: 'y', domain: 'example.com', path: '/' }] });
     assert.deepEqual([other.type, other.message], ['extension_denied', 'Cookies of example.com are out of reach: no shared tab shows that domain.']);
     assert.equal((await callError(a.client, 'save_storage_state', { name: 'other', origins: ['http://localhost:9/'] })).type, 'extension_denied');
+  } else if (TEST_CONNECTION === 'own-chrome') {
+    const other = await callError(a.client, 'set_cookies', { cookies: [{ name: 'x', value: 'y', domain: 'example.com', path: '/' }] });
+    assert.deepEqual([other.type, other.message], ['origin_not_shared', 'Cookies of example.com are out of reach: no tab in reach shows that domain.']);
+    await call(a.client, 'clear_cookies', { name: 'sid' });
+    assert.deepEqual((await call<{ count: number }>(a.client, 'get_cookies', {})).count, 0);
   } else {
-    await call(a.client, 'clear_cookies', TEST_CONNECTION === 'own-chrome' ? { name: 'sid' } : {});
+    await call(a.client, 'clear_cookies', {});
     assert.deepEqual((await call<{ count: number }>(a.client, 'get_cookies', {})).count, 0);
   }
   await call(a.client, 'delete_storage_state', { name: 'handoff' });
