@@ -98,12 +98,15 @@ test('the caps stop a recording by themselves, and the status and stop_recording
   assert.equal(ended.endedBy, 'max_seconds');
   const stopped = await call<{ recording: Result }>(tw.client, 'stop_recording', { tabId });
   assert.deepEqual(stopped.recording, ended);
-  assert.ok(stopped.recording.durationMs >= 1000 && stopped.recording.durationMs < 2500, JSON.stringify(stopped.recording));
+  // About a second: the cap's timer, plus what a loaded machine adds before the last frame is written.
+  assert.ok(stopped.recording.durationMs >= 1000 && stopped.recording.durationMs < 5000, JSON.stringify(stopped.recording));
   assert.equal(probe(stopped.recording.path!).codec, 'vp8');
   // The size cap, on a page that changes every frame.
   await call(tw.client, 'navigate', { url: `${tw.origin}/busy` });
-  await call(tw.client, 'start_recording', { maxBytes: 64 * 1024, maxSeconds: 20 });
-  const bySize = await until('the size cap', async () => (await call<{ recordings?: { ended: Result[] } }>(tw.client, 'get_bridge_status')).recordings?.ended[0], 15_000);
+  // 64 KB (the least maxBytes takes): a few seconds of the busy page, longer where frames arrive slowly (through the
+  // extension, on a loaded machine), and the length cap far off.
+  await call(tw.client, 'start_recording', { maxBytes: 64 * 1024, maxSeconds: 120 });
+  const bySize = await until('the size cap', async () => (await call<{ recordings?: { ended: Result[] } }>(tw.client, 'get_bridge_status')).recordings?.ended[0], 60_000);
   assert.equal(bySize.endedBy, 'max_bytes', JSON.stringify(bySize));
   assert.ok(bySize.bytes >= 64 * 1024, JSON.stringify(bySize));
   assert.equal((await call<{ recording: Result }>(tw.client, 'stop_recording', { tabId })).recording.endedBy, 'max_bytes');
