@@ -24,7 +24,8 @@ export class RunChannel implements PromptChannel {
   async ask(question: ConsentQuestion, signal: AbortSignal): Promise<ConsentAnswer> {
     const reply = await this.waitReply({
       kind: 'permission',
-      text: `Run ${this.run.id} asks to allow ${question.tool} on ${question.origin}: ${question.description}`.slice(0, 1000),
+      // The run's own steps carry the run's id in their description; a page tool's question (call_webmcp_tool) gets it here.
+      text: `${question.description.startsWith(`Run ${this.run.id}:`) ? '' : `Run ${this.run.id}: `}${question.description} Allow ${question.tool} on ${question.origin}?`.slice(0, 1000),
       decisions: [...DECISIONS],
       tool: question.tool,
       origin: question.origin,

@@ -209,7 +209,11 @@ export const runAbort = defineTool({
     here?.requestStop('aborted');
     // The step in flight finishes first: wait for it a while (10 s), then report.
     const deadline = Date.now() + 10_000;
-    if (here) await Promise.race([here.ended, new Promise(resolve => setTimeout(resolve, 10_000))]);
+    if (here) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([here.ended, new Promise(resolve => (timer = setTimeout(resolve, 10_000)))]);
+      clearTimeout(timer);
+    }
     let after = store.get(run.id) ?? run;
     while (!here && !FINAL_STATES.includes(after.state) && Date.now() < deadline) {
       await new Promise(resolve => setTimeout(resolve, 250));
