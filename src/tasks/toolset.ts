@@ -71,6 +71,8 @@ export async function consequence(tool: string, args: Record<string, unknown>, t
       return typeof args.key === 'string' && /(^|\+)Enter$/i.test(args.key) ? 'presses Enter, which may submit a form' : undefined;
     case 'click':
       if (typeof args.ref !== 'string') return undefined;
+      // The userscript connection reaches its tabs from inside their pages: tabwright cannot examine the element first.
+      if (session.connection.remoteTabs) return 'clicks an element tabwright cannot examine on this connection (it may submit a form)';
       return (await isSubmit(session, args.ref)) ? 'clicks a submit button' : undefined;
     default:
       return undefined;

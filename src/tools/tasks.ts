@@ -139,7 +139,7 @@ export const runStatus = defineTool({
   tabLock: false,
   toolset: 'tasks',
   input: z.object({
-    runId: runIdField.optional(),
+    runId: z.string().min(1).max(64).optional().describe('One run (from run_task or extract); omit for every run'),
   }),
   async handle({ runId }, { config }, res) {
     if (runId !== undefined) return reportRun(res, readRun(config, runId));
