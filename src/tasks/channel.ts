@@ -50,7 +50,7 @@ export class RunChannel implements PromptChannel {
         unlisten();
         signal.removeEventListener('abort', onAbort);
         // A run that ended meanwhile (interrupted by shutdown) keeps its final state.
-        if (run.store.get(run.id)?.state === 'needs_input') run.update({ state: 'running', question: null });
+        if (!run.closed && run.store.get(run.id)?.state === 'needs_input') run.update({ state: 'running', question: null });
         fn();
       };
       const check = () => {
@@ -61,6 +61,7 @@ export class RunChannel implements PromptChannel {
       };
       const onAbort = () => finish(() => reject(signal.reason instanceof Error ? signal.reason : new ToolError('cancelled', 'The question was withdrawn.', 'Nothing to do.')));
       const timer = setInterval(check, POLL_MS);
+      timer.unref();
       const unlisten = run.listen(check);
       if (signal.aborted) return onAbort();
       signal.addEventListener('abort', onAbort, { once: true });

@@ -52,6 +52,8 @@ export class LiveRun {
   /** Aborts the model request and any question the run waits on; never a dispatched step. */
   readonly stop = new AbortController();
   stopReason?: 'aborted' | 'timed_out';
+  /** Set when this process shuts down: the run is stored `interrupted`, and the loop writes nothing more. */
+  closed = false;
   /** Resolves when the loop has ended and its final state is stored. */
   ended!: Promise<void>;
   private readonly listeners = new Set<() => void>();
@@ -94,6 +96,8 @@ export function interruptLiveRuns(): void {
     const record = run.store.get(run.id);
     if (!record || !['running', 'needs_input'].includes(record.state)) continue;
     run.update({ state: 'interrupted', endedAt: Date.now(), question: null, error: { type: 'interrupted', message: `The tabwright process that ran it (pid ${process.pid}) shut down before the run ended.`, hint: 'The steps it took are listed; they are not undone.' } });
+    run.closed = true;
+    run.requestStop('aborted');
   }
 }
 
@@ -130,6 +134,7 @@ export function startRun(ctx: CallContext, req: RunRequest): string {
   const run = new LiveRun(record.id, store);
   live.set(run.id, run);
   const timer = setTimeout(() => run.requestStop('timed_out'), req.timeoutSec * 1000);
+  timer.unref();
   run.ended = loop(run, record, url, ctx, req, validate)
     .catch(error => log.warn(`run ${run.id} ended on an unexpected error:`, error))
     .finally(() => {
@@ -236,8 +241,11 @@ async function loop(run: LiveRun, record: RunRecord, startUrl: string | undefine
   let origin = record.origin;
   let corrections = 0;
 
-  const end = (state: RunState, patch: Parameters<RunStore['update']>[1] = {}) => run.update({ ...patch, state, endedAt: Date.now(), question: null });
+  const end = (state: RunState, patch: Parameters<RunStore['update']>[1] = {}) => {
+    if (!run.closed) run.update({ ...patch, state, endedAt: Date.now(), question: null });
+  };
   const stopped = (): boolean => {
+    if (run.closed) return true;
     if (!run.stopReason && !run.store.abortRequested(run.id)) return false;
     const reason = run.stopReason ?? 'aborted';
     const taken = steps.filter(s => s.action && s.status === 'done').map(s => `${s.n}. ${s.tool}`);

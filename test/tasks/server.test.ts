@@ -67,7 +67,18 @@ test('a run whose server dies mid-run shows as interrupted, with its steps, to t
     assert.equal(run.error.type, 'interrupted');
     assert.match(run.error.message, /^The tabwright process that ran it \(pid \d+\) ended before the run did\.$/);
     assert.match(raw.content[0]!.text!, new RegExp(`^Run ${runId} \\(ask mode, tab 1\\): interrupted after 1 step of 20\\.$`, 'm'));
+    // A server that shuts down cleanly marks its own unfinished runs.
+    model.script([{ delayMs: 60_000, content: 'never' }]);
+    runId = (await call<{ runId: string }>(second.client, 'run_task', { task: 'Think', mode: 'ask' })).runId;
   } finally {
     await second.close();
+  }
+  const third = await connect({ args: ['--toolsets', 'core,tasks'], env });
+  try {
+    const run = await call<{ state: string; error: { message: string } }>(third.client, 'run_status', { runId });
+    assert.equal(run.state, 'interrupted');
+    assert.match(run.error.message, /^The tabwright process that ran it \(pid \d+\) shut down before the run ended\.$/);
+  } finally {
+    await third.close();
   }
 });
