@@ -48,6 +48,12 @@ export interface Config {
   webmcp: WebMcpMode;
   /** The consent gate of WebMCP calls (src/consent/gate.ts). */
   consent: ConsentConfig;
+  /**
+   * The model that runs task-level tools (`run_task`, `extract`; docs/tasks.md): `TABWRIGHT_LLM_URL` (the
+   * OpenAI-compatible base URL, `/v1` included) and `TABWRIGHT_LLM_MODEL`. Undefined when either is unset: the
+   * task tools are then not listed. The key is never here: src/tasks/model.ts reads it when a request goes out.
+   */
+  llm?: LlmConfig;
   /** A remote browser to attach to instead of launching one; undefined = launch. */
   remote?: RemoteConfig;
   /**
@@ -217,15 +223,35 @@ export function resolveScreenshot(flags: ConfigFlags, env: Env): ScreenshotConfi
   };
 }
 
+/** The model endpoint of the task tools (Config.llm; docs/tasks.md, "Configuration"). */
+export interface LlmConfig {
+  /** Base URL without a trailing slash, `/v1` included: requests go to `${url}/chat/completions`. */
+  url: string;
+  model: string;
+  /** Per-request timeout in ms (`TABWRIGHT_LLM_TIMEOUT_MS`, default 120000). */
+  timeoutMs: number;
+}
+
+/** The model config from the environment, or undefined when `TABWRIGHT_LLM_URL` or `TABWRIGHT_LLM_MODEL` is unset. */
+export function resolveLlm(env: Env): LlmConfig | undefined {
+  const url = env.TABWRIGHT_LLM_URL?.trim();
+  const model = env.TABWRIGHT_LLM_MODEL?.trim();
+  if (!url || !model) return undefined;
+  if (!/^https?:\/\//i.test(url)) throw new ToolError('invalid_arguments', `TABWRIGHT_LLM_URL "${url.slice(0, 100)}" is not an http(s) URL.`, 'Set it to the base URL with /v1, e.g. http://127.0.0.1:11434/v1 (Ollama).');
+  const timeout = Number(env.TABWRIGHT_LLM_TIMEOUT_MS);
+  return { url: url.replace(/\/+$/, ''), model, timeoutMs: Number.isFinite(timeout) && timeout > 0 ? Math.min(timeout, 600_000) : 120_000 };
+}
+
 /**
  * A group of tools an MCP client can opt into (ToolDef.toolset): `core` (the default), `scripts` (userscripts and
  * AgentScripts), `storage` (saved storage states, cookies, web storage), `network` (routes and HAR), `emulation`
- * (devices, locale, geolocation, offline), `recording` (a WebM of a tab).
+ * (devices, locale, geolocation, offline), `recording` (a WebM of a tab), `tasks` (runs of a configured model over
+ * tabwright's own tools: docs/tasks.md).
  */
-export type Toolset = 'core' | 'scripts' | 'storage' | 'network' | 'emulation' | 'recording';
+export type Toolset = 'core' | 'scripts' | 'storage' | 'network' | 'emulation' | 'recording' | 'tasks';
 
 /** Every tool set; `all` in `--toolsets` means these. */
-export const TOOLSETS: readonly Toolset[] = ['core', 'scripts', 'storage', 'network', 'emulation', 'recording'];
+export const TOOLSETS: readonly Toolset[] = ['core', 'scripts', 'storage', 'network', 'emulation', 'recording', 'tasks'];
 
 /**
  * Parses `core,scripts` / `all` (comma- or space-separated).
@@ -466,6 +492,7 @@ export function resolveConfig(flags: ConfigFlags = {}, env: Env = process.env): 
       timeoutMs: Number.isFinite(consentTimeout) && consentTimeout > 0 ? Math.min(consentTimeout, CONSENT_TIMEOUT_MS) : CONSENT_TIMEOUT_MS,
       terminal: env.TABWRIGHT_CONSENT_TTY !== '0',
     },
+    llm: resolveLlm(env),
     remote,
     own,
     isolateSessions,

@@ -63,6 +63,9 @@ export const ERROR_TYPES = [
   'pick_not_running',
   'recording_active',
   'recording_not_running',
+  'model_unavailable',
+  'run_not_found',
+  'extraction_failed',
   'internal',
 ] as const;
 

@@ -16,7 +16,7 @@ const log = logger('consent');
  * `dashboard` = the local dashboard's page, `consent_cli` = `tabwright consent answer`); `none` when no channel could
  * ask.
  */
-export type AuditChannel = 'override' | 'rules' | 'script' | 'default' | 'rules_invalid' | 'auto' | 'elicitation' | 'terminal' | 'browser' | 'cli' | 'dashboard' | 'consent_cli' | 'none';
+export type AuditChannel = 'override' | 'rules' | 'script' | 'default' | 'rules_invalid' | 'auto' | 'elicitation' | 'terminal' | 'browser' | 'cli' | 'run' | 'dashboard' | 'consent_cli' | 'none';
 
 export interface AuditEntry {
   /** ISO 8601. */

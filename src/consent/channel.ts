@@ -79,7 +79,7 @@ export function answerLabel(answer: ConsentAnswer, code: boolean): string {
 
 /** A way to ask the human. `name` is what the audit log records as the channel. */
 export interface PromptChannel {
-  readonly name: 'elicitation' | 'terminal' | 'browser' | 'cli';
+  readonly name: 'elicitation' | 'terminal' | 'browser' | 'cli' | 'run';
   /**
    * True for a channel that can ask only in the call's own result (the
    * 2026-07-28 `input_required` flow): it cannot ask once that result went
@@ -115,6 +115,7 @@ export function surfaceName(channel: string): string {
     case 'browser': return 'the tabwright extension\'s window';
     case 'cli': return 'the CLI\'s terminal';
     case 'terminal': return 'the server\'s terminal';
+    case 'run': return 'run_respond (a task run\'s question)';
     default: return channel;
   }
 }
@@ -141,6 +142,13 @@ export function questionText(q: ConsentQuestion): string {
     return [
       `An agent wants to run tabwright's ${oneLine(q.tool, 64)} in ${oneLine(q.origin, 200)}${q.tabId !== undefined ? ` (tab ${q.tabId})` : ''}: code the agent wrote, with the page's full authority.`,
       `Code: ${oneLine(q.argumentsPreview, 500)}`,
+      `Allow it? (expires in ${seconds} s)`,
+    ].join('\n');
+  }
+  if (q.source === 'task') {
+    return [
+      `A tabwright task run (run_task, act mode) in ${oneLine(q.origin, 200)}${q.tabId !== undefined ? ` (tab ${q.tabId})` : ''} wants to take a consequential step: ${oneLine(q.description, 300)}`,
+      `Step: ${oneLine(q.tool, 64)} ${oneLine(q.argumentsPreview, 500)}`,
       `Allow it? (expires in ${seconds} s)`,
     ].join('\n');
   }

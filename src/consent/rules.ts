@@ -53,7 +53,8 @@ export interface ConsentSubject {
   annotations?: ToolHints;
   /**
    * Who registered it: the browser's native WebMCP, the polyfill, or an AgentScript; `userscript` for a userscript's
-   * request to a host (`@connect <host>`, src/userscripts/gmServer.ts).
+   * request to a host (`@connect <host>`, src/userscripts/gmServer.ts); `task` for a consequential step of a task
+   * run (src/tasks/runner.ts, tool `run_task:<tool>`).
    */
   source: 'native' | 'polyfill' | 'agentscript' | 'userscript' | string;
   /** The AgentScript that registered the tool, when one did (overrides can be per script). */
@@ -95,7 +96,7 @@ const RuleSchema = z.strictObject({
   origin: z.string().min(1).optional(),
   tool: z.string().min(1).optional(),
   scriptId: z.string().min(1).optional(),
-  source: z.enum(['native', 'polyfill', 'agentscript', 'tabwright', 'userscript']).optional(),
+  source: z.enum(['native', 'polyfill', 'agentscript', 'tabwright', 'userscript', 'task']).optional(),
   annotations: HintsSchema.optional(),
   permission: z.enum(['allow', 'prompt', 'deny']),
   /** Free text for the human who wrote the rule. */

@@ -13,7 +13,7 @@ import { RELAY_PROTOCOL } from '../relay/protocol.js';
 import type { CallContext, Caller, ClientInfo, RelayStatus } from '../tools/context.js';
 import { ToolError } from '../errors.js';
 import { invokeTool } from '../tools/invoke.js';
-import { TOOLS_BY_NAME } from '../tools/registry.js';
+import { TOOLS, TOOLS_BY_NAME } from '../tools/registry.js';
 import type { AnyTool } from '../tools/define.js';
 import type { ToolResult } from '../tools/response.js';
 import type { WaitingFor } from '../tools/waiting.js';
@@ -25,6 +25,7 @@ import { callBudgetOf, withinBudget, type BudgetStatus, type CallBudget } from '
 import { checkCall } from '../consent/policy.js';
 import { readScriptResource, type ResourceText } from '../userscripts/resources.js';
 import { closeScriptServices } from '../userscripts/service.js';
+import { interruptLiveRuns } from '../tasks/runner.js';
 
 /** What the caller's front supplies besides the tool name and arguments. */
 export interface CallHooks {
@@ -218,15 +219,17 @@ export class LocalDispatcher implements Dispatcher {
     // A batch's steps run as calls of their own (src/tools/batch.ts): validated, locked and gated one by one.
     call.steps = {
       tool: stepName => TOOLS_BY_NAME.get(stepName),
+      all: () => TOOLS,
       // Each step passes the policy and, unless a follower relayed the batch (it counted the batch as one call),
       // the budget as a call of its own (docs/policy.md).
-      run: (stepTool, stepArgs) => {
+      run: (stepTool, stepArgs, over) => {
         try {
           checkCall(this.config.policy, stepTool.name, stepArgs);
         } catch (error) {
           return Promise.resolve(refused(error as ToolError));
         }
-        const step = () => this.run(stepTool, stepArgs, { ...call, steps: undefined, progress: async () => undefined }, scope);
+        // A task run's steps (src/tasks/) have no waiting hook: the call that started the run has ended.
+        const step = () => this.run(stepTool, stepArgs, over ? { ...call, ...over, waiting: undefined, steps: undefined, progress: async () => undefined } : { ...call, steps: undefined, progress: async () => undefined }, scope);
         return hooks.relay?.role === 'follower' ? step() : withinBudget(this.budget, stepTool.name, hooks.sessionKey, step, refused);
       },
     };
@@ -269,6 +272,8 @@ export class LocalDispatcher implements Dispatcher {
   }
 
   async close(): Promise<void> {
+    // Task runs end with this process: they show as interrupted, with the steps they took (docs/tasks.md).
+    interruptLiveRuns();
     const keyed = [...this.keyed.values()];
     this.keyed.clear();
     await Promise.all(keyed.map(session => session.close()));

@@ -129,7 +129,8 @@ export function buildServer(dispatcher: Dispatcher, config: Config, request: Mcp
   registerResources(server, dispatcher);
   announceCapabilities(server, config);
   // Only the configured tool sets are listed; the dispatcher still runs any tool by name.
-  for (const tool of TOOLS.filter(t => !t.humanOnly && config.toolsets.includes(t.toolset ?? 'core'))) {
+  // The task tools need a model: without one they are not listed (get_bridge_status says why; docs/tasks.md).
+  for (const tool of TOOLS.filter(t => !t.humanOnly && config.toolsets.includes(t.toolset ?? 'core') && (t.toolset !== 'tasks' || config.llm))) {
     server.registerTool(
       tool.name,
       {

@@ -115,6 +115,12 @@ export interface CallContext {
 export interface StepRunner {
   /** The tool named `name`, if there is one. */
   tool(name: string): AnyTool | undefined;
-  /** Runs `tool` with raw `args` as the dispatcher would. Never throws: a failure is an `isError` result. */
-  run(tool: AnyTool, args: unknown): Promise<ToolResult>;
+  /** Every tool (the registry), for a caller that picks its own subset (src/tasks/toolset.ts). */
+  all(): readonly AnyTool[];
+  /**
+   * Runs `tool` with raw `args` as the dispatcher would. Never throws: a failure is an `isError` result.
+   * @param over  what the step gets instead of the caller's: its own consent channel (a task run's questions go to
+   *   the run, src/tasks/channel.ts) and signal.
+   */
+  run(tool: AnyTool, args: unknown, over?: Pick<CallContext, 'prompt' | 'signal'>): Promise<ToolResult>;
 }

@@ -33,6 +33,7 @@ import { resizeViewport } from './viewport.js';
 import { emulate } from './emulation.js';
 import { recordingTools } from './recording.js';
 import { waitFor } from './waitFor.js';
+import { taskTools } from './tasks.js';
 import { waitForCall } from './waitForCall.js';
 import { webmcpTools } from './webmcp.js';
 
@@ -73,6 +74,7 @@ export const TOOLS: readonly AnyTool[] = [
   runMenuCommand,
   emulate,
   ...recordingTools,
+  ...taskTools,
 ] as unknown as AnyTool[];
 
 /** Every tool by name. */

@@ -3,7 +3,7 @@ import * as z from 'zod';
 import { scriptService } from '../userscripts/service.js';
 import { VERSION } from '../version.js';
 import { defineTool } from './define.js';
-import type { OwnBrowserConfig } from '../config.js';
+import type { Config, OwnBrowserConfig } from '../config.js';
 import { HARDENED_OFF, HARDENED_OFF_USES, hasHostRules, restricts, type Policy } from '../consent/policy.js';
 import type { BudgetStatus } from './context.js';
 import { REQUEST_GAPS } from '../session/requestPolicy.js';
@@ -53,6 +53,7 @@ export const getBridgeStatus = defineTool({
       budget: budget ?? null,
       // The process that runs this call serves the dashboard (a follower's calls run on its leader): no key in it.
       dashboard: consentHub.surfaceUrl ? { url: consentHub.surfaceUrl } : null,
+      tasks: tasksStatus(config),
     };
     res.merge(status);
     // Which way userscripts reach pages (on the extension: chrome.userScripts when "Allow User Scripts" is on).
@@ -85,6 +86,9 @@ export const getBridgeStatus = defineTool({
     for (const { tabId, ...state } of emulating) res.text(`Tab ${tabId} emulates: ${describeEmulation(state)}.`);
     for (const r of recordings.active) res.text(`Recording tab ${r.tabId} since ${r.startedAt} (${r.seconds} s, ${r.frames} frames; caps ${r.maxSeconds} s, ${r.maxBytes} bytes).`);
     for (const r of recordings.ended) res.text(`${recordingLine(r)} (stop_recording {tabId: ${r.tabId}} reports it once)`);
+    res.text(status.tasks.available
+      ? `Tasks: model ${status.tasks.model} at ${status.tasks.url}${status.tasks.listed ? '' : ' (tool set tasks is off: --toolsets tasks lists run_task, extract, run_status, run_respond, run_abort)'}.`
+      : `Tasks: unavailable, ${status.tasks.reason}`);
     if (status.dashboard) res.text(`Dashboard: ${status.dashboard.url} (\`tabwright dashboard\` prints the address with its key)`);
     if (userscripts) {
       res.text(userscripts.path === 'chrome.userScripts'
@@ -101,6 +105,16 @@ export const getBridgeStatus = defineTool({
     }
   },
 });
+
+/**
+ * The task tools as get_bridge_status shows them (docs/tasks.md): the model's name and URL (without user info,
+ * query or key), whether the tool set lists them, or why they are unavailable.
+ */
+function tasksStatus(config: Config) {
+  if (!config.llm) return { available: false, listed: false, reason: 'no model configured: set TABWRIGHT_LLM_URL (with /v1) and TABWRIGHT_LLM_MODEL where the server starts (docs/tasks.md); run_task, extract, run_status, run_respond and run_abort are not listed until then.' };
+  const url = new URL(config.llm.url);
+  return { available: true, listed: config.toolsets.includes('tasks'), model: config.llm.model, url: `${url.origin}${url.pathname}`.replace(/\/$/, '') };
+}
 
 /** The policy as get_bridge_status shows it (docs/policy.md): what is off, and the host rules. */
 function policyStatus(policy: Policy) {

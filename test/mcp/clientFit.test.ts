@@ -24,7 +24,9 @@ test('every tool description and the instructions fit Claude Code\'s 2,048 chara
 });
 
 test('tools/list over stdio: the instructions as written, no outputSchema on any tool, every tool set listed with --toolsets all', async () => {
-  const transport = new StdioClientTransport({ command: process.execPath, args: serverArgs(['--toolsets', 'all']), stderr: 'pipe', cwd: ROOT });
+  // A model configured (never asked: listing does not call it), so the task tools are listed too (docs/tasks.md).
+  const env = { ...(process.env as Record<string, string>), TABWRIGHT_LLM_URL: 'http://127.0.0.1:9/v1', TABWRIGHT_LLM_MODEL: 'fit' };
+  const transport = new StdioClientTransport({ command: process.execPath, args: serverArgs(['--toolsets', 'all']), stderr: 'pipe', cwd: ROOT, env });
   const client = new Client({ name: 'fit', version: '0.0.0' });
   await client.connect(transport);
   try {
@@ -38,7 +40,7 @@ test('tools/list over stdio: the instructions as written, no outputSchema on any
     }
     // Annotations carry only what differs from the spec's defaults; the declarations' `destructive` flag leaves destructiveHint at its default (true).
     const destructive = tools.filter(t => t.annotations?.readOnlyHint !== true && t.annotations?.destructiveHint !== false).map(t => t.name).sort();
-    assert.deepEqual(destructive, ['add_element', 'batch', 'clear_cookies', 'close_browser', 'close_tab', 'delete_script', 'delete_storage_state', 'execute']);
+    assert.deepEqual(destructive, ['add_element', 'batch', 'clear_cookies', 'close_browser', 'close_tab', 'delete_script', 'delete_storage_state', 'execute', 'run_task']);
     assert.deepEqual(destructive, TOOLS.filter(t => t.destructive && !t.humanOnly).map(t => t.name).sort());
   } finally {
     await client.close();

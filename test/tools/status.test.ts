@@ -91,6 +91,8 @@ test('before the browser starts: not running, no tabs, and the call does not sta
     budget: null,
     // The test servers run without a dashboard (test/dashboard/dashboard.test.ts has one).
     dashboard: null,
+    // No model configured: the task tools are not listed (test/tasks/server.test.ts lists them with one).
+    tasks: { available: false, listed: false, reason: 'no model configured: set TABWRIGHT_LLM_URL (with /v1) and TABWRIGHT_LLM_MODEL where the server starts (docs/tasks.md); run_task, extract, run_status, run_respond and run_abort are not listed until then.' },
   });
   // Asking again (and listing tabs) still does not start it.
   await call(tw.client, 'list_tabs');
