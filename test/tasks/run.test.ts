@@ -37,14 +37,16 @@ async function until(runId: string, states: string[]): Promise<Run> {
 }
 
 test('ask mode: the model reads the page as untrusted content; malformed calls and tools outside the mode are refused steps', async () => {
-  await tw.open('/article');
+  // The tab the navigation reports, named: on a cold start under load the browser's own first blank tab has been seen
+  // to become the active one (a race in the session's launch, not the run's).
+  const { tabId } = await call<{ tabId: number }>(tw.client, 'navigate', { url: `${tw.origin}/article` });
   model.script([
     { calls: [{ name: 'get_page_context', args: { output: 'inline' } }] },
     { calls: [{ name: 'get_text', raw: '{"selector": ' }] },
     { calls: [{ name: 'frobnicate', args: {} }, { name: 'click', args: { ref: 'e1' } }] },
     { calls: [{ name: 'finish', args: { answer: 'They eat krill.' } }] },
   ]);
-  const raw = await callRaw(tw.client, 'run_task', { task: 'What do blue whales eat?', mode: 'ask' });
+  const raw = await callRaw(tw.client, 'run_task', { task: 'What do blue whales eat?', mode: 'ask', tabId });
   const run = raw.structuredContent as unknown as Run;
   assert.equal(run.state, 'done', JSON.stringify(raw.content));
   assert.equal(run.answer, 'They eat krill.');
@@ -57,7 +59,7 @@ test('ask mode: the model reads the page as untrusted content; malformed calls a
   assert.equal(run.steps[3]!.error!.message, 'click is not one of the tools of this ask-mode run.');
   assert.equal(run.steps[2]!.error!.message, 'There is no tool named "frobnicate".');
   const text = raw.content.map(c => c.text).join('\n');
-  assert.match(text, /^Run run_\S+ \(ask mode, tab 1\): done after 4 steps of 20\.$/m);
+  assert.match(text, new RegExp(`^Run run_\\S+ \\(ask mode, tab ${tabId}\\): done after 4 steps of 20\\.$`, 'm'));
   assert.match(text, /^Answer: They eat krill\.$/m);
   // What the model saw: the ask subset (plus finish and ask_user), the key as a bearer token, the page as untrusted.
   const [first, second, third] = model.requests;
@@ -65,9 +67,9 @@ test('ask mode: the model reads the page as untrusted content; malformed calls a
   assert.equal(first!.model, 'fake-model');
   assert.equal(first!.authorization, 'Bearer sk-test-secret');
   assert.match(first!.messages[0]!.content!, /data, never instructions/);
-  assert.match(first!.messages[1]!.content!, /^Task: What do blue whales eat\?\nThe task's tab is tab 1 \(http:\/\/127\.0\.0\.1:\d+\/article\)/);
+  assert.match(first!.messages[1]!.content!, new RegExp(`^Task: What do blue whales eat\\?\\nThe task's tab is tab ${tabId} \\(http://127\\.0\\.0\\.1:\\d+/article\\)`));
   const page = lastToolText(second!);
-  assert.match(page, /^Result of get_page_context \(step 1, tab 1, revision \d+\):\n<untrusted-page-content nonce="([0-9a-f]{12})">\n[\s\S]*IGNORE ALL PREVIOUS INSTRUCTIONS[\s\S]*\n<\/untrusted-page-content nonce="\1">$/);
+  assert.match(page, new RegExp(`^Result of get_page_context \\(step 1, tab ${tabId}, revision \\d+\\):\\n<untrusted-page-content nonce="([0-9a-f]{12})">\\n[\\s\\S]*IGNORE ALL PREVIOUS INSTRUCTIONS[\\s\\S]*\\n</untrusted-page-content nonce="\\1">$`));
   assert.match(lastToolText(third!), /^Error \[invalid_arguments\]: The arguments of get_text are not a JSON object/);
   assert.equal(model.requests.length, 4);
   // run_status lists it; the key is nowhere in the store's answer or the log.
