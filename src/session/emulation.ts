@@ -161,12 +161,12 @@ export async function applyEmulation(tab: Tab, next: EmulationState, password?: 
   }
   if (changed('locale')) {
     await cdp.send('Emulation.setLocaleOverride', next.locale ? { locale: next.locale } : {}).catch((error: Error) => {
-      throw new ToolError('invalid_arguments', `The browser refused locale "${next.locale}": ${error.message}`, 'Use a BCP 47 tag such as "de-DE" or "ja-JP".');
+      throw new ToolError('invalid_arguments', `The browser refused locale "${next.locale}": ${browserReason(error)}.`, 'Use a BCP 47 tag such as "de-DE" or "ja-JP".');
     });
   }
   if (changed('timezone')) {
     await cdp.send('Emulation.setTimezoneOverride', { timezoneId: next.timezone ?? '' }).catch((error: Error) => {
-      throw new ToolError('invalid_arguments', `The browser does not know time zone "${next.timezone}": ${error.message}`, 'Use an IANA name such as "Europe/Berlin" or "America/New_York".');
+      throw new ToolError('invalid_arguments', `The browser does not know time zone "${next.timezone}" (${browserReason(error)}).`, 'Use an IANA name such as "Europe/Berlin" or "America/New_York".');
     });
   }
   if (changed('geolocation')) {
@@ -282,4 +282,9 @@ export function describeEmulation(s: EmulationState): string {
   if (s.extraHeaders && Object.keys(s.extraHeaders).length) parts.push(`extra headers ${Object.keys(s.extraHeaders).join(', ')}`);
   if (s.httpCredentials) parts.push(`HTTP credentials of user ${s.httpCredentials.username}`);
   return parts.join(', ') || 'nothing';
+}
+
+/** The browser's own words in a CDP error (`cdpSession.send: Protocol error (Emulation.x): Invalid timezone id` → `Invalid timezone id`). */
+function browserReason(error: Error): string {
+  return error.message.replace(/^[\s\S]*?Protocol error \([^)]*\):\s*/, '').split('\n')[0]!.trim();
 }

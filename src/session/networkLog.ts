@@ -151,7 +151,8 @@ export class NetworkLog {
    */
   async query(opts: { since?: number; allDocuments?: boolean; match?: (entry: NetworkEntry) => boolean; limit?: number } = {}): Promise<{ entries: NetworkEntry[]; omitted: number }> {
     const from = opts.since !== undefined ? opts.since + 1 : opts.allDocuments ? 0 : this.documentStart;
-    const matching = this.entries.filter(e => e.id >= from && (!opts.match || opts.match(e)));
+    // `match` sees what callers see, the route that handled the request included (publicEntry).
+    const matching = this.entries.filter(e => e.id >= from && (!opts.match || opts.match(publicEntry(e))));
     const limit = opts.limit ?? 50;
     const chosen = matching.slice(-limit);
     await Promise.all(chosen.filter(e => e.state === 'finished' && e.size === undefined).map(async e => {

@@ -169,7 +169,9 @@ class Recording {
   }
 
   status(): ActiveRecording {
-    return { tabId: this.tab.id, startedAt: this.startedAt, seconds: Math.round((Date.now() - this.started) / 100) / 10, frames: this.frames, maxSeconds: this.maxSeconds, maxBytes: this.maxBytes };
+    // The video's frames so far: a still page repeats its last frame, written when the next one comes (or at the end).
+    const elapsed = Date.now() - this.started;
+    return { tabId: this.tab.id, startedAt: this.startedAt, seconds: Math.round(elapsed / 100) / 10, frames: Math.max(this.frames, Math.floor((elapsed / 1000) * RECORDING_FPS)), maxSeconds: this.maxSeconds, maxBytes: this.maxBytes };
   }
 
   private bytesNow(): number {

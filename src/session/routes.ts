@@ -53,6 +53,8 @@ export interface RouteMark {
   routeId: string;
   /** `from_har`: answered from the route's HAR file; a HAR route's `abort` is a request the HAR lacks (notFound abort). */
   action: RouteAction | 'from_har';
+  /** True when a route_from_har route made the mark (an `abort` is then a request its HAR lacks). */
+  har?: true;
 }
 
 /** One route as list_routes shows it. */
@@ -194,7 +196,7 @@ export class RouteTable {
       const known = keys.has(`${request.method().toUpperCase()} ${request.url()}`);
       if (known || notFound === 'abort') {
         info.hits++;
-        marks.set(request, { routeId: id, action: known ? 'from_har' : 'abort' });
+        marks.set(request, { routeId: id, action: known ? 'from_har' : 'abort', har: true });
       }
       await route.fallback().catch(() => undefined);
     });

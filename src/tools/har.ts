@@ -100,7 +100,7 @@ export const startHar = defineTabTool({
     const state = of(ctx.session);
     const running = state.running.get(tab.id);
     if (running) {
-      throw new ToolError('invalid_arguments', `Tab ${tab.id} is already being recorded (to ${running.path}).`, `stop_har {tabId: ${tab.id}} first.`);
+      throw new ToolError('recording_active', `Tab ${tab.id} is already being recorded (to ${running.path}).`, `stop_har {tabId: ${tab.id}} first.`);
     }
     state.ended.delete(tab.id);
     const path = args.path !== undefined ? resolveWritablePath(args.path, ctx.config) : join(ctx.config.workspace, '.tabwright', 'har', `tab${tab.id}-${stamp()}.har`);
@@ -148,7 +148,7 @@ export const stopHar = defineTool({
     const rec = tabId !== undefined ? state.running.get(tabId) : undefined;
     if (!rec) {
       const others = [...state.running.keys()];
-      throw new ToolError('invalid_arguments', `Tab ${tabId ?? '(none active)'} is not being recorded${others.length ? `; tab${others.length === 1 ? '' : 's'} ${others.join(', ')} ${others.length === 1 ? 'is' : 'are'}` : ''}.`,
+      throw new ToolError('recording_not_running', `Tab ${tabId ?? '(none active)'} has no HAR recording${others.length ? `; tab${others.length === 1 ? '' : 's'} ${others.join(', ')} ${others.length === 1 ? 'is' : 'are'} being recorded` : ''}.`,
         others.length ? `Pass tabId: ${others[0]}.` : 'start_har starts a recording.');
     }
     state.running.delete(rec.tab.id);

@@ -73,6 +73,13 @@ export async function pageLoadError(tab: Tab, error: unknown, what: string, time
   // Where the tab is now: Chromium's error page replaces the document, and the refs of the page before it are gone.
   const replaced = previousInstanceId !== undefined && !tab.closed && tab.instanceId !== previousInstanceId;
   const where = replaced ? ` Tab ${tab.id} now shows the browser's error page (revision ${tab.revision}); the refs of the page before are gone.` : '';
+  // A route the agent set (route, route_from_har) that aborted the document's request: name it, not the network. The
+  // request's failure event may trail the load's error, so its mark is what counts.
+  const routed = netError ? (await tab.network.query({ allDocuments: true, match: e => e.navigation && e.route?.action === 'abort' })).entries.at(-1)?.route : undefined;
+  if (routed) {
+    const how = routed.har ? `the HAR route ${routed.routeId} has no entry for it and aborts what its HAR lacks (notFound: "abort")` : `route ${routed.routeId} aborts it`;
+    return new ToolError('navigation_failed', `Could not ${what}: ${netError}: ${how}.${where}`, `That route was set through tabwright: list_routes shows it, unroute {routeId: "${routed.routeId}"} removes it${routed.har ? ' (or route_from_har again with notFound: "fallback")' : ''}.`, { routeId: routed.routeId });
+  }
   return new ToolError('navigation_failed', `Could not ${what}: ${netError ?? message}.${where}`, 'Check that the URL is right and the site is reachable from this machine.');
 }
 

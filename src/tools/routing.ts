@@ -54,7 +54,8 @@ export const route = defineTool({
     tabId: tabIdField,
     status: z.number().int().min(100).max(599).optional().describe('fulfill: HTTP status (default 200)'),
     headers: headersField.describe('fulfill: response headers; continue: request headers to set'),
-    body: z.string().max(5_000_000).optional().describe('fulfill: response body (JSON gets application/json)'),
+    body: z.union([z.string().max(5_000_000), z.array(z.unknown()), z.record(z.string(), z.unknown())]).optional()
+      .describe('fulfill: response body: text, or a JSON object or array (served as JSON, application/json)'),
     contentType: z.string().min(1).max(200).optional().describe('fulfill: Content-Type'),
     method: z.string().min(1).max(20).optional().describe('continue: send with this method'),
     postData: z.string().max(5_000_000).optional().describe('continue: send this request body'),
@@ -75,7 +76,10 @@ export const route = defineTool({
       throw new ToolError('invalid_arguments', `${(error as Error).message}.`, 'Write a glob such as "**/api/items*" (** matches across slashes), an absolute URL, or a regular expression in slashes such as "/\\/api\\/items\\?page=\\d+/".');
     }
     const { target, tabId } = await targetOf(ctx, args.scope, args.tabId);
-    const spec: RouteSpec = { ...args };
+    // A JSON object or array is served as its JSON text (isJson then gives it application/json).
+    const body = args.body === undefined || typeof args.body === 'string' ? args.body : JSON.stringify(args.body);
+    if (body !== undefined && body.length > 5_000_000) throw new ToolError('invalid_arguments', `body is ${body.length} characters of JSON, over 5,000,000.`, 'Serve a smaller answer, or route_from_har for recorded large ones.');
+    const spec: RouteSpec = { ...args, body };
     const info = await routesOf(ctx.session).add(target, tabId, spec);
     res.merge({ routeId: info.id, route: info });
     res.text(`Added route ${routeLine(info)}.`);

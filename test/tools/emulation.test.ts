@@ -119,5 +119,7 @@ test('offline and back; extra headers and HTTP credentials reach the server; an 
   assert.match(error.hint, /^Close matches: "iPhone 13 Pro"/);
   const tz = await callError(tw.client, 'emulate', { timezone: 'Mars/Olympus' });
   assert.equal(tz.type, 'invalid_arguments');
+  // The browser's reason, without the DevTools protocol's wrapping.
+  assert.equal(tz.message, 'The browser does not know time zone "Mars/Olympus" (Invalid timezone id).');
   assert.equal((await call<{ emulation?: unknown }>(tw.client, 'get_bridge_status')).emulation, undefined);
 });

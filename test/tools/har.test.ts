@@ -81,7 +81,7 @@ test('a recorded page load: entries, statuses, bodies within the caps, a 0600 fi
   assert.equal(await shown(), 'items: server-1');
   const listed = await callRaw(tw.client, 'list_network_requests', { filter: '/api/' });
   const entries = (listed.structuredContent as unknown as { requests: Array<{ url: string; status: number; route?: unknown }> }).requests;
-  assert.deepEqual(entries.map(e => [pathOf(e.url), e.status, e.route]), [['/api/items', 200, { routeId: replay.routeId, action: 'from_har' }], ['/api/big', 200, undefined]]);
+  assert.deepEqual(entries.map(e => [pathOf(e.url), e.status, e.route]), [['/api/items', 200, { routeId: replay.routeId, action: 'from_har', har: true }], ['/api/big', 200, undefined]]);
   assert.match(listed.content.map(c => c.text).join('\n'), /\/api\/items → 200 .*answered from a HAR by route r1/);
   const routes = (await call<{ routes: Array<{ id: string; action: string; hits: number; har: string }> }>(tw.client, 'list_routes')).routes;
   assert.deepEqual(routes.map(r => [r.id, r.action, r.hits, r.har]), [['r1', 'from_har', 1, stopped.path]]);
@@ -106,7 +106,7 @@ test('a tab that closes while recording leaves a whole HAR, which stop_har then 
   // Without the body read, its size is what came over the wire (chunked here: more than its 22 bytes).
   assert.ok(items.response.bodySize >= 22, String(items.response.bodySize));
   assert.deepEqual(items.response.content, { size: items.response.bodySize, mimeType: 'application/json', comment: 'body left out: bodies were not recorded' });
-  assert.equal((await callError(tw.client, 'stop_har', { tabId })).type, 'invalid_arguments');
+  assert.equal((await callError(tw.client, 'stop_har', { tabId })).type, 'recording_not_running');
 });
 
 test('errors: a path outside the workspace, not .har, recording twice, stopping none; a HAR to replay that is missing or not a HAR', async () => {
@@ -116,9 +116,10 @@ test('errors: a path outside the workspace, not .har, recording twice, stopping 
   assert.equal((await callError(tw.client, 'start_har', { path: 'x.json' })).type, 'invalid_arguments');
   assert.equal(existsSync(join(tw.workspace, '..', 'elsewhere.har')), false);
   const none = await callError(tw.client, 'stop_har', {});
-  assert.deepEqual([none.type, none.hint], ['invalid_arguments', 'start_har starts a recording.']);
+  assert.deepEqual([none.type, none.message, none.hint], ['recording_not_running', `Tab ${(await call<{ tabs: Array<{ tabId: number; active: boolean }> }>(tw.client, 'list_tabs')).tabs.find(t => t.active)!.tabId} has no HAR recording.`, 'start_har starts a recording.']);
   await call(tw.client, 'start_har', {});
   const twice = await callError(tw.client, 'start_har', {});
+  assert.equal(twice.type, 'recording_active');
   assert.match(twice.message, /^Tab \d+ is already being recorded/);
   await call(tw.client, 'stop_har', {});
   assert.equal((await callError(tw.client, 'route_from_har', { path: 'missing.har' })).type, 'file_not_found');

@@ -125,3 +125,19 @@ test('errors: a bad pattern, fields of another action, an unknown route id; noth
   assert.equal((await callError(tw.client, 'unroute', {})).type, 'invalid_arguments');
   assert.deepEqual(await routes(), []);
 });
+
+test('a JSON body given as a value is served as JSON; a navigation a route aborts names that route', async () => {
+  await call(tw.client, 'navigate', { url: `${tw.origin}/shop` });
+  const json = await call<{ routeId: string }>(tw.client, 'route', { pattern: '**/api/items', action: 'fulfill', body: { items: ['as-value'] } });
+  assert.equal((await shop()).items, 'items: as-value');
+  const blocked = await call<{ routeId: string }>(tw.client, 'route', { pattern: '**/account', action: 'abort' });
+  const raw = await callRaw(tw.client, 'navigate', { url: `${tw.origin}/account` });
+  assert.equal(raw.isError, true);
+  const error = (raw.structuredContent as { error: { type: string; message: string; hint: string }; routeId?: string });
+  assert.equal(error.error.type, 'navigation_failed');
+  assert.match(error.error.message, new RegExp(`^Could not load ${tw.origin.replace(/\./g, '\\.')}/account: net::ERR_FAILED: route ${blocked.routeId} aborts it\\.`));
+  assert.equal(error.error.hint, `That route was set through tabwright: list_routes shows it, unroute {routeId: "${blocked.routeId}"} removes it.`);
+  assert.equal(error.routeId, blocked.routeId);
+  await call(tw.client, 'unroute', { all: true });
+  assert.notEqual(json.routeId, blocked.routeId);
+});
