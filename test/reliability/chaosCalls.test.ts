@@ -175,17 +175,20 @@ test('the tab closed by its opener in the middle of each kind of call: tab_not_f
     // Set just before the call starts, to land CLOSE_LAG_MS after midCall looks whether the call is still running.
     await call(tw.client, 'execute', { tabId: opener, code: `setTimeout(() => window.victim.close(), ${FAULT_AT_MS + CLOSE_LAG_MS}); return 1` });
     const { result, ms, early } = await midCall(tw.client, kind.tool, args);
-    let broke = kind.onClose ? judgeClosedAnswer(result, ms, early) : judge(result, ms, early, 'tab_not_found');
+    // On a loaded machine the action can finish just before the close lands: a success that says the tab closed
+    // during it (tabClosed) is as true and as bounded an answer as tab_not_found.
+    const finishedFirst = !kind.onClose && !early && !result.isError && (result.structuredContent as { tabClosed?: boolean } | undefined)?.tabClosed === true && ms <= BOUND_MS;
+    let broke = kind.onClose ? judgeClosedAnswer(result, ms, early) : finishedFirst ? undefined : judge(result, ms, early, 'tab_not_found');
     const { tabs } = await call<{ tabs: TabRow[] }>(tw.client, 'list_tabs');
     if (!broke && tabs.some(t => t.tabId === victim)) broke = 'list_tabs still lists the closed tab';
     const next = await callRaw(tw.client, 'get_page_context', { tabId: opener, output: 'inline' });
     if (!broke && next.isError) broke = `the next call failed: ${JSON.stringify(next.structuredContent)}`;
-    outcomes.push({ tool: kind.tool, type: errorOf(result)?.type ?? (kind.onClose ? kind.onClose.answer : undefined), ms, broke });
+    outcomes.push({ tool: kind.tool, type: errorOf(result)?.type ?? (kind.onClose ? kind.onClose.answer : finishedFirst ? 'tabClosed' : undefined), ms, broke });
   }
   const { failures, notes } = summary(outcomes);
   record({
     target: 'chaos-tab-closed',
-    what: `A popup closed by its opener (\`w.close()\` on a timer) ${FAULT_AT_MS} ms into a call on it of each kind that waits on the page (${KINDS.filter(closable).map(k => k.tool).join(', ')}): tab_not_found with a hint within ${BOUND_MS / 1000} s (call_webmcp_tool: tabClosed with no result, as for a tool that closes its own window), list_tabs no longer lists it, and a call on another tab works`,
+    what: `A popup closed by its opener (\`w.close()\` on a timer) ${FAULT_AT_MS} ms into a call on it of each kind that waits on the page (${KINDS.filter(closable).map(k => k.tool).join(', ')}): tab_not_found with a hint within ${BOUND_MS / 1000} s, or a success that says the tab closed during the action when the action finished just before the close (call_webmcp_tool: tabClosed with no result, as for a tool that closes its own window), list_tabs no longer lists it, and a call on another tab works`,
     kind: 'chaos',
     inputs: outcomes.length,
     failures,
