@@ -69,38 +69,48 @@ export async function consequence(tool: string, args: Record<string, unknown>, t
       return args.submit === true ? 'presses Enter after typing, which submits the form' : undefined;
     case 'press_key':
       return typeof args.key === 'string' && /(^|\+)Enter$/i.test(args.key) ? 'presses Enter, which may submit a form' : undefined;
-    case 'click':
+    case 'click': {
       if (typeof args.ref !== 'string') return undefined;
       // The userscript connection reaches its tabs from inside their pages: tabwright cannot examine the element first.
-      if (session.connection.remoteTabs) return 'clicks an element tabwright cannot examine on this connection (it may submit a form)';
-      return (await isSubmit(session, args.ref)) ? 'clicks a submit button' : undefined;
+      if (session.connection.remoteTabs) return 'clicks an element tabwright cannot examine on this connection (it may submit a form or follow a link)';
+      const seen = await examine(session, args.ref);
+      if (!seen) return undefined;
+      if (seen.submit) return 'clicks a submit button';
+      // A link is a navigation too: one that leaves the task's site asks, as navigate to another origin does.
+      const target = originOf(seen.link ?? undefined);
+      if (target && taskOrigin && target !== taskOrigin) return `follows a link that leaves the task's site (${taskOrigin}) for ${target}`;
+      return undefined;
+    }
     default:
       return undefined;
   }
 }
 
 /**
- * Whether the element of `ref` submits a form when clicked. A ref that does not resolve (stale, unknown) is not
- * asked about: the click fails the same way without acting (refs never fall back to another element). An element
- * that resolves but cannot be examined counts as a submit.
+ * What clicking the element of `ref` does beyond the page: whether it submits a form, and the URL of the link it is in
+ * (`a[href]`, `area[href]`), if any. A ref that does not resolve (stale, unknown) is not asked about (undefined): the
+ * click fails the same way without acting (refs never fall back to another element). An element that resolves but
+ * cannot be examined counts as a submit.
  */
-async function isSubmit(session: Session, ref: string): Promise<boolean> {
+async function examine(session: Session, ref: string): Promise<{ submit: boolean; link: string | null } | undefined> {
   let handle: Awaited<ReturnType<typeof elementOf>>;
   try {
     handle = await elementOf(await resolveRef(session, ref), ref);
   } catch {
-    return false;
+    return undefined;
   }
   try {
     return await handle.evaluate(el => {
+      const anchor = el.closest('a[href], area[href]') as HTMLAnchorElement | HTMLAreaElement | null;
+      const link = anchor ? anchor.href : null;
       const control = el.closest('button, input');
-      if (!control) return false;
-      if (control instanceof HTMLInputElement) return control.type === 'submit' || control.type === 'image';
+      if (!control) return { submit: false, link };
+      if (control instanceof HTMLInputElement) return { submit: control.type === 'submit' || control.type === 'image', link };
       const type = (control.getAttribute('type') ?? '').toLowerCase();
-      return type === 'submit' || (type === '' && (control as HTMLButtonElement).form !== null);
+      return { submit: type === 'submit' || (type === '' && (control as HTMLButtonElement).form !== null), link };
     });
   } catch {
-    return true;
+    return { submit: true, link: null };
   } finally {
     void handle.dispose().catch(() => undefined);
   }
