@@ -37,17 +37,33 @@ async function until(runId: string, states: string[]): Promise<Run> {
   throw new Error(`run ${runId} never reached ${states.join('/')}`);
 }
 
+/**
+ * `run` once it is in one of `states`: run_task answers after ¾ of the max-wait (1.5 s here), and on a loaded machine a
+ * run can still be on its way there; its status is polled then.
+ */
+async function settle(run: Run, states: string[]): Promise<Run> {
+  return states.includes(run.state) ? run : await until(run.runId, states);
+}
+
+/** The id of the tab that shows `path` (list_tabs): on a cold start under load the browser's own first blank tab has been seen to become the active one. */
+async function tabShowing(path: string): Promise<number> {
+  const { tabs } = await call<{ tabs: Array<{ tabId: number; url: string }> }>(tw.client, 'list_tabs');
+  return tabs.find(t => new URL(t.url).pathname === path)!.tabId;
+}
+
 test('ask mode: the model reads the page as untrusted content; malformed calls and tools outside the mode are refused steps', async () => {
-  // The tab the navigation reports, named: on a cold start under load the browser's own first blank tab has been seen
-  // to become the active one (a race in the session's launch, not the run's).
-  const { tabId } = await call<{ tabId: number }>(tw.client, 'navigate', { url: `${tw.origin}/article` });
+  await tw.open('/article');
+  const tabId = await tabShowing('/article');
   model.script([
     { calls: [{ name: 'get_page_context', args: { output: 'inline' } }] },
     { calls: [{ name: 'get_text', raw: '{"selector": ' }] },
     { calls: [{ name: 'frobnicate', args: {} }, { name: 'click', args: { ref: 'e1' } }] },
     { calls: [{ name: 'finish', args: { answer: 'They eat krill.' } }] },
   ]);
-  const raw = await callRaw(tw.client, 'run_task', { task: 'What do blue whales eat?', mode: 'ask', tabId });
+  const answered = await callRaw(tw.client, 'run_task', { task: 'What do blue whales eat?', mode: 'ask', tabId });
+  const started = answered.structuredContent as unknown as Run;
+  // The text of the run as it ended: run_task's own when the run ended within its wait, else run_status's.
+  const raw = started.state === 'done' ? answered : (await until(started.runId, ['done']), await callRaw(tw.client, 'run_status', { runId: started.runId }));
   const run = raw.structuredContent as unknown as Run;
   assert.equal(run.state, 'done', JSON.stringify(raw.content));
   assert.equal(run.answer, 'They eat krill.');
@@ -82,14 +98,14 @@ test('ask mode: the model reads the page as untrusted content; malformed calls a
 test('a model that never finishes stops at maxSteps; a model error fails the run', async () => {
   await tw.open('/article');
   model.script([{ calls: [{ name: 'get_text', args: {} }] }]);
-  const run = await call<Run>(tw.client, 'run_task', { task: 'Loop', mode: 'ask', maxSteps: 3 });
+  const run = await settle(await call<Run>(tw.client, 'run_task', { task: 'Loop', mode: 'ask', maxSteps: 3 }), ['failed']);
   assert.equal(run.state, 'failed');
   assert.equal(run.steps.length, 3);
   assert.ok(run.steps.every(s => s.tool === 'get_text' && s.status === 'done'));
   assert.deepEqual(run.error, { type: 'step_budget_exhausted', message: 'The run used its 3 steps without finishing.', hint: 'Start a new run with a larger maxSteps (at most 50), or a narrower task.' });
   assert.equal(model.requests.length, 4);
   model.script([{ status: 400 }]);
-  const broken = await call<Run>(tw.client, 'run_task', { task: 'x', mode: 'ask' });
+  const broken = await settle(await call<Run>(tw.client, 'run_task', { task: 'x', mode: 'ask' }), ['failed']);
   assert.equal(broken.state, 'failed');
   assert.equal(broken.error!.type, 'model_unavailable');
   assert.match(broken.error!.message, /answered HTTP 400/);
@@ -101,7 +117,7 @@ test('ask_user puts a question on the run; run_respond answers it and the run go
     { calls: [{ name: 'ask_user', args: { question: 'Which whale?' } }] },
     { calls: [{ name: 'finish', args: { answer: 'ok' } }] },
   ]);
-  const waiting = await call<Run>(tw.client, 'run_task', { task: 'Tell me about a whale', mode: 'ask' });
+  const waiting = await settle(await call<Run>(tw.client, 'run_task', { task: 'Tell me about a whale', mode: 'ask' }), ['needs_input']);
   assert.equal(waiting.state, 'needs_input');
   assert.deepEqual(waiting.question && { kind: waiting.question.kind, text: waiting.question.text }, { kind: 'clarification', text: 'Which whale?' });
   const answered = await call<Run>(tw.client, 'run_respond', { runId: waiting.runId, answer: 'the blue one' });
@@ -128,7 +144,7 @@ test('act mode: a submit asks through the run (a non-answer fails closed), a den
       default: return { calls: [{ name: 'finish', args: { answer: 'sent' } }] };
     }
   });
-  const asking = await call<Run>(tw.client, 'run_task', { task: 'Send the form', mode: 'act' });
+  const asking = await settle(await call<Run>(tw.client, 'run_task', { task: 'Send the form', mode: 'act' }), ['needs_input']);
   assert.equal(asking.state, 'needs_input');
   assert.deepEqual(asking.steps.map(s => [s.tool, s.status]), [['get_page_context', 'done'], ['click', 'done'], ['click', 'running']]);
   assert.equal(await evaluate(tw.client, 'document.title'), 'plain');
@@ -158,7 +174,8 @@ test('act mode: a submit asks through the run (a non-answer fails closed), a den
 });
 
 test('act mode: a link off the task\'s site asks as a navigation there does; a link on it does not', async () => {
-  const { tabId } = await call<{ tabId: number }>(tw.client, 'navigate', { url: `${tw.origin}/links` });
+  await tw.open('/links');
+  const tabId = await tabShowing('/links');
   let refs: { same: string; away: string } | undefined;
   model.script((request, n) => {
     if (n === 1) refs = { same: refOf(lastToolText(request), 'link', 'Same site'), away: refOf(lastToolText(request), 'link', 'Elsewhere') };
@@ -168,7 +185,7 @@ test('act mode: a link off the task\'s site asks as a navigation there does; a l
       default: return { calls: [{ name: 'finish', args: { answer: 'stayed' } }] };
     }
   });
-  const asking = await call<Run>(tw.client, 'run_task', { task: 'Follow a link', mode: 'act', tabId });
+  const asking = await settle(await call<Run>(tw.client, 'run_task', { task: 'Follow a link', mode: 'act', tabId }), ['needs_input']);
   assert.equal(asking.state, 'needs_input', JSON.stringify(asking.steps));
   assert.equal(asking.question!.text, `Run ${asking.runId}: follows a link that leaves the task's site (${tw.origin}) for http://example.test. Allow run_task:click on ${tw.origin}?`);
   await call(tw.client, 'run_respond', { runId: asking.runId, answer: 'deny' });
@@ -210,7 +227,7 @@ test('abort: a dispatched step finishes and is recorded first; a run waiting on 
   // Aborting an ended run stops nothing.
   assert.match((await callRaw(tw.client, 'run_abort', { runId: thinking.runId })).content[0]!.text!, /had already ended; nothing was stopped/);
 
-  const timed = await call<Run>(tw.client, 'run_task', { task: 'Think long', mode: 'ask', timeoutSec: 1 });
+  const timed = await settle(await call<Run>(tw.client, 'run_task', { task: 'Think long', mode: 'ask', timeoutSec: 1 }), ['timed_out']);
   assert.equal(timed.state, 'timed_out');
   assert.equal(timed.error!.type, 'timeout');
 });
