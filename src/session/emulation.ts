@@ -284,7 +284,18 @@ export function describeEmulation(s: EmulationState): string {
   return parts.join(', ') || 'nothing';
 }
 
-/** The browser's own words in a CDP error (`cdpSession.send: Protocol error (Emulation.x): Invalid timezone id` → `Invalid timezone id`). */
+/**
+ * The browser's own words in a CDP error: `cdpSession.send: Protocol error (Emulation.x): Invalid timezone id` →
+ * `Invalid timezone id`; through the extension the reason comes as the JSON of chrome.debugger's error
+ * (`{"code":-32602,"message":"Invalid timezone id"}`), whose message is taken.
+ */
 function browserReason(error: Error): string {
-  return error.message.replace(/^[\s\S]*?Protocol error \([^)]*\):\s*/, '').split('\n')[0]!.trim();
+  const reason = error.message.replace(/^[\s\S]*?Protocol error \([^)]*\):\s*/, '').split('\n')[0]!.trim();
+  try {
+    const parsed = JSON.parse(reason) as { message?: unknown };
+    if (typeof parsed?.message === 'string') return parsed.message;
+  } catch {
+    // plain text
+  }
+  return reason;
 }
