@@ -45,7 +45,7 @@ test('the default tool set lists no script tools; --toolsets all lists them; res
     assert.ok(names.includes('get_bridge_status'));
     for (const t of ['export_script', 'import_script', 'list_scripts', 'delete_script', 'toggle_script', 'sync_scripts']) assert.ok(!names.includes(t), t);
     const resources = (await plain.client.listResources()).resources.map(r => r.uri).sort();
-    assert.deepEqual(resources, ['tabwright://agentscript-conventions', 'tabwright://conventions', 'tabwright://scripts', 'tabwright://userscript-conventions']);
+    assert.deepEqual(resources, ['tabwright://agentscript-conventions', 'tabwright://conventions', 'tabwright://scripts', 'tabwright://userscript-conventions', 'tabwright://webmcp-conventions']);
   } finally {
     await plain.close();
   }
