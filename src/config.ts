@@ -220,12 +220,13 @@ export function resolveScreenshot(flags: ConfigFlags, env: Env): ScreenshotConfi
 /**
  * A group of tools an MCP client can opt into (ToolDef.toolset): `core` (the default), `scripts` (userscripts and
  * AgentScripts), `storage` (saved storage states, cookies, web storage), `network` (routes and HAR), `emulation`
- * (devices, locale, geolocation, offline), `recording` (a WebM of a tab).
+ * (devices, locale, geolocation, offline), `recording` (a WebM of a tab), `webmcp-dev` (for developers of pages'
+ * WebMCP tools: lint_webmcp_tools).
  */
-export type Toolset = 'core' | 'scripts' | 'storage' | 'network' | 'emulation' | 'recording';
+export type Toolset = 'core' | 'scripts' | 'storage' | 'network' | 'emulation' | 'recording' | 'webmcp-dev';
 
 /** Every tool set; `all` in `--toolsets` means these. */
-export const TOOLSETS: readonly Toolset[] = ['core', 'scripts', 'storage', 'network', 'emulation', 'recording'];
+export const TOOLSETS: readonly Toolset[] = ['core', 'scripts', 'storage', 'network', 'emulation', 'recording', 'webmcp-dev'];
 
 /**
  * Parses `core,scripts` / `all` (comma- or space-separated).

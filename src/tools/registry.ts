@@ -35,6 +35,7 @@ import { recordingTools } from './recording.js';
 import { waitFor } from './waitFor.js';
 import { waitForCall } from './waitForCall.js';
 import { webmcpTools } from './webmcp.js';
+import { webmcpDevTools } from './webmcpLint.js';
 
 export const TOOLS: readonly AnyTool[] = [
   ...tabTools,
@@ -73,6 +74,7 @@ export const TOOLS: readonly AnyTool[] = [
   runMenuCommand,
   emulate,
   ...recordingTools,
+  ...webmcpDevTools,
 ] as unknown as AnyTool[];
 
 /** Every tool by name. */

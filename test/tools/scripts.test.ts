@@ -56,12 +56,12 @@ test('the default tool set lists no script tools; --toolsets all lists them; res
 test('--toolsets parsing: core, scripts, all, combinations; an unknown name exits 2 with a hint', async () => {
   assert.deepEqual(parseToolsets('core'), ['core']);
   assert.deepEqual(parseToolsets('scripts'), ['scripts']);
-  assert.deepEqual(parseToolsets('all'), ['core', 'scripts', 'storage', 'network', 'emulation', 'recording']);
+  assert.deepEqual(parseToolsets('all'), ['core', 'scripts', 'storage', 'network', 'emulation', 'recording', 'webmcp-dev']);
   assert.deepEqual(parseToolsets('scripts, core'), ['core', 'scripts']);
   assert.throws(() => parseToolsets('nope'), /Tool set "nope" is unknown/);
   const run = spawnSync(process.execPath, serverArgs(['--toolsets', 'nope']), { encoding: 'utf8', input: '', timeout: 30_000 });
   assert.equal(run.status, 2);
-  assert.match(run.stderr, /Tool set "nope" is unknown\.\nUse core, scripts, storage, network, emulation, recording or all/);
+  assert.match(run.stderr, /Tool set "nope" is unknown\.\nUse core, scripts, storage, network, emulation, recording, webmcp-dev or all/);
 });
 
 test('create from a file keeps BOM and CRLF byte-exact; import writes the same bytes back', async () => {
