@@ -4,7 +4,7 @@
 // tab's own storage alone.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useServer } from '../fixtures/harness.js';
+import { until, useServer } from '../fixtures/harness.js';
 import { call, callRaw, evaluate, TEST_CONNECTION } from '../fixtures/mcp.js';
 
 /** The app: served at /app and, as a single-page app's fallback, at /app/other. */
@@ -62,6 +62,8 @@ for (const mode of MODES) {
 
   test(`${mode}: every rule fires on its bad tool and stays quiet on the good one`, async () => {
     const { tabId } = await call<{ tabId: number }>(tw.client, 'navigate', { url: `${tw.origin}/app` });
+    // The lint checks what the page registered so far: wait until the app's module script has registered all 16.
+    await until('the app registered its tools', async () => (await call<{ tools: unknown[] }>(tw.client, 'list_webmcp_tools', { tabId })).tools.length === 16, 15_000);
     const raw = await callRaw(tw.client, 'lint_webmcp_tools', { tabId });
     const lint = raw.structuredContent as unknown as { tools: string[]; findings: Finding[]; probes: Record<string, unknown> };
     // Through the extension the probes do not run (docs/webmcp-dev.md, "Probes"): the rules without probes still apply.
