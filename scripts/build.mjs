@@ -81,6 +81,8 @@ await build({
 });
 // The agents' handbooks (src/userscripts/handbooks.ts reads them beside itself).
 cpSync('src/userscripts/handbooks', 'dist/userscripts/handbooks', { recursive: true });
+// The app developers' WebMCP handbook (src/webmcp/handbook.ts reads it beside itself).
+cpSync('src/webmcp/handbooks', 'dist/webmcp/handbooks', { recursive: true });
 // The dashboard's page: plain HTML, CSS and one module, served as they are (src/dashboard/server.ts).
 cpSync('src/dashboard/static', 'dist/dashboard/static', { recursive: true });
 for (const bin of ['dist/cli.js', 'dist/mcpMain.js']) chmodSync(bin, 0o755);

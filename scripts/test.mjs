@@ -50,6 +50,7 @@ const CONNECTION_INDEPENDENT = new Map([
   ['test/tools/recordingShutdown.test.ts', 'a recording finalized when the server exits: the shutdown path (src/serve.ts, Session.close) is the same on every kind'],
   ['test/tools/resultSize.test.ts', 'the result bound and its token estimate (src/tools/resultSize.ts)'],
   ['test/tools/scriptSync.test.ts', 'the script store\'s folder sync (src/userscripts/)'],
+  ['test/tools/webmcpHandbook.test.ts', 'the WebMCP handbook\'s examples under native WebMCP and the polyfill: two servers whose browsers differ in the WebMCP feature, which an attached browser\'s own switches decide'],
   ['test/tools/webmcpDifferential.test.ts', 'native WebMCP and the polyfill giving the same answers: two servers whose browsers differ in the WebMCP feature, which an attached browser\'s own switches decide'],
 ]);
 

@@ -30,7 +30,7 @@ export function addServerOptions(cmd: Command): Command {
     .addOption(new Option('--webmcp <mode>', 'native WebMCP, the polyfill, or native where present (env TABWRIGHT_WEBMCP; default auto)').choices(['auto', 'native', 'polyfill']))
     .option('--auto-allow', 'answer every consent prompt "allow" without asking (CI, unattended runs; deny rules still apply)')
     .option('--auto-deny', 'answer every consent prompt "deny" without asking (CI, unattended runs)')
-    .option('--toolsets <list>', 'tool sets MCP clients see: core, scripts, storage, network, emulation, recording, tasks or all, comma-separated (env TABWRIGHT_TOOLSETS; default core)')
+    .option('--toolsets <list>', 'tool sets MCP clients see: core, scripts, storage, network, emulation, recording, tasks, webmcp-dev or all, comma-separated (env TABWRIGHT_TOOLSETS; default core)')
     .option('--structured-content', 'also send structuredContent with successful results (env TABWRIGHT_STRUCTURED_CONTENT=1; default off: Claude Code, Codex and VS Code then show the model only that JSON)')
     .option('--max-wait <seconds>', 'an MCP call still running after this long answers pending; wait_for_call gets its outcome (env TABWRIGHT_MAX_WAIT; default 45, 0 = never)')
     .option('--dashboard-port <port>', 'where the local dashboard listens on 127.0.0.1: a port, 0 = any free one, or off (env TABWRIGHT_DASHBOARD_PORT; default 19682; docs/dashboard.md)')

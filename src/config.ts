@@ -246,12 +246,12 @@ export function resolveLlm(env: Env): LlmConfig | undefined {
  * A group of tools an MCP client can opt into (ToolDef.toolset): `core` (the default), `scripts` (userscripts and
  * AgentScripts), `storage` (saved storage states, cookies, web storage), `network` (routes and HAR), `emulation`
  * (devices, locale, geolocation, offline), `recording` (a WebM of a tab), `tasks` (runs of a configured model over
- * tabwright's own tools: docs/tasks.md).
+ * tabwright's own tools: docs/tasks.md), `webmcp-dev` (for developers of pages' WebMCP tools: lint_webmcp_tools).
  */
-export type Toolset = 'core' | 'scripts' | 'storage' | 'network' | 'emulation' | 'recording' | 'tasks';
+export type Toolset = 'core' | 'scripts' | 'storage' | 'network' | 'emulation' | 'recording' | 'tasks' | 'webmcp-dev';
 
 /** Every tool set; `all` in `--toolsets` means these. */
-export const TOOLSETS: readonly Toolset[] = ['core', 'scripts', 'storage', 'network', 'emulation', 'recording', 'tasks'];
+export const TOOLSETS: readonly Toolset[] = ['core', 'scripts', 'storage', 'network', 'emulation', 'recording', 'tasks', 'webmcp-dev'];
 
 /**
  * Parses `core,scripts` / `all` (comma- or space-separated).

@@ -12,6 +12,7 @@ import { addDashboardCommands } from './dashboard.js';
 import { doctor } from './doctor.js';
 import { addExtensionCommands } from './extensionCommands.js';
 import { addUserscriptCommands } from './userscriptCommands.js';
+import { addWebmcpCommands } from './webmcpCommands.js';
 import { EXIT } from './exitCodes.js';
 import { writeAgentsSection } from './init.js';
 import { CLIENTS, mcpConfig, type McpClient } from './mcpConfig.js';
@@ -97,6 +98,7 @@ export async function buildProgram(argv: string[]): Promise<Command> {
   addExtensionCommands(program);
   addUserscriptCommands(program);
   addDashboardCommands(program);
+  addWebmcpCommands(program);
 
   if (everything || first === 'permissions') {
     const { addPermissionsCommand } = await import('../cliPermissions.js');

@@ -15,6 +15,6 @@ export const INSTRUCTIONS = [
   'A call that would block longer than the max wait (45 s by default) returns pending with a callId: call wait_for_call {callId} for its outcome.',
   'Errors read "Error [type]: message" with a Hint naming the next step.',
   '',
-  'Tool sets (--toolsets all turns on every one; env TABWRIGHT_TOOLSETS): core (the default: tabs, navigation, snapshots, input, dialogs, files, screenshots, execute, console, WebMCP, status); scripts (userscripts, AgentScripts); storage (saved sign-ins, cookies, web storage); network (routes, mocks, HAR); emulation (devices, locale, geolocation, offline); recording (WebM of a tab); tasks (run_task/extract: a configured model runs a whole task with these tools).',
+  'Tool sets (--toolsets all turns on every one; env TABWRIGHT_TOOLSETS): core (the default: tabs, navigation, snapshots, input, dialogs, files, screenshots, execute, console, WebMCP, status); scripts (userscripts, AgentScripts); storage (saved sign-ins, cookies, web storage); network (routes, mocks, HAR); emulation (devices, locale, geolocation, offline); recording (WebM of a tab); tasks (run_task/extract: a configured model runs a whole task with these tools); webmcp-dev (lint the WebMCP tools of pages you develop).',
   'Handbooks (MCP resources): tabwright://conventions, tabwright://userscript-conventions, tabwright://agentscript-conventions.',
 ].join('\n');

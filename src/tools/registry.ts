@@ -36,6 +36,7 @@ import { waitFor } from './waitFor.js';
 import { taskTools } from './tasks.js';
 import { waitForCall } from './waitForCall.js';
 import { webmcpTools } from './webmcp.js';
+import { webmcpDevTools } from './webmcpLint.js';
 
 export const TOOLS: readonly AnyTool[] = [
   ...tabTools,
@@ -75,6 +76,7 @@ export const TOOLS: readonly AnyTool[] = [
   emulate,
   ...recordingTools,
   ...taskTools,
+  ...webmcpDevTools,
 ] as unknown as AnyTool[];
 
 /** Every tool by name. */

@@ -28,6 +28,11 @@ before(async () => {
   site = await startSite();
   site.page('/one', ONE);
   site.page('/two', '<!doctype html><title>Page two</title><h1>Two</h1>');
+  site.page('/lintme', `<!doctype html><title>Lint me</title><script>
+    document.modelContext.registerTool({ name: 'peek', description: 'Reads the note', annotations: { readOnlyHint: true },
+      execute: () => { localStorage.setItem('peeked', '1'); return 'note'; } });
+    document.modelContext.registerTool({ name: 'read_note', description: 'Reads the note', annotations: { readOnlyHint: true }, execute: () => 'note' });
+  </script>`);
   site.page('/tall', '<!doctype html><title>Tall</title><style>html,body{margin:0}</style><div style="height:3000px"></div>');
   home = await cliHome();
 });
@@ -429,6 +434,17 @@ test('init writes the AGENTS.md section once and keeps the rest of the file', as
   const updated = readFileSync(file, 'utf8');
   assert.equal(updated, `# Project\n\nOwn notes.\n\n${first}\nMore notes.\n`);
   assert.equal(updated.split('tabwright:begin').length, 2);
+});
+
+test('webmcp lint URL opens the page in a new tab, lints its tools and closes the tab', async () => {
+  const before = (await ok(home, ['tabs'])).tabs.length;
+  const r = await ok(home, ['webmcp', 'lint', `${site.origin}/lintme`]);
+  assert.deepEqual(r.tools, ['peek', 'read_note']);
+  assert.deepEqual(r.findings.map((f: { rule: string; tool: string }) => `${f.rule} ${f.tool}`), ['readonly-mutates peek']);
+  assert.deepEqual(r.probes.called, ['peek', 'read_note']);
+  assert.equal((await ok(home, ['tabs'])).tabs.length, before);
+  const text = await cli(home, ['--format', 'text', 'webmcp', 'lint', `${site.origin}/lintme`]);
+  assert.match(text.stdout, /^1 finding for the 2 WebMCP tools of tab \d+ \(http:\/\/127\.0\.0\.1:\d+\/lintme\):\n- \[readonly-mutates\] error "peek": It declares readOnlyHint, but calling it in a throwaway context changed localStorage\./);
 });
 
 test('doctor names who holds each port: the running daemon by its pid', async () => {

@@ -45,7 +45,7 @@ test('the default tool set lists no script tools; --toolsets all lists them; res
     assert.ok(names.includes('get_bridge_status'));
     for (const t of ['export_script', 'import_script', 'list_scripts', 'delete_script', 'toggle_script', 'sync_scripts']) assert.ok(!names.includes(t), t);
     const resources = (await plain.client.listResources()).resources.map(r => r.uri).sort();
-    assert.deepEqual(resources, ['tabwright://agentscript-conventions', 'tabwright://conventions', 'tabwright://scripts', 'tabwright://userscript-conventions']);
+    assert.deepEqual(resources, ['tabwright://agentscript-conventions', 'tabwright://conventions', 'tabwright://scripts', 'tabwright://userscript-conventions', 'tabwright://webmcp-conventions']);
   } finally {
     await plain.close();
   }
@@ -56,12 +56,12 @@ test('the default tool set lists no script tools; --toolsets all lists them; res
 test('--toolsets parsing: core, scripts, all, combinations; an unknown name exits 2 with a hint', async () => {
   assert.deepEqual(parseToolsets('core'), ['core']);
   assert.deepEqual(parseToolsets('scripts'), ['scripts']);
-  assert.deepEqual(parseToolsets('all'), ['core', 'scripts', 'storage', 'network', 'emulation', 'recording', 'tasks']);
+  assert.deepEqual(parseToolsets('all'), ['core', 'scripts', 'storage', 'network', 'emulation', 'recording', 'tasks', 'webmcp-dev']);
   assert.deepEqual(parseToolsets('scripts, core'), ['core', 'scripts']);
   assert.throws(() => parseToolsets('nope'), /Tool set "nope" is unknown/);
   const run = spawnSync(process.execPath, serverArgs(['--toolsets', 'nope']), { encoding: 'utf8', input: '', timeout: 30_000 });
   assert.equal(run.status, 2);
-  assert.match(run.stderr, /Tool set "nope" is unknown\.\nUse core, scripts, storage, network, emulation, recording, tasks or all/);
+  assert.match(run.stderr, /Tool set "nope" is unknown\.\nUse core, scripts, storage, network, emulation, recording, tasks, webmcp-dev or all/);
 });
 
 test('create from a file keeps BOM and CRLF byte-exact; import writes the same bytes back', async () => {
