@@ -3,22 +3,13 @@
  * compiles a page tool's inputSchema (src/tools/webmcp.ts: allErrors, no strict mode, formats not checked), within
  * size limits, and each field's provenance.
  */
-import { createRequire } from 'node:module';
-import type { Ajv as AjvClass, ValidateFunction } from 'ajv';
+import type { ValidateFunction } from 'ajv';
 import { ToolError } from '../errors.js';
+import { sharedAjv } from '../util/ajv.js';
 
 /** The largest output schema taken, in characters of its JSON. */
 export const MAX_SCHEMA_CHARS = 32_768;
 
-let ajv: AjvClass | undefined;
-/** One ajv for the process, loaded on first use; compiled schemas are dropped after use (removeSchema). */
-function getAjv(): AjvClass {
-  if (!ajv) {
-    const { Ajv } = createRequire(import.meta.url)('ajv') as typeof import('ajv');
-    ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false });
-  }
-  return ajv;
-}
 
 /**
  * The validator of an output schema.
@@ -29,8 +20,8 @@ export function compileOutputSchema(schema: unknown): ValidateFunction {
   const size = JSON.stringify(schema).length;
   if (size > MAX_SCHEMA_CHARS) throw new ToolError('invalid_arguments', `outputSchema is ${size} characters; at most ${MAX_SCHEMA_CHARS} are taken.`, 'Ask for fewer fields at once.');
   try {
-    const validate = getAjv().compile(schema);
-    getAjv().removeSchema(schema);
+    const validate = sharedAjv().compile(schema);
+    sharedAjv().removeSchema(schema);
     return validate;
   } catch (error) {
     throw new ToolError('invalid_arguments', `outputSchema is not valid JSON Schema: ${(error as Error).message.slice(0, 300)}.`, 'Fix the schema (draft-07 or 2020-12 keywords).');

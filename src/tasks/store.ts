@@ -5,10 +5,9 @@
  * still `running` or `needs_input` whose process is gone is marked `interrupted` by the next reader.
  * `run_respond` and `run_abort` from another process write `reply` / `abort_requested`, which the owner polls.
  */
-import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
+import { openDatabase } from '../util/sqlite.js';
 
 /** What a run is doing. `done`, `failed`, `aborted`, `timed_out` and `interrupted` are final. */
 export type RunState = 'running' | 'needs_input' | 'done' | 'failed' | 'aborted' | 'timed_out' | 'interrupted';
@@ -123,15 +122,8 @@ export class RunStore {
 
   private get db(): BetterSqlite3.Database {
     if (this.database) return this.database;
-    const Database = createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3;
-    mkdirSync(join(this.path, '..'), { recursive: true, mode: 0o700 });
-    // 0600 before SQLite opens it: tasks and typed text are the user's (the -wal and -shm files take this mode).
-    closeSync(openSync(this.path, 'a', 0o600));
-    chmodSync(this.path, 0o600);
-    const db = new Database(this.path);
-    db.pragma('journal_mode = WAL');
-    db.pragma('busy_timeout = 5000');
-    db.exec(SCHEMA);
+    // 0600 before SQLite opens it: tasks and typed text are the user's.
+    const db = openDatabase(this.path, SCHEMA);
     this.database = db;
     return db;
   }

@@ -10,8 +10,8 @@
  * inputSchema with ajv, then the consent gate (src/consent/gate.ts) decides,
  * then the tool is dispatched.
  */
-import { createRequire } from 'node:module';
-import type { Ajv as AjvClass, ValidateFunction } from 'ajv';
+import { sharedAjv } from '../util/ajv.js';
+import type { ValidateFunction } from 'ajv';
 import * as z from 'zod';
 import type { Frame } from 'playwright-core';
 import { classifyPlaywrightError, isTimeoutError } from '../util/playwrightErrors.js';
@@ -304,15 +304,6 @@ async function nativeToolsOf(tab: Tab, frame: Frame, timeoutMs: number): Promise
 /** Each tab's listed tools; list_webmcp_tools refreshes it, call_webmcp_tool reads it (./webmcpCache.ts). */
 const toolCache = new WebMcpToolCache<TabListing>();
 
-let ajv: AjvClass | undefined;
-/** ajv, loaded on the first validation (not at startup, which keeps cold start short). */
-function getAjv(): AjvClass {
-  if (!ajv) {
-    const { Ajv } = createRequire(import.meta.url)('ajv') as typeof import('ajv');
-    ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false });
-  }
-  return ajv;
-}
 const validators = new Map<string, ValidateFunction>();
 /** The same, by schema object: a cached tool list hands the same schema object to every call, which skips JSON.stringify. */
 const validatorsBySchema = new WeakMap<object, ValidateFunction | null>();
@@ -332,12 +323,12 @@ function validatorFor(schema: object): ValidateFunction | null {
     const key = JSON.stringify(schema);
     validate = validators.get(key);
     if (!validate) {
-      validate = getAjv().compile(schema);
+      validate = sharedAjv().compile(schema);
       if (validators.size > 500) {
         validators.clear();
         // ajv keeps every schema it compiled (by object and by $id): drop them with ours, or pages that list ever
         // new schemas grow the server without bound.
-        getAjv().removeSchema();
+        sharedAjv().removeSchema();
       }
       validators.set(key, validate);
     }

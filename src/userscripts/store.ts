@@ -24,10 +24,10 @@
  * loaded then, not at import). Implements ScriptSource (types.ts).
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
+import { openDatabase } from '../util/sqlite.js';
 import { logger } from '../log.js';
 import type { ScriptAuthor, ScriptKind, ScriptMetadata, ScriptSource, StoredResource, StoredScript } from './types.js';
 
@@ -155,16 +155,7 @@ export class ScriptStore implements ScriptSource {
 
   private get db(): BetterSqlite3.Database {
     if (this.database) return this.database;
-    const Database = createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3;
-    mkdirSync(join(this.path, '..'), { recursive: true, mode: 0o700 });
-    // Create the file 0600 before SQLite opens it (the -wal and -shm files take the main file's mode).
-    closeSync(openSync(this.path, 'a', 0o600));
-    chmodSync(this.path, 0o600);
-    const db = new Database(this.path);
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = FULL');
-    db.pragma('busy_timeout = 5000');
-    db.exec(SCHEMA);
+    const db = openDatabase(this.path, SCHEMA, ['synchronous = FULL']);
     this.database = db;
     log.debug(`opened ${this.path}`);
     return db;
