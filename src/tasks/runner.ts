@@ -147,7 +147,7 @@ export function startRun(ctx: CallContext, req: RunRequest): string {
 
 /** The error when no model is configured. */
 export function noModel(): ToolError {
-  return new ToolError('model_unavailable', 'No model is configured for task runs: TABWRIGHT_LLM_URL and TABWRIGHT_LLM_MODEL are not both set.', 'Set them where the server starts (e.g. TABWRIGHT_LLM_URL=http://127.0.0.1:11434/v1 TABWRIGHT_LLM_MODEL=qwen3:8b for Ollama; docs/tasks.md).');
+  return new ToolError('model_unavailable', 'No model is configured for task runs in the process that owns the browser: TABWRIGHT_LLM_URL and TABWRIGHT_LLM_MODEL are not both set there.', 'Set them where that process starts: the server itself, or, when a daemon runs (`tabwright daemon status`), the daemon, since servers that join it run tasks there: `tabwright daemon stop`, then start it with them (e.g. TABWRIGHT_LLM_URL=http://127.0.0.1:11434/v1 TABWRIGHT_LLM_MODEL=qwen3:8b for Ollama; docs/tasks.md).');
 }
 
 /**
