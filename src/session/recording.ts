@@ -30,6 +30,11 @@ const SIZE_POLL_MS = 500;
 /** How long ffmpeg may take to finish the file after its input ends, in ms. */
 const FINISH_MS = 15_000;
 
+/** A byte count in MB with one decimal (`104857600` → `100`, `65536` → `0.1`), as the recording texts give caps. */
+export function megabytes(bytes: number): number {
+  return Math.round((bytes / (1024 * 1024)) * 10) / 10;
+}
+
 /** Why a recording ended. */
 export type RecordingEnd = 'stop_recording' | 'max_seconds' | 'max_bytes' | 'tab_closed' | 'browser_closed' | 'server_exit' | 'failed';
 

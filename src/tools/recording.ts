@@ -3,13 +3,12 @@
  * (src/session/recording.ts; docs/recording.md).
  */
 import * as z from 'zod';
-import { DEFAULT_MAX_BYTES, DEFAULT_MAX_SECONDS, HARD_MAX_BYTES, HARD_MAX_SECONDS, type RecordingResult } from '../session/recording.js';
+import { DEFAULT_MAX_BYTES, DEFAULT_MAX_SECONDS, HARD_MAX_BYTES, HARD_MAX_SECONDS, megabytes, type RecordingResult } from '../session/recording.js';
 import { stamp } from './artifacts.js';
 import { defineTabTool, defineTool } from './define.js';
 import type { ToolResponse } from './response.js';
 import { tabIdField } from './schemas.js';
 
-const MB = 1024 * 1024;
 
 /** Why a recording ended, as the text says it. */
 const ENDED: Record<RecordingResult['endedBy'], string> = {
@@ -40,7 +39,7 @@ export const startRecording = defineTabTool({
   title: 'Start recording a tab',
   description:
     'Record a tab as a WebM video (for a human to review) into <workspace>/.tabwright/recordings/, across navigations, ' +
-    `until stop_recording, maxSeconds (default ${DEFAULT_MAX_SECONDS}) or maxBytes (default ${DEFAULT_MAX_BYTES / MB} MB), or the tab closing. One per tab. Needs ffmpeg.`,
+    `until stop_recording, maxSeconds (default ${DEFAULT_MAX_SECONDS}) or maxBytes (default ${megabytes(DEFAULT_MAX_BYTES)} MB), or the tab closing. One per tab. Needs ffmpeg.`,
   needs: ['recording'],
   toolset: 'recording',
   effect: 'interact',
@@ -59,7 +58,7 @@ export const startRecording = defineTabTool({
     });
     res.merge({ tabId: tab.id, recording: started });
     res.text(`Recording tab ${tab.id} at ${started.width}×${started.height} into ${started.path} (written there on stop), ` +
-      `until stop_recording, ${started.maxSeconds} s or ${Math.round(started.maxBytes / MB * 10) / 10} MB.`);
+      `until stop_recording, ${started.maxSeconds} s or ${megabytes(started.maxBytes)} MB.`);
   },
 });
 

@@ -10,6 +10,7 @@ import { REQUEST_GAPS } from '../session/requestPolicy.js';
 import { capabilityManifest, manifestLine } from '../browser/capabilities.js';
 import { consentHub } from '../consent/hub.js';
 import { describeEmulation } from '../session/emulation.js';
+import { megabytes } from '../session/recording.js';
 import { recordingLine } from './recording.js';
 
 export const getBridgeStatus = defineTool({
@@ -84,7 +85,7 @@ export const getBridgeStatus = defineTool({
     res.text(policyLine(config.policy, config.allowedRoots));
     if (budget) res.text(budgetLine(budget));
     for (const { tabId, ...state } of emulating) res.text(`Tab ${tabId} emulates: ${describeEmulation(state)}.`);
-    for (const r of recordings.active) res.text(`Recording tab ${r.tabId} since ${r.startedAt} (${r.seconds} s, ${r.frames} frames; caps ${r.maxSeconds} s, ${Math.round(r.maxBytes / 1024 / 1024 * 10) / 10} MB).`);
+    for (const r of recordings.active) res.text(`Recording tab ${r.tabId} since ${r.startedAt} (${r.seconds} s, ${r.frames} frames; caps ${r.maxSeconds} s, ${megabytes(r.maxBytes)} MB).`);
     for (const r of recordings.ended) res.text(`${recordingLine(r)} (stop_recording {tabId: ${r.tabId}} reports it once)`);
     res.text(status.tasks.available
       ? `Tasks: model ${status.tasks.model} at ${status.tasks.url}${status.tasks.listed ? '' : ' (tool set tasks is off: --toolsets tasks lists run_task, extract, run_status, run_respond, run_abort)'}.`
